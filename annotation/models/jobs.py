@@ -1,0 +1,57 @@
+"""Background jobs, written in the same transaction as the data that needs them (an outbox).
+
+A job row is the truth about a job: its state and progress live here, so pages read them
+without asking Celery, and a job whose message was lost (broker down, worker killed) is
+queued again by the dispatcher.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Job(models.Model):
+    class Kind(models.TextChoices):
+        RUN_METRICS = "run_metrics", "Automatic metrics of a system run"
+        PING = "ping", "Round trip through the worker (health checks and tests)"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"  # written, not yet handed to the broker
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    # The id of the object the job works on (a SystemRun for run_metrics).
+    target_id = models.BigIntegerField()
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "target_id"], name="one_job_per_target"),
+            models.CheckConstraint(
+                condition=models.Q(progress__lte=100), name="progress_is_a_percentage"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=models.Q(state="pending"),
+                name="job_pending_idx",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.target_id} ({self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in {self.State.DONE, self.State.FAILED}

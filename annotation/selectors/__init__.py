@@ -1,0 +1,1 @@
+"""Non-trivial reads."""

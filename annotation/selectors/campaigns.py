@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+
+from annotation.models import Campaign, Membership
+
+
+def campaigns_for_user(user) -> QuerySet[Campaign]:
+    """The campaigns a user belongs to (all of them for admins), with their role and sizes."""
+    campaigns = Campaign.objects.all()
+    if not user.is_superuser:
+        campaigns = campaigns.filter(memberships__user=user)
+    role = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
+    return campaigns.annotate(
+        role=Subquery(role),
+        segment_count=Count("segments", distinct=True),
+        system_count=Count("systems", distinct=True),
+    ).order_by("-created_at")
+
+
+def campaign_overview(campaign: Campaign) -> dict[str, object]:
+    return {
+        "segments": campaign.segments.count(),
+        "documents": campaign.documents.count(),
+        "references": list(campaign.references.values_list("name", flat=True)),
+    }

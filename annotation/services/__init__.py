@@ -1,0 +1,1 @@
+"""Writes: every function here is keyword-only, named ``entity_action`` and atomic."""

@@ -1,0 +1,375 @@
+"""One validation and import path for sources, references and system outputs.
+
+Web pages, the REST API and the management commands all call :func:`upload_plan` (reads and
+checks everything, writes nothing: the preview) and :func:`upload_import` (checks again and
+writes, atomically).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotation.models import (
+    Campaign,
+    Document,
+    Job,
+    Output,
+    PendingUpload,
+    PendingUploadFile,
+    Reference,
+    ReferenceSegment,
+    Segment,
+    System,
+    SystemRun,
+)
+from annotation.services.jobs import job_request
+from annotation.textfiles import (
+    ParsedFile,
+    UploadError,
+    extract_archive,
+    is_archive,
+    parse_records,
+    system_name_from_filename,
+)
+
+KINDS = ("source", "reference", "system")
+DEFAULT_DOCUMENT = "document-1"
+
+
+@dataclass
+class PlannedFile:
+    """One file that passed validation and what importing it will do."""
+
+    kind: str
+    name: str
+    parsed: ParsedFile
+    content_hash: str
+    action: str  # "create", "new_run" or "unchanged"
+    existing_id: int | None = None
+
+    @property
+    def segments(self) -> int:
+        return len(self.parsed.records)
+
+
+@dataclass
+class UploadPlan:
+    campaign_id: int
+    files: list[PlannedFile]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [warning for planned in self.files for warning in planned.parsed.warnings]
+
+
+@dataclass
+class ImportedFile:
+    kind: str
+    name: str
+    status: str  # "created", "new_run" or "unchanged"
+    segments: int
+    object_id: int
+    run_number: int | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def content_hash(texts: list[str]) -> str:
+    """Hash of the segments themselves, so CRLF or a BOM does not make a new system."""
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _expand(filename: str, data: bytes, *, kind: str) -> list[tuple[str, bytes]]:
+    limit = settings.UPLOAD_MAX_BYTES
+    if len(data) > limit:
+        raise UploadError(filename, f"{len(data)} bytes is over the upload limit of {limit}")
+    if not is_archive(filename):
+        return [(filename, data)]
+    if kind != "system":
+        raise UploadError(filename, "archives are for system outputs; upload this file alone")
+    return [
+        (f"{filename}:{name}", member)
+        for name, member in extract_archive(filename, data, max_bytes=limit)
+    ]
+
+
+def upload_plan(
+    *,
+    campaign: Campaign,
+    kind: str,
+    files: list[tuple[str, bytes]],
+    name: str | None = None,
+    add_run: bool = False,
+) -> UploadPlan:
+    """Validates whole files against the campaign and returns what importing them will do.
+
+    ``name`` names a reference or a system; with several system files (or an archive) each
+    system is named after its file. ``add_run`` adds the file as another run of an existing
+    system (several training seeds) instead of refusing the name.
+    """
+    if kind not in KINDS:
+        raise UploadError("upload", f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+    if not files:
+        raise UploadError("upload", "no file was sent")
+    expanded = [member for filename, data in files for member in _expand(filename, data, kind=kind)]
+    if kind != "system" and len(expanded) != 1:
+        raise UploadError("upload", f"a {kind} is one file; {len(expanded)} were sent")
+
+    segment_count = Segment.objects.filter(campaign=campaign).count()
+    planned: list[PlannedFile] = []
+    seen_names: dict[str, str] = {}
+    seen_hashes: dict[str, str] = {}
+    for filename, data in expanded:
+        parsed = parse_records(filename, data, allow_empty=kind == "system")
+        texts = parsed.texts
+        digest = content_hash(texts)
+        if kind == "source":
+            if segment_count:
+                raise UploadError(
+                    filename,
+                    f"the campaign has its source already ({segment_count} segments); "
+                    "create a new campaign for another test set",
+                )
+            planned.append(PlannedFile(kind, "source", parsed, digest, "create"))
+            continue
+        if not segment_count:
+            raise UploadError(filename, "upload the source first: nothing to align this file to")
+        if len(texts) != segment_count:
+            raise UploadError(
+                filename,
+                f"{len(texts)} lines, but the source has {segment_count}; "
+                "every line must translate the source line with the same number",
+            )
+        label = (name if len(expanded) == 1 and name else None) or (
+            system_name_from_filename(filename) if kind == "system" else None
+        )
+        if not label or not label.strip():
+            raise UploadError(filename, f"a {kind} needs a name")
+        label = label.strip()
+        if label in seen_names and not add_run:
+            raise UploadError(filename, f"the name {label!r} is also that of {seen_names[label]}")
+        if digest in seen_hashes:
+            raise UploadError(filename, f"the same outputs as {seen_hashes[digest]}")
+        seen_names[label], seen_hashes[digest] = filename, filename
+        planned.append(_plan_named(campaign, kind, label, parsed, digest, add_run=add_run))
+    return UploadPlan(campaign_id=campaign.id, files=planned)
+
+
+def _plan_named(
+    campaign: Campaign, kind: str, label: str, parsed: ParsedFile, digest: str, *, add_run: bool
+) -> PlannedFile:
+    filename = parsed.filename
+    if kind == "reference":
+        existing = Reference.objects.filter(campaign=campaign, name=label).first()
+        if existing is None:
+            return PlannedFile(kind, label, parsed, digest, "create")
+        if existing.content_hash == digest:
+            return PlannedFile(kind, label, parsed, digest, "unchanged", existing.id)
+        raise UploadError(filename, f"the campaign has a different reference named {label!r}")
+
+    same = SystemRun.objects.filter(campaign=campaign, content_hash=digest).select_related("system")
+    run = same.first()
+    if run is not None:
+        if run.system.name != label:
+            raise UploadError(
+                filename,
+                f"these outputs are uploaded already, as system {run.system.name!r} "
+                f"run {run.number}",
+            )
+        return PlannedFile(kind, label, parsed, digest, "unchanged", run.id)
+    system = System.objects.filter(campaign=campaign, name=label).first()
+    if system is None:
+        return PlannedFile(kind, label, parsed, digest, "create")
+    if not add_run:
+        raise UploadError(
+            filename,
+            f"the system name {label!r} is already used in this campaign; choose another "
+            "name, or add the file as another run of that system",
+        )
+    return PlannedFile(kind, label, parsed, digest, "new_run", system.id)
+
+
+def _apply(
+    campaign: Campaign, plan: UploadPlan, user: AbstractBaseUser | None
+) -> list[ImportedFile]:
+    results = []
+    for planned in plan.files:
+        if planned.kind == "source":
+            results.append(_import_source(campaign, planned))
+        elif planned.kind == "reference":
+            results.append(_import_reference(campaign, planned))
+        else:
+            results.append(_import_system_run(campaign, planned, user))
+    return results
+
+
+def _import_source(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
+    documents: dict[str, Document] = {}
+    doc_of_record = []
+    for record in planned.parsed.records:
+        doc_id = record.doc_id or DEFAULT_DOCUMENT
+        if doc_id not in documents:
+            documents[doc_id] = Document(
+                campaign=campaign, external_id=doc_id, position=len(documents)
+            )
+        doc_of_record.append(documents[doc_id])
+    Document.objects.bulk_create(documents.values())
+    Segment.objects.bulk_create(
+        Segment(campaign=campaign, document=document, index=index, source=record.text)
+        for index, (record, document) in enumerate(
+            zip(planned.parsed.records, doc_of_record, strict=True)
+        )
+    )
+    return ImportedFile(
+        "source",
+        "source",
+        "created",
+        planned.segments,
+        campaign.id,
+        warnings=planned.parsed.warnings,
+    )
+
+
+def _segment_ids(campaign: Campaign) -> list[int]:
+    return list(
+        Segment.objects.filter(campaign=campaign).order_by("index").values_list("id", flat=True)
+    )
+
+
+def _import_reference(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
+    if planned.action == "unchanged":
+        assert planned.existing_id is not None
+        return ImportedFile(
+            "reference", planned.name, "unchanged", planned.segments, planned.existing_id
+        )
+    reference = Reference.objects.create(
+        campaign=campaign,
+        name=planned.name,
+        content_hash=planned.content_hash,
+        filename=planned.parsed.filename[:255],
+    )
+    ReferenceSegment.objects.bulk_create(
+        ReferenceSegment(reference=reference, segment_id=segment_id, text=text)
+        for segment_id, text in zip(_segment_ids(campaign), planned.parsed.texts, strict=True)
+    )
+    # New references change every automatic score: recompute them all.
+    for run_id in SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True):
+        job_request(kind=Job.Kind.RUN_METRICS, target_id=run_id)
+    return ImportedFile(
+        "reference",
+        planned.name,
+        "created",
+        planned.segments,
+        reference.id,
+        warnings=planned.parsed.warnings,
+    )
+
+
+def _import_system_run(
+    campaign: Campaign, planned: PlannedFile, user: AbstractBaseUser | None
+) -> ImportedFile:
+    if planned.action == "unchanged":
+        run = SystemRun.objects.get(id=planned.existing_id)
+        return ImportedFile(
+            "system", planned.name, "unchanged", planned.segments, run.id, run.number
+        )
+    if planned.action == "new_run":
+        system = System.objects.get(id=planned.existing_id)
+        number = (system.runs.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    else:
+        system = System.objects.create(campaign=campaign, name=planned.name)
+        number = 1
+    run = SystemRun.objects.create(
+        system=system,
+        campaign=campaign,
+        number=number,
+        content_hash=planned.content_hash,
+        filename=planned.parsed.filename[:255],
+        uploaded_by=user,
+    )
+    Output.objects.bulk_create(
+        Output(run=run, segment_id=segment_id, text=text)
+        for segment_id, text in zip(_segment_ids(campaign), planned.parsed.texts, strict=True)
+    )
+    job_request(kind=Job.Kind.RUN_METRICS, target_id=run.id)
+    return ImportedFile(
+        "system",
+        planned.name,
+        "created" if number == 1 else "new_run",
+        planned.segments,
+        run.id,
+        number,
+        warnings=planned.parsed.warnings,
+    )
+
+
+@transaction.atomic
+def upload_import(
+    *,
+    campaign: Campaign,
+    kind: str,
+    files: list[tuple[str, bytes]],
+    user: AbstractBaseUser | None,
+    name: str | None = None,
+    add_run: bool = False,
+) -> list[ImportedFile]:
+    """Validates and imports: all files or none; metrics jobs are queued on commit.
+
+    The campaign row is locked first, so two uploads to one campaign are serialised and each
+    is validated against what the other wrote. A preview (:func:`upload_plan`) is advisory:
+    confirming it calls this again on the same bytes.
+    """
+    Campaign.objects.select_for_update().get(id=campaign.id)
+    plan = upload_plan(campaign=campaign, kind=kind, files=files, name=name, add_run=add_run)
+    return _apply(campaign, plan, user)
+
+
+@transaction.atomic
+def pending_upload_create(
+    *,
+    campaign: Campaign,
+    user: AbstractBaseUser,
+    kind: str,
+    files: list[tuple[str, bytes]],
+    name: str = "",
+    add_run: bool = False,
+) -> PendingUpload:
+    """Keeps previewed files until the manager confirms (or uploads something else)."""
+    PendingUpload.objects.filter(campaign=campaign, user=user).delete()
+    pending = PendingUpload.objects.create(
+        campaign=campaign, user=user, kind=kind, name=name, add_run=add_run
+    )
+    PendingUploadFile.objects.bulk_create(
+        PendingUploadFile(upload=pending, filename=filename[:255], data=data)
+        for filename, data in files
+    )
+    return pending
+
+
+@transaction.atomic
+def pending_upload_confirm(
+    *, campaign: Campaign, user: AbstractBaseUser, pending_id: int
+) -> list[ImportedFile]:
+    """Imports previewed files, validating them again; the preview is gone either way."""
+    pending = PendingUpload.objects.filter(id=pending_id, campaign=campaign, user=user).first()
+    if pending is None:
+        raise UploadError("upload", "this preview has expired or was confirmed already")
+    files = [(f.filename, bytes(f.data)) for f in pending.files.order_by("id")]
+    kind, name, add_run = pending.kind, pending.name or None, pending.add_run
+    pending.delete()
+    return upload_import(
+        campaign=campaign, kind=kind, files=files, user=user, name=name, add_run=add_run
+    )
+
+
+@transaction.atomic
+def pending_upload_discard(*, campaign: Campaign, user: AbstractBaseUser, pending_id: int) -> None:
+    PendingUpload.objects.filter(id=pending_id, campaign=campaign, user=user).delete()

@@ -1,0 +1,67 @@
+"""Celery tasks: thin adapters that take ids and call services."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
+from django.db import InterfaceError, OperationalError
+
+from annotation.models import Job
+from annotation.services import jobs as job_services
+
+logger = logging.getLogger(__name__)
+
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+
+
+def _handler(kind: str):
+    if kind == Job.Kind.RUN_METRICS:
+        from annotation.services.scoring import run_metrics_compute
+
+        return run_metrics_compute
+    if kind == Job.Kind.PING:
+        return lambda *, target_id, report_progress: None
+    raise ValueError(f"unknown job kind {kind!r}")
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=8,
+)
+def run_job(self, job_id: int) -> None:
+    job = job_services.job_start(job_id=job_id)
+    if job is None:
+        return
+    try:
+        _handler(job.kind)(
+            target_id=job.target_id,
+            report_progress=job_services.job_progress_reporter(job_id=job.id),
+        )
+    except TRANSIENT_ERRORS:
+        raise  # retried by Celery; the job row stays "running" until the retry runs
+    except SoftTimeLimitExceeded:
+        job_services.job_fail(job_id=job.id, message="time limit exceeded")
+        return
+    except Exception as error:
+        logger.exception("job %s failed", job_id)
+        job_services.job_fail(job_id=job.id, message=f"{type(error).__name__}: {error}")
+        return
+    job_services.job_finish(job_id=job.id)
+
+
+@shared_task(ignore_result=True)
+def dispatch_pending_jobs() -> int:
+    return job_services.job_dispatch_pending()
+
+
+@worker_ready.connect
+def _dispatch_on_start(sender, **kwargs) -> None:
+    # Jobs written while the broker was down are queued as soon as a worker is up.
+    dispatch_pending_jobs.delay()

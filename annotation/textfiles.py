@@ -1,0 +1,240 @@
+"""Reading uploaded segment files: plain text, TSV with a header, JSON Lines and archives.
+
+Everything here is validation before any write: a file is read whole, every problem is
+reported with the file name and line, and nothing touches the database. Errors stop an
+import; warnings are shown to the manager and kept in the report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tarfile
+import unicodedata
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+TEXT_FIELDS = ("text",)
+# Tab is allowed inside plain text segments; every other C0/C1 control character is not
+# (they are invisible to annotators and break exports).
+ALLOWED_CONTROLS = {"\t"}
+
+
+class UploadError(ValueError):
+    """A problem that stops an import. ``str()`` names the file, the line and the problem."""
+
+    def __init__(self, filename: str, problem: str, line: int | None = None) -> None:
+        self.filename = filename
+        self.line = line
+        self.problem = problem
+        where = f"{filename}, line {line}" if line is not None else filename
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass
+class Record:
+    text: str
+    doc_id: str | None = None
+
+
+@dataclass
+class ParsedFile:
+    filename: str
+    records: list[Record]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def texts(self) -> list[str]:
+        return [record.text for record in self.records]
+
+
+def detect_format(filename: str) -> str:
+    name = filename.lower()
+    if name.endswith((".tsv", ".tab")):
+        return "tsv"
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    return "text"
+
+
+def decode_utf8(filename: str, data: bytes) -> str:
+    if not data.strip():
+        raise UploadError(filename, "the file is empty")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        raise UploadError(
+            filename,
+            f"invalid UTF-8 at byte {error.start} of the file (byte {error.start - line_start} "
+            f"of the line): {error.reason}; save the file as UTF-8",
+            line,
+        ) from None
+    return text
+
+
+def split_lines(filename: str, text: str) -> list[str]:
+    """Splits on newlines only (as the WMT text release is read), accepting CRLF endings."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    for number, line in enumerate(lines, start=1):
+        check_controls(filename, line, number)
+    return lines
+
+
+def check_controls(filename: str, text: str, line: int) -> None:
+    for column, char in enumerate(text, start=1):
+        if char not in ALLOWED_CONTROLS and unicodedata.category(char) == "Cc":
+            raise UploadError(
+                filename, f"control character U+{ord(char):04X} at column {column}", line
+            )
+
+
+def _check_text(filename: str, text: str, line: int, *, allow_empty: bool, warnings: list[str]):
+    if text.strip():
+        return
+    if not allow_empty:
+        raise UploadError(filename, "empty segment; every line needs a segment", line)
+    warnings.append(f"{filename}, line {line}: empty output")
+
+
+def parse_records(
+    filename: str, data: bytes, *, allow_empty: bool = False, fmt: str | None = None
+) -> ParsedFile:
+    """Parses one file into records, in order. ``allow_empty`` is for system outputs."""
+    fmt = fmt or detect_format(filename)
+    text = decode_utf8(filename, data)
+    warnings: list[str] = []
+    records: list[Record] = []
+    if fmt == "text":
+        for number, line in enumerate(split_lines(filename, text), start=1):
+            _check_text(filename, line, number, allow_empty=allow_empty, warnings=warnings)
+            records.append(Record(text=line))
+    elif fmt == "tsv":
+        records = _parse_tsv(filename, text, allow_empty=allow_empty, warnings=warnings)
+    elif fmt == "jsonl":
+        records = _parse_jsonl(filename, text, allow_empty=allow_empty, warnings=warnings)
+    else:
+        raise UploadError(filename, f"unknown format {fmt!r}; use text, tsv or jsonl")
+    if not records:
+        raise UploadError(filename, "the file has no segments")
+    return ParsedFile(filename=filename, records=records, warnings=warnings)
+
+
+def _parse_tsv(filename: str, text: str, *, allow_empty: bool, warnings: list[str]):
+    lines = split_lines(filename, text)
+    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = [name.strip() for name in next(reader)]
+    if "text" not in header:
+        raise UploadError(filename, f"the header has no 'text' column (it has {header})", 1)
+    text_at = header.index("text")
+    doc_at = header.index("doc_id") if "doc_id" in header else None
+    records = []
+    for number, row in enumerate(reader, start=2):
+        if len(row) != len(header):
+            raise UploadError(
+                filename, f"{len(row)} fields where the header has {len(header)}", number
+            )
+        _check_text(filename, row[text_at], number, allow_empty=allow_empty, warnings=warnings)
+        records.append(
+            Record(text=row[text_at], doc_id=row[doc_at] if doc_at is not None else None)
+        )
+    return records
+
+
+def _parse_jsonl(filename: str, text: str, *, allow_empty: bool, warnings: list[str]):
+    records = []
+    for number, line in enumerate(split_lines(filename, text), start=1):
+        if not line.strip():
+            raise UploadError(filename, "empty line; JSON Lines needs one object a line", number)
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UploadError(filename, f"invalid JSON: {error.msg}", number) from None
+        if not isinstance(value, dict):
+            raise UploadError(filename, "each line must be a JSON object", number)
+        if "text" not in value:
+            raise UploadError(filename, "missing field 'text'", number)
+        if not isinstance(value["text"], str):
+            raise UploadError(filename, "field 'text' must be a string", number)
+        check_controls(filename, value["text"], number)
+        _check_text(filename, value["text"], number, allow_empty=allow_empty, warnings=warnings)
+        doc_id = value.get("doc_id")
+        records.append(Record(text=value["text"], doc_id=None if doc_id is None else str(doc_id)))
+    return records
+
+
+# -- archives --------------------------------------------------------------------------------
+
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+
+
+def is_archive(filename: str) -> bool:
+    return filename.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def extract_archive(filename: str, data: bytes, *, max_bytes: int) -> list[tuple[str, bytes]]:
+    """The regular files inside an archive, in name order.
+
+    The expanded size is bounded while reading (not trusted from headers), so a zip bomb
+    stops at ``max_bytes``; an archive inside an archive is refused.
+    """
+    members: list[tuple[str, bytes]] = []
+    total = 0
+
+    def take(name: str, stream) -> None:
+        nonlocal total
+        if is_archive(name):
+            raise UploadError(filename, f"{name} is an archive inside the archive; nest none")
+        chunks = []
+        while chunk := stream.read(1 << 20):
+            total += len(chunk)
+            if total > max_bytes:
+                raise UploadError(
+                    filename, f"the archive expands past the limit of {max_bytes} bytes"
+                )
+            chunks.append(chunk)
+        members.append((name, b"".join(chunks)))
+
+    try:
+        if filename.lower().endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                for info in archive.infolist():
+                    if not info.is_dir() and not _hidden(info.filename):
+                        with archive.open(info) as stream:
+                            take(info.filename, stream)
+        else:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+                for member in archive:
+                    if member.isfile() and not _hidden(member.name):
+                        stream = archive.extractfile(member)
+                        if stream is not None:
+                            take(member.name, stream)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
+        raise UploadError(filename, f"not a readable archive: {error}") from None
+    if not members:
+        raise UploadError(filename, "the archive holds no files")
+    return sorted(members)
+
+
+def _hidden(name: str) -> bool:
+    return any(part.startswith((".", "__MACOSX")) for part in PurePosixPath(name).parts)
+
+
+def system_name_from_filename(filename: str) -> str:
+    """``newstest2021.en-de.hyp.Online-B.de`` → ``Online-B``; otherwise the stem."""
+    name = PurePosixPath(filename).name
+    parts = name.split(".")
+    if "hyp" in parts and parts.index("hyp") + 1 < len(parts):
+        return parts[parts.index("hyp") + 1]
+    for suffix in (".txt", ".tsv", ".jsonl"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name

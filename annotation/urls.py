@@ -1,0 +1,34 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from annotation.views import campaigns
+
+urlpatterns = [
+    path("", campaigns.home, name="home"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="auth/login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("campaigns/new/", campaigns.campaign_create_view, name="campaign-create"),
+    path("campaigns/<int:campaign_id>/", campaigns.campaign_detail, name="campaign-detail"),
+    path(
+        "campaigns/<int:campaign_id>/systems/",
+        campaigns.campaign_systems,
+        name="campaign-systems",
+    ),
+    path("campaigns/<int:campaign_id>/upload/", campaigns.campaign_upload, name="campaign-upload"),
+    path(
+        "campaigns/<int:campaign_id>/upload/<int:pending_id>/confirm/",
+        campaigns.campaign_upload_confirm,
+        name="campaign-upload-confirm",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/upload/<int:pending_id>/cancel/",
+        campaigns.campaign_upload_cancel,
+        name="campaign-upload-cancel",
+    ),
+]

@@ -1,0 +1,139 @@
+"""Manager and organiser pages: campaigns, uploads, systems."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.forms import CampaignForm, UploadForm
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
+from annotation.selectors.systems import system_runs_with_jobs
+from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.imports import (
+    pending_upload_confirm,
+    pending_upload_create,
+    pending_upload_discard,
+    upload_plan,
+)
+from annotation.textfiles import UploadError
+
+
+@login_required
+def home(request):
+    return render(request, "campaigns/home.html", {"campaigns": campaigns_for_user(request.user)})
+
+
+@login_required
+@permission_required("annotation.add_campaign", raise_exception=True)
+def campaign_create_view(request):
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = campaign_create(owner=request.user, **form.cleaned_data)
+        except CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Campaign {campaign.name} created. Upload its source next.")
+            return redirect("campaign-detail", campaign.id)
+    return render(request, "campaigns/create.html", {"form": form})
+
+
+@login_required
+def campaign_detail(request, campaign_id: int):
+    campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    return render(
+        request,
+        "campaigns/detail.html",
+        {
+            "campaign": campaign,
+            "role": role,
+            "can_manage": role in CAN_MANAGE or role == "admin",
+            "overview": campaign_overview(campaign),
+            "runs": system_runs_with_jobs(campaign),
+            "form": UploadForm(),
+        },
+    )
+
+
+@login_required
+def campaign_systems(request, campaign_id: int):
+    """The systems table alone, polled by the page while metrics jobs run."""
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    return render(
+        request,
+        "campaigns/_systems.html",
+        {"campaign": campaign, "runs": system_runs_with_jobs(campaign)},
+    )
+
+
+@login_required
+@require_POST
+def campaign_upload(request, campaign_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        for error in form.errors.values():
+            messages.error(request, " ".join(error))
+        return redirect("campaign-detail", campaign.id)
+    files = [(upload.name, upload.read()) for upload in request.FILES.getlist("files")]
+    if not files:
+        messages.error(request, "Choose a file to upload.")
+        return redirect("campaign-detail", campaign.id)
+    data = form.cleaned_data
+    try:
+        plan = upload_plan(
+            campaign=campaign,
+            kind=data["kind"],
+            files=files,
+            name=data["name"] or None,
+            add_run=data["add_run"],
+        )
+    except UploadError as error:
+        messages.error(request, f"Nothing was imported. {error}")
+        return redirect("campaign-detail", campaign.id)
+    pending = pending_upload_create(
+        campaign=campaign,
+        user=request.user,
+        kind=data["kind"],
+        files=files,
+        name=data["name"],
+        add_run=data["add_run"],
+    )
+    return render(
+        request, "campaigns/preview.html", {"campaign": campaign, "plan": plan, "pending": pending}
+    )
+
+
+@login_required
+@require_POST
+def campaign_upload_confirm(request, campaign_id: int, pending_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    try:
+        results = pending_upload_confirm(
+            campaign=campaign, user=request.user, pending_id=pending_id
+        )
+    except UploadError as error:
+        messages.error(request, f"Nothing was imported. {error}")
+    else:
+        for result in results:
+            verb = {
+                "created": "imported",
+                "new_run": f"imported as run {result.run_number} of",
+                "unchanged": "was already there:",
+            }[result.status]
+            messages.success(
+                request, f"{result.kind.title()} {verb} {result.name} ({result.segments} segments)."
+            )
+    return redirect("campaign-detail", campaign.id)
+
+
+@login_required
+@require_POST
+def campaign_upload_cancel(request, campaign_id: int, pending_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    pending_upload_discard(campaign=campaign, user=request.user, pending_id=pending_id)
+    messages.info(request, "Upload cancelled; nothing was imported.")
+    return redirect("campaign-detail", campaign.id)

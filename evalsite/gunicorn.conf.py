@@ -1,0 +1,10 @@
+# gunicorn settings for `make up`; the command line adds bind, pid and log files.
+import os
+
+workers = int(os.environ.get("WEB_WORKERS", "3"))
+threads = int(os.environ.get("WEB_THREADS", "4"))
+worker_class = "gthread"
+timeout = 60
+graceful_timeout = 20
+max_requests = 20000
+max_requests_jitter = 2000

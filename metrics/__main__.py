@@ -1,0 +1,5 @@
+import sys
+
+from metrics.cli import main
+
+sys.exit(main())
