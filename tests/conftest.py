@@ -1,0 +1,90 @@
+"""Shared fixtures: users, campaigns, and a real Celery worker process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from evalsite.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real ``celery worker`` on the test database and the test Redis, on its own queue.
+
+    The queue name is new for every session, so a stack started by ``make up`` (or a worker
+    left over from another run) never takes the tests' messages.
+    """
+    queue = f"evalsite-test-{uuid.uuid4().hex[:8]}"
+    celery_app.conf.task_default_queue = queue
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DATABASE_URL": (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}"
+        ),
+        "REDIS_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": queue,
+        "DISPATCH_INTERVAL_SECONDS": "2",
+    }
+    node = f"{queue}@localhost"
+    log = open(ROOT / "var" / f"{queue}.log", "w")  # noqa: SIM115 (open for the session)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool=solo",
+         "--without-mingle", "--without-gossip", "-Q", queue, "-n", node, "--loglevel=INFO"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while not celery_app.control.ping(destination=[node], timeout=0.5):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"the test worker did not start; see {log.name}")
+    yield process
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
+    """Polls ``predicate`` until it returns something truthy; fails the test on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+@pytest.fixture
+def manager(django_user_model):
+    from django.contrib.auth.models import Permission
+
+    user = django_user_model.objects.create_user("manager", password="manager-password-1")
+    user.user_permissions.add(
+        Permission.objects.get(codename="add_campaign", content_type__app_label="annotation")
+    )
+    return user
+
+
+@pytest.fixture
+def campaign(manager):
+    from annotation.services.campaigns import campaign_create
+
+    return campaign_create(
+        name="Test campaign", source_language="en", target_language="de", owner=manager
+    )

@@ -1,0 +1,40 @@
+"""GET /healthz: database, broker and worker, 200 only when all three are fine."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_healthy_with_a_worker(client, celery_worker_process):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ok", "database": "ok", "broker": "ok", "worker": "ok"
+    }
+
+
+def test_broker_down_is_503(client, settings, celery_worker_process):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unhealthy"
+    assert body["database"] == "ok"
+    assert body["broker"].startswith("down")
+    assert body["worker"].startswith("unknown")
+
+
+def test_no_worker_is_503(client, settings):
+    from evalsite.celery import app
+
+    original = app.conf.broker_url
+    # An empty Redis database that no worker listens on: the broker answers, no worker does.
+    app.conf.broker_url = settings.CELERY_BROKER_URL.rsplit("/", 1)[0] + "/14"
+    try:
+        app.pool.force_close_all()
+        response = client.get("/healthz")
+    finally:
+        app.conf.broker_url = original
+        app.pool.force_close_all()
+    assert response.status_code == 503
+    assert response.json()["worker"].startswith("down")
