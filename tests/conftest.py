@@ -41,9 +41,26 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     node = f"{queue}@localhost"
     log = open(ROOT / "var" / f"{queue}.log", "w")  # noqa: SIM115 (open for the session)
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool=solo",
-         "--without-mingle", "--without-gossip", "-Q", queue, "-n", node, "--loglevel=INFO"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "evalsite",
+            "worker",
+            "--pool=solo",
+            "--without-mingle",
+            "--without-gossip",
+            "-Q",
+            queue,
+            "-n",
+            node,
+            "--loglevel=INFO",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 30
     while not celery_app.control.ping(destination=[node], timeout=0.5):

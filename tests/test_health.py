@@ -8,9 +8,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_healthy_with_a_worker(client, celery_worker_process):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {
-        "status": "ok", "database": "ok", "broker": "ok", "worker": "ok"
-    }
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "ok", "worker": "ok"}
 
 
 def test_broker_down_is_503(client, settings, celery_worker_process):

@@ -13,7 +13,10 @@ def _import_settings(**env):
     base = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
     return subprocess.run(
         [sys.executable, "-c", "import evalsite.settings as s; print(s.DEBUG)"],
-        env={**base, **env}, capture_output=True, text=True, check=False,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -39,7 +42,11 @@ def test_debug_allows_the_default_key_for_local_development():
 def test_database_url_is_parsed():
     db = database_from_url("postgres://user:p%40ss@db.example:6543/evalsite")
     assert (db["USER"], db["PASSWORD"], db["HOST"], db["PORT"], db["NAME"]) == (
-        "user", "p@ss", "db.example", "6543", "evalsite"
+        "user",
+        "p@ss",
+        "db.example",
+        "6543",
+        "evalsite",
     )
 
 

@@ -1,1 +1,34 @@
-urlpatterns: list = []
+from django.urls import path
+from rest_framework.authtoken.views import ObtainAuthToken
+
+from annotation.api import campaigns
+
+urlpatterns = [
+    path("auth/token", ObtainAuthToken.as_view(), name="api-token"),
+    path("campaigns", campaigns.CampaignListApi.as_view(), name="api-campaigns"),
+    path(
+        "campaigns/<int:campaign_id>",
+        campaigns.CampaignDetailApi.as_view(),
+        name="api-campaign",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/source",
+        campaigns.SourceUploadApi.as_view(),
+        name="api-source-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/references",
+        campaigns.ReferenceUploadApi.as_view(),
+        name="api-reference-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/systems/upload",
+        campaigns.SystemUploadApi.as_view(),
+        name="api-system-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/systems",
+        campaigns.SystemListApi.as_view(),
+        name="api-systems",
+    ),
+]

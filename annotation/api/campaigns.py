@@ -1,0 +1,164 @@
+"""REST API for managers and organisers: campaigns, uploads, systems."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.selectors.campaigns import campaigns_for_user
+from annotation.selectors.systems import system_runs_with_jobs
+from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.imports import upload_import
+from annotation.textfiles import UploadError
+
+ErrorSerializer = inline_serializer("Error", {"error": serializers.CharField()})
+
+
+class CampaignOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    source_language = serializers.CharField()
+    target_language = serializers.CharField()
+    description = serializers.CharField()
+    state = serializers.CharField()
+    segment_count = serializers.IntegerField()
+    system_count = serializers.IntegerField()
+    role = serializers.CharField(allow_null=True)
+
+
+class CampaignListApi(APIView):
+    class CampaignCreateInputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        source_language = serializers.CharField(max_length=16)
+        target_language = serializers.CharField(max_length=16)
+        description = serializers.CharField(required=False, allow_blank=True, default="")
+
+    @extend_schema(responses=CampaignOutputSerializer(many=True))
+    def get(self, request):
+        campaigns = campaigns_for_user(request.user)
+        return Response(CampaignOutputSerializer(campaigns, many=True).data)
+
+    @extend_schema(
+        request=CampaignCreateInputSerializer,
+        responses={201: CampaignOutputSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request):
+        if not request.user.has_perm("annotation.add_campaign"):
+            return Response(
+                {"error": "you may not create campaigns"}, status=status.HTTP_403_FORBIDDEN
+            )
+        data = self.CampaignCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            campaign = campaign_create(owner=request.user, **data.validated_data)
+        except CampaignError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        created = campaigns_for_user(request.user).get(id=campaign.id)
+        return Response(CampaignOutputSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignDetailApi(APIView):
+    @extend_schema(responses=CampaignOutputSerializer)
+    def get(self, request, campaign_id: int):
+        campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        campaign = campaigns_for_user(request.user).get(id=campaign_id)
+        return Response(CampaignOutputSerializer(campaign).data)
+
+
+class ImportedFileSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=["created", "new_run", "unchanged"])
+    segments = serializers.IntegerField()
+    run_number = serializers.IntegerField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class UploadApi(APIView):
+    """Uploads a source, a reference or system outputs (several files or an archive).
+
+    Everything is validated before anything is written; an error names the file and line and
+    leaves the campaign unchanged. Uploading the same outputs again changes nothing.
+    """
+
+    parser_classes = [MultiPartParser]
+    permission_classes = [IsAuthenticated]
+    kind = ""
+
+    class UploadInputSerializer(serializers.Serializer):
+        files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+        name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        add_run = serializers.BooleanField(required=False, default=False)
+
+    @extend_schema(
+        request={"multipart/form-data": UploadInputSerializer},
+        responses={
+            201: ImportedFileSerializer(many=True),
+            200: ImportedFileSerializer(many=True),
+            400: ErrorSerializer,
+        },
+    )
+    def post(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        data = self.UploadInputSerializer(
+            data={
+                "files": request.FILES.getlist("files") or request.FILES.getlist("file"),
+                "name": request.data.get("name", ""),
+                "add_run": request.data.get("add_run", False),
+            }
+        )
+        data.is_valid(raise_exception=True)
+        files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
+        try:
+            with transaction.atomic():
+                results = upload_import(
+                    campaign=campaign,
+                    kind=self.kind,
+                    files=files,
+                    user=request.user,
+                    name=data.validated_data.get("name") or None,
+                    add_run=data.validated_data["add_run"],
+                )
+        except UploadError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        created = any(result.status != "unchanged" for result in results)
+        return Response(
+            ImportedFileSerializer(results, many=True).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class SourceUploadApi(UploadApi):
+    kind = "source"
+
+
+class ReferenceUploadApi(UploadApi):
+    kind = "reference"
+
+
+class SystemUploadApi(UploadApi):
+    kind = "system"
+
+
+class SystemRunSerializer(serializers.Serializer):
+    system = serializers.CharField(source="run.system.name")
+    run = serializers.IntegerField(source="run.number")
+    run_id = serializers.IntegerField(source="run.id")
+    filename = serializers.CharField(source="run.filename")
+    job_state = serializers.CharField(source="job.state", allow_null=True, default=None)
+    job_progress = serializers.IntegerField(source="job.progress", allow_null=True, default=None)
+    job_message = serializers.CharField(source="job.message", allow_null=True, default=None)
+    scores = serializers.DictField(child=serializers.FloatField())
+
+
+class SystemListApi(APIView):
+    @extend_schema(responses=SystemRunSerializer(many=True))
+    def get(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        return Response(SystemRunSerializer(system_runs_with_jobs(campaign), many=True).data)
