@@ -48,8 +48,9 @@ class Api:
 
     def upload(self, path: str, filename: str, data: bytes, **fields: str) -> tuple[int, object]:
         boundary = uuid.uuid4().hex
+        disposition = "\r\nContent-Disposition: form-data; name="
         parts = [
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+            f'--{boundary}{disposition}"{key}"\r\n\r\n{value}\r\n'.encode()
             for key, value in fields.items()
         ]
         parts.append(
