@@ -1,0 +1,183 @@
+"""Automatic metrics of uploaded systems: statistics once, then scores and significance.
+
+The metrics job of a run extracts its per-segment statistics (the only step that tokenises),
+stores them, computes the corpus scores with bootstrap intervals, and recomputes the
+campaign's pairwise significance matrix from the stored statistics of all systems.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+
+import numpy as np
+from django.db import transaction
+
+from annotation.models import (
+    Campaign,
+    Output,
+    PairSignificance,
+    ReferenceSegment,
+    RunScore,
+    RunStatistics,
+    SystemRun,
+)
+from metrics.automatic import extract_statistics, signature, stats_from_bytes, stats_to_bytes
+from metrics.resampling import (
+    BOOTSTRAP_SAMPLES,
+    SACREBLEU_SEED,
+    bootstrap_ci,
+    paired_approximate_randomization,
+    paired_bootstrap,
+)
+
+logger = logging.getLogger(__name__)
+
+JOB_METRICS = ("bleu", "chrf", "ter")
+# Share of the job's time each step takes (TER's statistics are by far the slowest).
+PROGRESS_AFTER = {"bleu": 10, "chrf": 25, "ter": 85}
+
+
+def metric_reference_names(campaign: Campaign) -> list[str]:
+    """The references automatic metrics use: the campaign's choice, or all of them."""
+    available = list(campaign.references.order_by("name").values_list("name", flat=True))
+    chosen = [name.strip() for name in campaign.metric_references.split(",") if name.strip()]
+    return [name for name in chosen if name in available] if chosen else available
+
+
+def _texts(run: SystemRun, reference_names: list[str]) -> tuple[list[str], list[list[str]]]:
+    hypotheses = list(
+        Output.objects.filter(run=run).order_by("segment__index").values_list("text", flat=True)
+    )
+    references = [
+        list(
+            ReferenceSegment.objects.filter(
+                reference__campaign_id=run.campaign_id, reference__name=name
+            )
+            .order_by("segment__index")
+            .values_list("text", flat=True)
+        )
+        for name in reference_names
+    ]
+    return hypotheses, references
+
+
+def run_metrics_compute(*, target_id: int, report_progress: Callable[[int], None]) -> None:
+    """The metrics job of one run. Idempotent: the same data gives the same rows."""
+    run = SystemRun.objects.select_related("campaign").filter(id=target_id).first()
+    if run is None:
+        return  # deleted since the job was written
+    reference_names = metric_reference_names(run.campaign)
+    if not reference_names:
+        logger.info("run %s: no reference yet; scores follow the first reference upload", run.id)
+        return
+    key = "+".join(reference_names)
+    hypotheses, references = _texts(run, reference_names)
+    for metric in JOB_METRICS:
+        stats = extract_statistics(metric, hypotheses, references)
+        estimate = bootstrap_ci(metric, stats, n_samples=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED)
+        _store_run_metric(
+            run=run,
+            metric=metric,
+            references=key,
+            stats=stats,
+            score=estimate.score,
+            ci_low=estimate.low,
+            ci_high=estimate.high,
+            n_refs=len(references),
+        )
+        report_progress(PROGRESS_AFTER[metric])
+    campaign_significance_update(campaign_id=run.campaign_id, references=key)
+    report_progress(100)
+
+
+@transaction.atomic
+def _store_run_metric(
+    *,
+    run: SystemRun,
+    metric: str,
+    references: str,
+    stats: np.ndarray,
+    score: float,
+    ci_low: float,
+    ci_high: float,
+    n_refs: int,
+) -> None:
+    RunStatistics.objects.update_or_create(
+        run=run,
+        metric=metric,
+        references=references,
+        defaults={"rows": stats.shape[0], "columns": stats.shape[1], "data": stats_to_bytes(stats)},
+    )
+    RunScore.objects.update_or_create(
+        run=run,
+        metric=metric,
+        references=references,
+        defaults={
+            "score": score,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "signature": signature(
+                metric, n_refs=n_refs, bs=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED
+            ),
+            "samples": BOOTSTRAP_SAMPLES,
+            "seed": SACREBLEU_SEED,
+        },
+    )
+
+
+@transaction.atomic
+def campaign_significance_update(*, campaign_id: int, references: str) -> int:
+    """Recomputes every pair's paired tests from stored statistics; returns the pair count.
+
+    The campaign row is locked, so jobs of several systems finishing together update the
+    matrix one after the other, and the last one sees every system's statistics.
+    """
+    Campaign.objects.select_for_update().get(id=campaign_id)
+    tests: list[PairSignificance] = []
+    for metric in JOB_METRICS:
+        rows = (
+            RunStatistics.objects.filter(
+                run__campaign_id=campaign_id, metric=metric, references=references
+            )
+            .order_by("run__system_id", "run__number")
+            .values_list("run__system_id", "data")
+        )
+        runs_by_system: dict[int, list[np.ndarray]] = defaultdict(list)
+        for system_id, data in rows:
+            runs_by_system[system_id].append(stats_from_bytes(metric, bytes(data)))
+        if len(runs_by_system) < 2:
+            continue
+        # Runs of one system are stacked (n_runs, n_segments, n_stats) and pooled by the tests.
+        systems = {
+            str(system_id): np.stack(runs) if len(runs) > 1 else runs[0]
+            for system_id, runs in sorted(runs_by_system.items())
+        }
+        for method, result in (
+            ("bs", paired_bootstrap(metric, systems)),
+            ("ar", paired_approximate_randomization(metric, systems)),
+        ):
+            # Systems are in id order, so every pair already has a.id < b.id.
+            tests.extend(
+                PairSignificance(
+                    campaign_id=campaign_id,
+                    metric=metric,
+                    method=method,
+                    system_a_id=int(pair.a),
+                    system_b_id=int(pair.b),
+                    p_value=pair.p_value,
+                    win_a=pair.win_a,
+                    win_b=pair.win_b,
+                    tie=pair.tie,
+                )
+                for pair in result.pairs
+            )
+    PairSignificance.objects.bulk_create(
+        tests,
+        update_conflicts=True,
+        unique_fields=["campaign", "metric", "method", "system_a", "system_b"],
+        update_fields=["p_value", "win_a", "win_b", "tie", "updated_at"],
+    )
+    written = len(tests)
+    return written

@@ -1,0 +1,345 @@
+"""Automatic MT metrics (BLEU, chrF, chrF++, TER) on sacrebleu's sufficient statistics.
+
+Each system is tokenised and matched against the references once per metric, giving a
+per-segment statistics matrix. Corpus scores, bootstrap resamples and paired tests are then
+computed from sums of its rows, without tokenising again.
+
+Statistics matrix contract (what the service stores):
+
+* ``numpy.float64``, C-contiguous, shape ``(n_segments, n_statistics(metric))``; the columns are
+  sacrebleu's ``_extract_corpus_statistics`` output, in its order:
+
+  - ``bleu`` (10): hypothesis length, closest reference length, matching 1..4-grams,
+    hypothesis 1..4-grams;
+  - ``chrf`` (18) / ``chrf++`` (24): (hypothesis, reference, matching) n-gram counts for
+    character orders 1..6, then (chrF++) word orders 1..2;
+  - ``ter`` (2): edits, average reference length.
+
+* ``stats_to_bytes(stats)`` gives little-endian float64 bytes; ``stats_from_bytes(metric, data)``
+  restores the matrix (the number of columns is fixed per metric). Several runs of one system
+  are stacked as ``(n_runs, n_segments, n_statistics)`` and stored one run at a time.
+
+Scores are on sacrebleu's 0-100 scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics.base import Metric
+
+METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
+TOKENIZERS: Final = tuple(BLEU.TOKENIZERS)
+HIGHER_IS_BETTER: Final = {"bleu": True, "chrf": True, "chrf++": True, "ter": False}
+
+_BLEU_ORDER: Final = 4
+_CHRF_BETA: Final = 2
+_N_STATS: Final = {"bleu": 2 + 2 * _BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
+# sacrebleu's ``my_log(0)``: a floor that drives the geometric mean to zero.
+_LOG_ZERO: Final = -9999999999.0
+
+FloatArray = NDArray[np.floating]
+
+
+def check_metric(metric: str) -> str:
+    """Return the lower-case metric key or raise ``ValueError`` for an unknown one."""
+    key = metric.lower()
+    if key not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    return key
+
+
+def n_statistics(metric: str) -> int:
+    """Number of columns of the statistics matrix of ``metric``."""
+    return _N_STATS[check_metric(metric)]
+
+
+def make_metric(
+    metric: str,
+    *,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    references: Sequence[Sequence[str]] | None = None,
+) -> Metric:
+    """The sacrebleu metric object for ``metric`` with our options.
+
+    ``tokenize`` (BLEU only) is a sacrebleu tokeniser name, default ``13a``. ``lowercase=None``
+    keeps sacrebleu's default case handling: case-sensitive BLEU and chrF, case-insensitive TER.
+    """
+    key = check_metric(metric)
+    if tokenize is not None and key != "bleu":
+        raise ValueError(f"the tokenize option applies to BLEU only, not {key}")
+    if tokenize is not None and tokenize not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
+    refs = None if references is None else [list(stream) for stream in references]
+    if key == "bleu":
+        return BLEU(tokenize=tokenize, lowercase=bool(lowercase), references=refs)
+    if key in ("chrf", "chrf++"):
+        word_order = 2 if key == "chrf++" else 0
+        return CHRF(word_order=word_order, lowercase=bool(lowercase), references=refs)
+    return TER(case_sensitive=lowercase is False, references=refs)
+
+
+def _check_references(references: Sequence[Sequence[str]], n_hypotheses: int | None) -> None:
+    if isinstance(references, str) or not references:
+        raise ValueError("references must be a non-empty list of reference streams")
+    for number, stream in enumerate(references, start=1):
+        if isinstance(stream, str):
+            raise ValueError("references must be a list of streams (lists of strings)")
+        if n_hypotheses is not None and len(stream) != n_hypotheses:
+            raise ValueError(
+                f"reference stream {number} has {len(stream)} segments "
+                f"but there are {n_hypotheses} hypotheses"
+            )
+
+
+def _extract(metric: Metric, hypotheses: Sequence[str]) -> NDArray[np.float64]:
+    rows = metric._extract_corpus_statistics(list(hypotheses), None)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), -1)
+
+
+def extract_statistics(
+    metric: str,
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+) -> NDArray[np.float64]:
+    """Per-segment statistics of one system (see the module docstring for the layout).
+
+    ``references`` is a list of reference streams, each as long as ``hypotheses``.
+    """
+    return extract_statistics_many(
+        metric, [hypotheses], references, tokenize=tokenize, lowercase=lowercase
+    )[0]
+
+
+def _extract_chunk(
+    metric: str,
+    systems: list[list[str]],
+    references: list[list[str]],
+    tokenize: str | None,
+    lowercase: bool | None,
+) -> list[NDArray[np.float64]]:
+    # The references are analysed once per chunk of systems.
+    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
+    return [_extract(sacre, hypotheses) for hypotheses in systems]
+
+
+def extract_statistics_many(
+    metric: str,
+    systems: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    *,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    jobs: int = 1,
+) -> list[NDArray[np.float64]]:
+    """Statistics of several systems against the same references, in order.
+
+    ``jobs > 1`` spreads the systems over that many spawned processes (not usable from a
+    daemonic process such as a Celery prefork worker; keep ``jobs=1`` there).
+    """
+    key = check_metric(metric)
+    n = len(systems[0]) if systems else None
+    _check_references(references, n)
+    for number, hypotheses in enumerate(systems, start=1):
+        if len(hypotheses) != n:
+            raise ValueError(f"system {number} has {len(hypotheses)} segments, expected {n}")
+    refs = [list(stream) for stream in references]
+    hyps = [list(hypotheses) for hypotheses in systems]
+    jobs = max(1, min(jobs, len(hyps)))
+    if jobs == 1:
+        return _extract_chunk(key, hyps, refs, tokenize, lowercase)
+    chunks = [hyps[i::jobs] for i in range(jobs)]
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+        futures = [
+            pool.submit(_extract_chunk, key, chunk, refs, tokenize, lowercase) for chunk in chunks
+        ]
+        parts = [future.result() for future in futures]
+    # Undo the round-robin split.
+    out: list[NDArray[np.float64]] = [np.empty(0)] * len(hyps)
+    for i, part in enumerate(parts):
+        out[i::jobs] = part
+    return out
+
+
+def stats_to_bytes(stats: ArrayLike) -> bytes:
+    """Serialise a statistics matrix as little-endian float64 bytes."""
+    return np.ascontiguousarray(stats, dtype="<f8").tobytes()
+
+
+def stats_from_bytes(metric: str, data: bytes) -> NDArray[np.float64]:
+    """Inverse of ``stats_to_bytes``: a writable ``(n_segments, n_statistics)`` float64 array."""
+    flat = np.frombuffer(data, dtype="<f8").astype(np.float64)
+    return flat.reshape(-1, n_statistics(metric))
+
+
+# Score from summed statistics. Each function takes an (n_rows, n_stats) matrix of sums and
+# repeats sacrebleu's ``_compute_score_from_stats`` operation by operation. The arithmetic
+# follows the dtype of the sums as sacrebleu's scalar code does under NumPy 2 promotion: float32
+# sums (what sacrebleu's bootstrap feeds it) give float32 precisions, so resampled scores are
+# bit-identical to sacrebleu's; any other dtype is computed in float64.
+
+
+def _working(sums: ArrayLike) -> FloatArray:
+    array = np.asarray(sums)
+    if array.dtype != np.float32:
+        array = array.astype(np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix of sums, got shape {array.shape}")
+    return array
+
+
+def _bleu_from_sums(sums: FloatArray, *, plus_one: bool = False) -> NDArray[np.float64]:
+    dtype = sums.dtype.type
+    hyp_len = sums[:, 0].astype(np.float64)
+    ref_len = sums[:, 1].astype(np.float64)
+    correct = sums[:, 2 : 2 + _BLEU_ORDER]
+    total = sums[:, 2 + _BLEU_ORDER : 2 + 2 * _BLEU_ORDER]
+    rows = len(sums)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        short = np.exp(1.0 - ref_len / hyp_len)
+        brevity = np.where(hyp_len < ref_len, np.where(hyp_len > 0, short, 0.0), 1.0)
+        log_sum = np.zeros(rows)
+        stopped = np.zeros(rows, dtype=bool)
+        halvings = np.ones(rows, dtype=dtype)
+        for n in range(_BLEU_ORDER):
+            c, t = correct[:, n], total[:, n]
+            if plus_one and n > 0:
+                # Lin and Och (2004): add one to both counts for n > 1.
+                c, t = c + dtype(1), t + dtype(1)
+            stopped |= t == 0
+            zero = c == 0
+            if not plus_one:
+                # NIST "exp" smoothing: each order without a match halves the pseudo-precision.
+                halvings = np.where(zero & ~stopped, halvings * dtype(2), halvings)
+                smoothed = dtype(100) / (halvings * t)
+            else:
+                smoothed = np.zeros(rows, dtype=dtype)
+            precision = np.where(zero, smoothed, dtype(100) * c / t)
+            precision = np.where(stopped, dtype(0), precision)
+            positive = precision > 0
+            logs = np.log(np.where(positive, precision, 1).astype(np.float64))
+            log_sum = log_sum + np.where(positive, logs, _LOG_ZERO)
+        score = brevity * np.exp(log_sum / _BLEU_ORDER)
+    any_match = (correct != 0).any(axis=1)
+    return np.where(any_match, score, 0.0)
+
+
+def _chrf_from_sums(sums: FloatArray) -> FloatArray:
+    dtype = sums.dtype.type
+    factor = dtype(_CHRF_BETA**2)
+    rows = len(sums)
+    avg_prec = np.zeros(rows, dtype=dtype)
+    avg_rec = np.zeros(rows, dtype=dtype)
+    effective = np.zeros(rows, dtype=dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(sums.shape[1] // 3):
+            n_hyp, n_ref, n_match = sums[:, 3 * i], sums[:, 3 * i + 1], sums[:, 3 * i + 2]
+            # sacrebleu's default "effective order": orders without n-grams are skipped.
+            valid = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = avg_prec + np.where(valid, n_match / n_hyp, dtype(0))
+            avg_rec = avg_rec + np.where(valid, n_match / n_ref, dtype(0))
+            effective = effective + valid.astype(dtype)
+        avg_prec = np.where(effective > 0, avg_prec / effective, dtype(0))
+        avg_rec = np.where(effective > 0, avg_rec / effective, dtype(0))
+        score = (factor + dtype(1)) * avg_prec * avg_rec
+        score = dtype(100) * (score / (factor * avg_prec + avg_rec))
+    return np.where(avg_prec + avg_rec != 0, score, dtype(0))
+
+
+def _ter_from_sums(sums: FloatArray) -> FloatArray:
+    dtype = sums.dtype.type
+    edits, ref_len = sums[:, 0], sums[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, dtype(1), dtype(0)))
+    return dtype(100) * rate
+
+
+def scores_from_sums(metric: str, sums: ArrayLike) -> FloatArray:
+    """Corpus scores from an ``(n_rows, n_statistics)`` matrix of summed statistics.
+
+    Equal to sacrebleu's ``_compute_score_from_stats`` row by row. float32 sums reproduce
+    sacrebleu's float32 bootstrap arithmetic exactly (BLEU still returns float64, as sacrebleu's
+    final log/exp is in double precision); other dtypes are computed in float64.
+    """
+    key = check_metric(metric)
+    array = _working(sums)
+    if array.shape[1] != _N_STATS[key]:
+        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got {array.shape[1]}")
+    if key == "bleu":
+        return _bleu_from_sums(array)
+    if key == "ter":
+        return _ter_from_sums(array)
+    return _chrf_from_sums(array)
+
+
+def corpus_score(metric: str, stats: ArrayLike) -> float:
+    """Corpus score of one system from its per-segment statistics (sums in float64)."""
+    array = np.asarray(stats, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"expected (n_segments, n_statistics) statistics, got {array.shape}")
+    return float(scores_from_sums(metric, array.sum(axis=0, keepdims=True))[0])
+
+
+def sentence_scores(metric: str, stats: ArrayLike) -> NDArray[np.float64]:
+    """Sentence-level score of every row of a statistics matrix.
+
+    chrF, chrF++ and TER equal sacrebleu's ``sentence_score``. BLEU is BLEU+1 (Lin and Och
+    2004): one is added to the matching and total n-gram counts for n > 1, with the usual
+    brevity penalty (sacrebleu's ``smooth_method="add-k", smooth_value=1``).
+    """
+    key = check_metric(metric)
+    array = _working(np.asarray(stats, dtype=np.float64))
+    if key == "bleu":
+        return _bleu_from_sums(array, plus_one=True)
+    return np.asarray(scores_from_sums(key, array), dtype=np.float64)
+
+
+def sentence_bleu_plus_one(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+) -> NDArray[np.float64]:
+    """BLEU+1 of every segment (see ``sentence_scores``), extracting the statistics first."""
+    stats = extract_statistics(
+        "bleu", hypotheses, references, tokenize=tokenize, lowercase=lowercase
+    )
+    return sentence_scores("bleu", stats)
+
+
+def signature(
+    metric: str,
+    *,
+    n_refs: int = 1,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    bs: int | None = None,
+    ar: int | None = None,
+    seed: int | None = None,
+) -> str:
+    """sacrebleu's signature string, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|...``.
+
+    ``bs`` (bootstrap resamples), ``ar`` (randomisation trials) and ``seed`` are added as
+    sacrebleu does for ``--confidence`` and its paired tests.
+    """
+    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase)
+    sacre.num_refs = n_refs  # sacrebleu sets this when it reads the references
+    sig = sacre.get_signature()
+    if bs is not None:
+        sig.update("bs", bs)
+    if ar is not None:
+        sig.update("ar", ar)
+    if seed is not None:
+        sig.update("seed", str(seed))
+    return str(sig.format())
