@@ -205,18 +205,18 @@ def extract_archive(filename: str, data: bytes, *, max_bytes: int) -> list[tuple
 
     try:
         if filename.lower().endswith(".zip"):
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                for info in archive.infolist():
+            with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+                for info in zipped.infolist():
                     if not info.is_dir() and not _hidden(info.filename):
-                        with archive.open(info) as stream:
+                        with zipped.open(info) as stream:
                             take(info.filename, stream)
         else:
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-                for member in archive:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tarred:
+                for member in tarred:
                     if member.isfile() and not _hidden(member.name):
-                        stream = archive.extractfile(member)
-                        if stream is not None:
-                            take(member.name, stream)
+                        extracted = tarred.extractfile(member)
+                        if extracted is not None:
+                            take(member.name, extracted)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
         raise UploadError(filename, f"not a readable archive: {error}") from None
     if not members:
