@@ -72,6 +72,7 @@ lint: venv services
 
 # Tests use their own Redis database so that they never touch a running stack's queue.
 test: venv services browser
+	$(PY) manage.py collectstatic --noinput -v 0
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/15} $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench-upload: venv

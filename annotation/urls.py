@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotation.views import campaigns
+from annotation.views import campaigns, results
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
@@ -30,5 +30,15 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/upload/<int:pending_id>/cancel/",
         campaigns.campaign_upload_cancel,
         name="campaign-upload-cancel",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/automatic/",
+        results.automatic_results_page,
+        name="results-automatic",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/automatic.<str:fmt>",
+        results.automatic_results_download,
+        name="results-automatic-download",
     ),
 ]

@@ -17,16 +17,20 @@ from evalsite.celery import app as celery_app
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
+# Every message this test session publishes goes to a queue of its own, set before the first
+# publish (Celery caches its queues then), so a worker of a running stack never takes them.
+TEST_QUEUE = f"evalsite-test-{uuid.uuid4().hex[:8]}"
+celery_app.conf.task_default_queue = TEST_QUEUE
+
 
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker):
     """A real ``celery worker`` on the test database and the test Redis, on its own queue.
 
-    The queue name is new for every session, so a stack started by ``make up`` (or a worker
+    It listens on the session's own queue, so a stack started by ``make up`` (or a worker
     left over from another run) never takes the tests' messages.
     """
-    queue = f"evalsite-test-{uuid.uuid4().hex[:8]}"
-    celery_app.conf.task_default_queue = queue
+    queue = TEST_QUEUE
     db = settings.DATABASES["default"]
     env = {
         **os.environ,

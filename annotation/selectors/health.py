@@ -32,7 +32,8 @@ def _broker() -> str:
 
 def _worker() -> str:
     try:
-        replies = celery_app.control.ping(timeout=1.0, limit=1)
+        with celery_app.connection_for_write(settings.CELERY_BROKER_URL) as connection:
+            replies = celery_app.control.ping(timeout=1.0, limit=1, connection=connection)
     except Exception as error:
         return f"down: {type(error).__name__}"
     return "ok" if replies else "down: no worker answered within 1 s"

@@ -1,0 +1,49 @@
+"""Human system rankings: direct assessment / Likert, pairwise comparisons and HTER.
+
+All functions take parallel NumPy arrays with integer-coded systems, annotators and segments
+(see each module's docstring) and return plain dataclasses indexed by those codes.
+"""
+
+from metrics.rankings.hter import HterScore, hter_by_system, segment_hter
+from metrics.rankings.likert import (
+    Clusters,
+    SegmentScores,
+    SystemScore,
+    bootstrap_system_means,
+    mannwhitney_greater,
+    rank_systems,
+    segment_scores,
+    wmt_clusters,
+    z_scores,
+)
+from metrics.rankings.pairwise import (
+    Comparisons,
+    PairwiseScore,
+    bradley_terry,
+    count_comparisons,
+    expected_wins,
+    rank_pairwise,
+    win_rates,
+)
+
+__all__ = [
+    "Clusters",
+    "Comparisons",
+    "HterScore",
+    "PairwiseScore",
+    "SegmentScores",
+    "SystemScore",
+    "bootstrap_system_means",
+    "bradley_terry",
+    "count_comparisons",
+    "expected_wins",
+    "hter_by_system",
+    "mannwhitney_greater",
+    "rank_pairwise",
+    "rank_systems",
+    "segment_hter",
+    "segment_scores",
+    "win_rates",
+    "wmt_clusters",
+    "z_scores",
+]

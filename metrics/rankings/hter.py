@@ -1,0 +1,77 @@
+"""HTER per system: mean segment HTER and corpus HTER, with bootstrap intervals.
+
+Input convention: one entry per post-edited segment, ``systems`` as integer codes,
+``edits`` the number of edits turning the output into its post-edit and ``lengths`` the
+post-edit's length in words (the reference length of TER). A segment with an empty post-edit
+has HTER 0 without edits and 1 with edits, as sacrebleu's TER scores it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from metrics.rankings._resample import percentiles, resampled_group_means
+
+
+@dataclass(frozen=True)
+class HterScore:
+    system: int
+    segments: int
+    mean_hter: float
+    mean_interval: tuple[float, float]
+    corpus_hter: float
+    corpus_interval: tuple[float, float]
+
+
+def segment_hter(edits: ArrayLike, lengths: ArrayLike) -> NDArray[np.float64]:
+    """Per-segment HTER = edits / post-edit length (see the module note on empty post-edits)."""
+    e = np.asarray(edits, dtype=np.float64)
+    n = np.asarray(lengths, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, e / np.where(n > 0, n, 1.0), np.where(e > 0, 1.0, 0.0))
+
+
+def hter_by_system(
+    systems: ArrayLike,
+    edits: ArrayLike,
+    lengths: ArrayLike,
+    *,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> list[HterScore]:
+    """Mean segment HTER and corpus HTER (total edits / total post-edit words) per system.
+
+    Intervals resample each system's segments; both statistics share the same draws (the
+    corpus ratio is the ratio of the resampled mean edits to the resampled mean length).
+    """
+    sys_ = np.asarray(systems, dtype=np.int64)
+    e = np.asarray(edits, dtype=np.float64)
+    n = np.asarray(lengths, dtype=np.float64)
+    n_systems = int(sys_.max(initial=-1)) + 1
+    columns = np.column_stack([segment_hter(e, n), e, n])
+    count = np.bincount(sys_, minlength=n_systems)
+    sums = np.stack([np.bincount(sys_, weights=c, minlength=n_systems) for c in columns.T], axis=1)
+    replicates = resampled_group_means(columns, sys_, n_systems, n_boot, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # Ratio of resampled means = ratio of resampled totals.
+        corpus_replicates = replicates[:, :, 1] / replicates[:, :, 2]
+    low, high = percentiles(np.stack([replicates[:, :, 0], corpus_replicates], axis=2), confidence)
+    result = []
+    for s in np.flatnonzero(count):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            corpus = sums[s, 1] / sums[s, 2] if sums[s, 2] > 0 else float(sums[s, 1] > 0)
+        result.append(
+            HterScore(
+                system=int(s),
+                segments=int(count[s]),
+                mean_hter=float(sums[s, 0] / count[s]),
+                mean_interval=(float(low[s, 0]), float(high[s, 0])),
+                corpus_hter=float(corpus),
+                corpus_interval=(float(low[s, 1]), float(high[s, 1])),
+            )
+        )
+    return result
