@@ -1,5 +1,6 @@
 from django import forms
 
+from annotation.models import Scale, TaskType
 from annotation.services.imports import KINDS
 
 
@@ -22,3 +23,32 @@ class UploadForm(forms.Form):
     add_run = forms.BooleanField(
         required=False, help_text="Add as another run (e.g. training seed) of an existing system."
     )
+
+
+class TaskForm(forms.Form):
+    task_type = forms.ChoiceField(choices=TaskType.choices)
+    scale = forms.ChoiceField(choices=Scale.choices, initial=Scale.LIKERT5)
+    judgments_per_item = forms.IntegerField(
+        min_value=1, max_value=20, initial=1, label="Judgments per item (k)"
+    )
+    ranking_size = forms.IntegerField(
+        min_value=2, max_value=10, initial=5, label="Outputs per ranking (N)"
+    )
+    monolingual = forms.BooleanField(
+        required=False, help_text="Adequacy against the reference, not the source"
+    )
+    show_reference = forms.BooleanField(required=False)
+    context_size = forms.IntegerField(
+        min_value=0, max_value=5, initial=0, label="Context (segments each side)"
+    )
+    repeat_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
+    bad_reference_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
+    reference_rate = forms.FloatField(
+        min_value=0, max_value=1, initial=0.0, label="Human reference rate"
+    )
+
+
+class InvitationAcceptForm(forms.Form):
+    token = forms.CharField(label="Invitation code", max_length=100)
+    username = forms.CharField(max_length=150)
+    password = forms.CharField(widget=forms.PasswordInput, min_length=8)

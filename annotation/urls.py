@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotation.views import campaigns, results
+from annotation.views import annotate, campaigns, results, tasks
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
@@ -41,4 +41,15 @@ urlpatterns = [
         results.automatic_results_download,
         name="results-automatic-download",
     ),
+    path("annotate/", annotate.task_list, name="task-list"),
+    path("annotate/<int:task_id>/", annotate.annotate, name="annotate"),
+    path("annotate/<int:task_id>/submit/", annotate.submit, name="annotate-submit"),
+    path("campaigns/<int:campaign_id>/tasks/", tasks.task_add, name="task-add"),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/launch/",
+        tasks.task_launch_view,
+        name="task-launch",
+    ),
+    path("campaigns/<int:campaign_id>/invitations/", tasks.invitation_add, name="invitation-add"),
+    path("invite/", tasks.invitation_accept_view, name="invitation-accept"),
 ]

@@ -109,3 +109,63 @@ def campaign(manager):
     return campaign_create(
         name="Test campaign", source_language="en", target_language="de", owner=manager
     )
+
+
+DEMO = ROOT / "demo" / "wmt21-en-de"
+
+
+@pytest.fixture
+def loaded_campaign(campaign, manager):
+    """The demo data, cut to 12 segments and 3 systems: enough for every task type."""
+    from annotation.services.imports import upload_import
+
+    def head(name, n=12):
+        return [(name, "\n".join((DEMO / name).read_text().split("\n")[:n]).encode() + b"\n")]
+
+    upload_import(campaign=campaign, kind="source", files=head("source.en"), user=manager)
+    upload_import(
+        campaign=campaign, kind="reference", name="A", files=head("reference.A.de"), user=manager
+    )
+    for system in ("Online-B", "UEdin", "happypoet"):
+        upload_import(
+            campaign=campaign, kind="system", name=system, files=head(f"{system}.de"), user=manager
+        )
+    return campaign
+
+
+@pytest.fixture
+def make_annotator(django_user_model):
+    from annotation.services.campaigns import membership_set
+
+    def make(campaign, username):
+        user = django_user_model.objects.create_user(username, password=f"{username}-pw-123")
+        membership_set(campaign=campaign, user=user, role="annotator")
+        return user
+
+    return make
+
+
+@pytest.fixture
+def launched(loaded_campaign):
+    """Launches a task of the given type with the given settings; returns the task."""
+    from annotation.services.tasks import task_create, task_launch
+
+    def launch(task_type, **settings):
+        task = task_create(campaign=loaded_campaign, task_type=task_type, **settings)
+        task_launch(task_id=task.id)
+        task.refresh_from_db()
+        return task
+
+    return launch
+
+
+def answer_for(task_type, candidates=2, *, value=3):
+    """A valid answer of each task type (for tests that need any answer)."""
+    return {
+        "adequacy": {"score": value},
+        "fluency": {"score": value},
+        "adequacy_fluency": {"score": value, "fluency": value},
+        "pairwise": {"preference": "A"},
+        "ranking": {"ranks": list(range(1, candidates + 1))},
+        "postedit": {"post_edit": "Ein korrigierter Satz."},
+    }[task_type]

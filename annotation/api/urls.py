@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.authtoken.views import ObtainAuthToken
 
-from annotation.api import campaigns
+from annotation.api import annotation, campaigns
 
 urlpatterns = [
     path("auth/token", ObtainAuthToken.as_view(), name="api-token"),
@@ -31,4 +31,6 @@ urlpatterns = [
         campaigns.SystemListApi.as_view(),
         name="api-systems",
     ),
+    path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
+    path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
 ]

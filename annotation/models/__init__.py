@@ -14,11 +14,27 @@ from annotation.models.campaigns import (
 )
 from annotation.models.jobs import Job
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
+from annotation.models.tasks import (
+    LIKERT_TYPES,
+    Invitation,
+    Item,
+    ItemType,
+    Judgment,
+    Scale,
+    Slot,
+    Task,
+    TaskType,
+)
 
 __all__ = [
+    "LIKERT_TYPES",
     "Campaign",
     "Document",
+    "Invitation",
+    "Item",
+    "ItemType",
     "Job",
+    "Judgment",
     "Membership",
     "Output",
     "PairSignificance",
@@ -29,7 +45,11 @@ __all__ = [
     "Role",
     "RunScore",
     "RunStatistics",
+    "Scale",
     "Segment",
+    "Slot",
     "System",
     "SystemRun",
+    "Task",
+    "TaskType",
 ]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from annotation.models import Campaign, Membership
 
@@ -18,8 +18,21 @@ def campaigns_for_user(user) -> QuerySet[Campaign]:
     ).order_by("-created_at")
 
 
+def campaign_tasks(campaign: Campaign) -> list:
+    """The campaign's tasks with their slot counts (total and done), in one query."""
+    from annotation.models import Slot
+
+    return list(
+        campaign.tasks.annotate(
+            slots_total=Count("slots", filter=Q(slots__is_repeat=False)),
+            slots_done=Count("slots", filter=Q(slots__state=Slot.State.DONE)),
+        ).order_by("id")
+    )
+
+
 def campaign_overview(campaign: Campaign) -> dict[str, object]:
     return {
+        "tasks": campaign_tasks(campaign),
         "segments": campaign.segments.count(),
         "documents": campaign.documents.count(),
         "references": list(campaign.references.values_list("name", flat=True)),

@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.forms import CampaignForm, UploadForm
+from annotation.forms import CampaignForm, TaskForm, UploadForm
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
@@ -54,6 +54,7 @@ def campaign_detail(request, campaign_id: int):
             "overview": campaign_overview(campaign),
             "runs": system_runs_with_jobs(campaign),
             "form": UploadForm(),
+            "task_form": TaskForm(),
         },
     )
 

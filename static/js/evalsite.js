@@ -30,3 +30,92 @@
     setTimeout(refresh, 1500);
   }
 })();
+
+// Keyboard-first annotation: numbers score and rank, a/b/t prefer, Enter submits.
+(function () {
+  const form = document.getElementById("judgment");
+  if (!form) return;
+  const type = form.dataset.taskType;
+  let submitted = false;
+
+  const submit = () => {
+    if (submitted) return;  // one submit per page: a held Enter key cannot post twice
+    if (!form.reportValidity()) return;
+    submitted = true;
+    form.requestSubmit();
+  };
+  form.addEventListener("submit", () => { submitted = true; });
+
+  const choose = (name, value) => {
+    const input = form.querySelector(`input[name="${name}"][value="${value}"]`);
+    if (!input) return false;
+    input.checked = true;
+    input.focus({ preventScroll: true });
+    return true;
+  };
+
+  // Likert: the active question takes the number keys, then the next question is active.
+  const scales = Array.from(form.querySelectorAll("fieldset.scale"));
+  let active = 0;
+  const activate = (index) => {
+    active = Math.max(0, Math.min(index, scales.length - 1));
+    scales.forEach((scale, i) => scale.classList.toggle("active", i === active));
+  };
+  if (scales.length) activate(0);
+  scales.forEach((scale, i) => scale.addEventListener("change", () => activate(i + 1)));
+
+  // Ranking: arrows move between translations, numbers give the focused one its rank.
+  const rows = Array.from(form.querySelectorAll(".rank-row"));
+  let row = 0;
+  const focusRow = (index) => {
+    row = Math.max(0, Math.min(index, rows.length - 1));
+    rows.forEach((element, i) => element.classList.toggle("active", i === row));
+  };
+  if (rows.length) focusRow(0);
+  rows.forEach((element, i) => element.addEventListener("click", () => focusRow(i)));
+
+  const textarea = form.querySelector("textarea.post-edit");
+  if (textarea) {
+    textarea.focus();
+    textarea.setSelectionRange(textarea.value.length, textarea.value.length);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (textarea && event.target === textarea) {
+      if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); submit(); }
+      if (event.key === "Escape") { textarea.value = document.getElementById("original-mt").value; }
+      return;
+    }
+    const key = event.key.toLowerCase();
+    if (key === "enter") { event.preventDefault(); submit(); return; }
+    if (type === "pairwise" && ["a", "b", "t"].includes(key)) {
+      choose("preference", key.toUpperCase());
+      event.preventDefault();
+      return;
+    }
+    if (/^[0-9]$/.test(key)) {
+      if (scales.length) {
+        const scale = scales[active];
+        const name = scale.dataset.question;
+        if (choose(name, key)) { activate(active + 1); event.preventDefault(); }
+      } else if (rows.length) {
+        if (choose(`rank-${row}`, key)) { focusRow(row + 1); event.preventDefault(); }
+      }
+      return;
+    }
+    if (rows.length && (key === "arrowdown" || key === "j")) { focusRow(row + 1); event.preventDefault(); }
+    if (rows.length && (key === "arrowup" || key === "k")) { focusRow(row - 1); event.preventDefault(); }
+  });
+})();
+
+// Invitation links carry their code in the fragment (never sent to the server): copy it in.
+(function () {
+  const form = document.getElementById("invitation");
+  if (!form || !window.location.hash) return;
+  const token = form.querySelector('input[name="token"]');
+  if (token && !token.value) token.value = decodeURIComponent(window.location.hash.slice(1));
+  history.replaceState(null, "", window.location.pathname);
+  const username = form.querySelector('input[name="username"]');
+  if (username) username.focus();
+})();

@@ -1,0 +1,136 @@
+"""Annotator API: the same services as the pages, for scripts and crowdsourcing front ends."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Task
+from annotation.permissions import CAN_ANNOTATE, campaign_for
+from annotation.selectors.annotation import annotator_progress, item_display
+from annotation.services.assignment import slot_claim_next
+from annotation.services.judgments import JudgmentError, judgment_record
+
+ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
+
+
+class CandidateSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="A/B for pairwise, 1..N otherwise")
+    text = serializers.CharField()
+
+
+class NextItemSerializer(serializers.Serializer):
+    done = serializers.BooleanField()
+    slot = serializers.IntegerField(allow_null=True)
+    task_type = serializers.CharField()
+    scale = serializers.CharField()
+    source = serializers.CharField(allow_null=True)
+    reference = serializers.CharField(allow_null=True)
+    context_before = serializers.ListField(child=serializers.CharField())
+    context_after = serializers.ListField(child=serializers.CharField())
+    candidates = CandidateSerializer(many=True)
+    judged = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class NextItemApi(APIView):
+    """The item this annotator should judge now (the same one until it is answered)."""
+
+    @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
+    def get(self, request, task_id: int):
+        task = get_object_or_404(Task, id=task_id, state=Task.State.LAUNCHED)
+        campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
+        slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        judged, total = annotator_progress(task=task, annotator_id=request.user.id)
+        body = {
+            "done": slot is None,
+            "slot": None,
+            "task_type": task.task_type,
+            "scale": task.scale,
+            "source": None,
+            "reference": None,
+            "context_before": [],
+            "context_after": [],
+            "candidates": [],
+            "judged": judged,
+            "total": total,
+        }
+        if slot is not None:
+            shown = item_display(slot)
+            body.update(
+                {
+                    key: shown[key]
+                    for key in (
+                        "source",
+                        "reference",
+                        "context_before",
+                        "context_after",
+                        "candidates",
+                    )
+                }
+            )
+            body["slot"] = slot.id
+        return Response(NextItemSerializer(body).data)
+
+
+class JudgmentApi(APIView):
+    """Records a judgment; sending it again returns the saved one (200) and changes nothing."""
+
+    class JudgmentInputSerializer(serializers.Serializer):
+        task = serializers.IntegerField()
+        slot = serializers.IntegerField()
+        score = serializers.IntegerField(required=False)
+        fluency = serializers.IntegerField(required=False)
+        preference = serializers.ChoiceField(choices=["A", "B", "T"], required=False)
+        ranks = serializers.ListField(child=serializers.IntegerField(), required=False)
+        post_edit = serializers.CharField(required=False, trim_whitespace=False)
+
+    class JudgmentOutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=["recorded", "already_recorded"])
+        message = serializers.CharField()
+        hter = serializers.FloatField(allow_null=True)
+        duration_ms = serializers.IntegerField()
+
+    @extend_schema(
+        request=JudgmentInputSerializer,
+        responses={
+            201: JudgmentOutputSerializer,
+            200: JudgmentOutputSerializer,
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
+    def post(self, request):
+        data = self.JudgmentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer = dict(data.validated_data)
+        task = get_object_or_404(Task, id=answer.pop("task"), state=Task.State.LAUNCHED)
+        campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
+        try:
+            recorded = judgment_record(
+                task_id=task.id,
+                slot_id=answer.pop("slot"),
+                annotator_id=request.user.id,
+                answer=answer,
+            )
+        except JudgmentError as error:
+            code = {"invalid": 400, "not_found": 404, "conflict": 409}[error.code]
+            return Response({"error": str(error)}, status=code)
+        judgment = recorded.judgment
+        return Response(
+            self.JudgmentOutputSerializer(
+                {
+                    "id": judgment.id,
+                    "status": "recorded" if recorded.created else "already_recorded",
+                    "message": recorded.message,
+                    "hter": judgment.hter,
+                    "duration_ms": judgment.duration_ms,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
+        )

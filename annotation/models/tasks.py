@@ -1,0 +1,243 @@
+"""Annotation: tasks, the items they show, assignment slots, judgments and invitations."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+
+from annotation.models.campaigns import Campaign, Role, Segment, System
+
+
+class TaskType(models.TextChoices):
+    ADEQUACY = "adequacy", "Adequacy"
+    FLUENCY = "fluency", "Fluency"
+    ADEQUACY_FLUENCY = "adequacy_fluency", "Adequacy and fluency"
+    PAIRWISE = "pairwise", "Pairwise preference"
+    RANKING = "ranking", "N-way ranking"
+    POSTEDIT = "postedit", "Post-editing (HTER)"
+
+
+LIKERT_TYPES = (TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY)
+
+
+class Scale(models.TextChoices):
+    LIKERT5 = "likert5", "1–5 (WMT/LDC)"
+    TAUS4 = "taus4", "1–4 (TAUS)"
+    NIST7 = "nist7", "1–7 (NIST)"
+
+
+class Task(models.Model):
+    """One kind of judgment asked in a campaign, with its settings."""
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        LAUNCHED = "launched", "Launched"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
+    task_type = models.CharField(max_length=20, choices=TaskType.choices)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
+    scale = models.CharField(max_length=10, choices=Scale.choices, default=Scale.LIKERT5)
+    # Adequacy for monolingual raters: the reference instead of the source.
+    monolingual = models.BooleanField(default=False)
+    show_reference = models.BooleanField(default=False)
+    ranking_size = models.PositiveSmallIntegerField(default=5)
+    judgments_per_item = models.PositiveSmallIntegerField(default=1)
+    context_size = models.PositiveSmallIntegerField(default=0)
+    repeat_rate = models.FloatField(default=0.0)
+    bad_reference_rate = models.FloatField(default=0.0)
+    reference_rate = models.FloatField(default=0.0)
+    lease_seconds = models.PositiveIntegerField(default=900)
+    seed = models.BigIntegerField(default=12345)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "task_type"], name="one_task_per_type"),
+            models.CheckConstraint(
+                condition=Q(ranking_size__gte=2) & Q(judgments_per_item__gte=1),
+                name="task_sizes_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0, repeat_rate__lte=1)
+                & Q(bad_reference_rate__gte=0, bad_reference_rate__lte=1)
+                & Q(reference_rate__gte=0, reference_rate__lte=1),
+                name="task_rates_are_shares",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_task_type_display()} in {self.campaign}"
+
+    @property
+    def is_likert(self) -> bool:
+        return self.task_type in LIKERT_TYPES
+
+
+class ItemType(models.TextChoices):
+    TGT = "TGT", "System output"
+    BAD = "BAD", "Bad reference"
+    REF = "REF", "Human reference"
+    CHK = "CHK", "Check"
+
+
+class Item(models.Model):
+    """What one screen shows: one output (Likert, post-editing), two (pairwise) or N (ranking).
+
+    ``candidates`` lists the outputs in display order: ``{"text", "systems": [names],
+    "type": TGT|BAD|REF}``; identical outputs of several systems are one candidate.
+    """
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    external_id = models.PositiveIntegerField()
+    item_type = models.CharField(max_length=3, choices=ItemType.choices, default=ItemType.TGT)
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="+")
+    # The one system of a single-output item (null for the human reference and for pairs).
+    system = models.ForeignKey(System, on_delete=models.CASCADE, null=True, related_name="+")
+    candidates = models.JSONField()
+    # A bad reference points at the item whose output it degrades (the WMT pairing).
+    original = models.ForeignKey("self", on_delete=models.CASCADE, null=True, related_name="+")
+    has_repeat = models.BooleanField(default=False)
+    # Appraise fields kept on import (task number, item ids) for round trips.
+    source_meta = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "external_id"], name="unique_item_id_per_campaign"
+            )
+        ]
+
+
+class Slot(models.Model):
+    """One judgment to collect: an item × a replica (or a planned repeat of one annotator)."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        LEASED = "leased", "Leased"
+        RESERVED = "reserved", "Reserved repeat"
+        DONE = "done", "Done"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="slots")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="slots")
+    position = models.PositiveIntegerField()
+    replica = models.PositiveSmallIntegerField()
+    is_repeat = models.BooleanField(default=False)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    leased_until = models.DateTimeField(null=True)
+    served_at = models.DateTimeField(null=True)
+    # A reserved repeat is due once its annotator has this many judgments in the task.
+    due_after = models.PositiveIntegerField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "replica"],
+                condition=Q(is_repeat=False),
+                name="one_slot_per_replica",
+            ),
+            models.UniqueConstraint(
+                fields=["item", "annotator"], condition=Q(is_repeat=True), name="one_repeat_each"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["task", "position"], condition=Q(state="open"), name="slot_open_idx"
+            ),
+            models.Index(fields=["task", "annotator", "state"], name="slot_annotator_idx"),
+            models.Index(
+                fields=["task", "leased_until"], condition=Q(state="leased"), name="slot_lease_idx"
+            ),
+        ]
+
+
+class Judgment(models.Model):
+    """One annotator's answer on one slot. One table for every task type; typed columns."""
+
+    class Preference(models.TextChoices):
+        A = "A", "A is better"
+        B = "B", "B is better"
+        TIE = "T", "Tie"
+
+    slot = models.OneToOneField(Slot, on_delete=models.PROTECT, related_name="judgment")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="judgments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
+    )
+    task_type = models.CharField(max_length=20, choices=TaskType.choices)
+    is_repeat = models.BooleanField(default=False)
+    score = models.SmallIntegerField(null=True)  # adequacy, or the Likert score
+    fluency = models.SmallIntegerField(null=True)
+    # NULL, not "", marks a column that does not belong to the task type (see the checks).
+    preference = models.CharField(max_length=1, choices=Preference.choices, null=True)  # noqa: DJ001
+    ranks = ArrayField(models.SmallIntegerField(), null=True)  # one per candidate
+    post_edit = models.TextField(null=True)  # noqa: DJ001
+    hter = models.FloatField(null=True)
+    edits = models.FloatField(null=True)
+    post_edit_length = models.FloatField(null=True)
+    served_at = models.DateTimeField()
+    submitted_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField()
+    excluded = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["annotator", "item"],
+                condition=Q(is_repeat=False),
+                name="one_judgment_per_item",
+            ),
+            models.UniqueConstraint(
+                fields=["annotator", "item"],
+                condition=Q(is_repeat=True),
+                name="one_repeat_judgment_per_item",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type__in=["adequacy", "fluency", "adequacy_fluency"])
+                | Q(score__isnull=False),
+                name="likert_has_score",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type="adequacy_fluency") | Q(fluency__isnull=False),
+                name="combined_has_fluency",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type="pairwise") | Q(preference__isnull=False),
+                name="pairwise_has_preference",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type="ranking") | Q(ranks__isnull=False),
+                name="ranking_has_ranks",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type="postedit")
+                | (Q(post_edit__isnull=False) & Q(hter__isnull=False)),
+                name="postedit_has_hter",
+            ),
+        ]
+        indexes = [models.Index(fields=["task", "annotator"], name="judgment_annotator_idx")]
+
+
+class Invitation(models.Model):
+    """A single-use, expiring invitation; only the token's hash is stored."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+    token_hash = models.CharField(max_length=64, unique=True)
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )

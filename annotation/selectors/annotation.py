@@ -1,0 +1,94 @@
+"""Reads for annotators: progress, and what an item shows."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from annotation.models import Judgment, Slot, Task
+
+
+def slots_available_to(*, task: Task, annotator_id: int) -> int:
+    """How many more items this annotator could still be given (for the progress bar)."""
+    held = Slot.objects.filter(task=task, annotator_id=annotator_id).values("item_id")
+    pool = (
+        Slot.objects.filter(task=task, is_repeat=False)
+        .filter(Q(state=Slot.State.OPEN) | Q(state=Slot.State.LEASED))
+        .exclude(annotator_id=annotator_id)
+        .exclude(item_id__in=held)
+        .values("item_id")
+        .distinct()
+        .count()
+    )
+    own = Slot.objects.filter(
+        task=task, annotator_id=annotator_id, state__in=[Slot.State.LEASED, Slot.State.RESERVED]
+    ).count()
+    return pool + own
+
+
+def annotator_progress(*, task: Task, annotator_id: int) -> tuple[int, int]:
+    """(judged, total) for the progress bar: what they did and what they could still do."""
+    judged = Judgment.objects.filter(task=task, annotator_id=annotator_id).count()
+    return judged, judged + slots_available_to(task=task, annotator_id=annotator_id)
+
+
+def tasks_for_annotator(user) -> list[Task]:
+    """Launched tasks of the campaigns where this user is an annotator."""
+    return list(
+        Task.objects.filter(
+            state=Task.State.LAUNCHED,
+            campaign__memberships__user=user,
+            campaign__memberships__role="annotator",
+        )
+        .select_related("campaign")
+        .order_by("campaign__name", "id")
+    )
+
+
+def item_display(slot: Slot) -> dict[str, object]:
+    """Everything the item's screen shows, in two queries (reference and context)."""
+    from annotation.models import ReferenceSegment, Segment, TaskType
+    from annotation.scales import scale_points
+
+    task, item = slot.task, slot.item
+    segment = item.segment
+    show_source = not (task.task_type == TaskType.FLUENCY or (task.monolingual and task.is_likert))
+    show_reference = task.task_type != TaskType.FLUENCY and (
+        task.show_reference or (task.monolingual and task.is_likert)
+    )
+    reference = None
+    if show_reference:
+        reference = (
+            ReferenceSegment.objects.filter(segment=segment)
+            .order_by("reference__name")
+            .values_list("text", flat=True)
+            .first()
+        )
+    before: list[str] = []
+    after: list[str] = []
+    if task.context_size and show_source:
+        neighbours = (
+            Segment.objects.filter(
+                document_id=segment.document_id,
+                index__gte=segment.index - task.context_size,
+                index__lte=segment.index + task.context_size,
+            )
+            .exclude(id=segment.id)
+            .order_by("index")
+            .values_list("index", "source")
+        )
+        before = [text for index, text in neighbours if index < segment.index]
+        after = [text for index, text in neighbours if index > segment.index]
+    labels = "AB" if task.task_type == TaskType.PAIRWISE else None
+    candidates = [
+        {"label": labels[i] if labels else str(i + 1), "text": candidate["text"], "index": i}
+        for i, candidate in enumerate(item.candidates)
+    ]
+    return {
+        "source": segment.source if show_source else None,
+        "reference": reference,
+        "context_before": before,
+        "context_after": after,
+        "candidates": candidates,
+        "adequacy_points": scale_points(task.scale, "adequacy"),
+        "fluency_points": scale_points(task.scale, "fluency"),
+    }

@@ -1,0 +1,63 @@
+"""Handing out work: an annotator's "next item" claims one slot, safely under concurrency.
+
+Every step is a single indexed query whatever the annotator's progress; concurrent claims go
+through PostgreSQL (``FOR UPDATE SKIP LOCKED``), never through Python-side bookkeeping.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Judgment, Slot, Task
+
+
+@transaction.atomic
+def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
+    """The slot this annotator should judge now, leased to them; None when nothing is left.
+
+    In order: the slot they already hold (resuming after a closed browser), a planned repeat
+    that is due, the first open slot of an item they have not judged, a slot whose lease
+    expired, and at the very end the repeats that are not due yet.
+    """
+    now = now or timezone.now()
+    # One claim at a time per annotator: a double click cannot take two replicas of an item.
+    get_user_model().objects.select_for_update().filter(id=annotator_id).values("id").get()
+    mine = Slot.objects.filter(task=task, annotator_id=annotator_id)
+    slot = mine.filter(state=Slot.State.LEASED).order_by("position").first()
+    if slot is None:
+        done = Judgment.objects.filter(task=task, annotator_id=annotator_id).count()
+        slot = (
+            mine.filter(state=Slot.State.RESERVED, due_after__lte=done)
+            .order_by("due_after")
+            .first()
+        )
+    if slot is None:
+        judged_or_held = Slot.objects.filter(task=task, annotator_id=annotator_id).values("item_id")
+        pool = Slot.objects.filter(task=task, is_repeat=False).exclude(item_id__in=judged_or_held)
+        slot = (
+            pool.filter(state=Slot.State.OPEN)
+            .order_by("position")
+            .select_for_update(skip_locked=True, of=("self",))
+            .first()
+        ) or (
+            pool.filter(state=Slot.State.LEASED, leased_until__lt=now)
+            .order_by("position")
+            .select_for_update(skip_locked=True, of=("self",))
+            .first()
+        )
+    if slot is None:
+        slot = mine.filter(state=Slot.State.RESERVED).order_by("due_after").first()
+    if slot is None:
+        return None
+    resumed = slot.state == Slot.State.LEASED and slot.annotator_id == annotator_id
+    # Time on an item counts from when it was first shown to this annotator.
+    slot.served_at = slot.served_at if resumed else now
+    slot.state = Slot.State.LEASED
+    slot.annotator_id = annotator_id
+    slot.leased_until = now + timedelta(seconds=task.lease_seconds)
+    slot.save(update_fields=["state", "annotator", "leased_until", "served_at"])
+    return slot

@@ -1,0 +1,181 @@
+"""Recording judgments: idempotent, guarded by the database, never overwriting another."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import LIKERT_TYPES, Judgment, Slot, TaskType
+from annotation.scales import scale_range
+from metrics.postedit import hter
+
+# A planned repeat comes back after this many other judgments of the same annotator.
+REPEAT_GAP = 10
+MAX_POST_EDIT_CHARS = 10_000
+
+
+class JudgmentError(ValueError):
+    """Why a judgment was not recorded. ``code``: invalid, not_found or conflict."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Recorded:
+    judgment: Judgment
+    created: bool
+
+    @property
+    def message(self) -> str:
+        if self.created:
+            return "recorded"
+        return "already recorded: this answer was saved before, nothing changed"
+
+
+def _int(answer: dict[str, Any], key: str) -> int:
+    value = answer.get(key)
+    if isinstance(value, bool) or value is None:
+        raise JudgmentError("invalid", f"{key} is required")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise JudgmentError("invalid", f"{key} must be a whole number, not {value!r}") from None
+    if str(number) != str(value).strip():
+        raise JudgmentError("invalid", f"{key} must be a whole number, not {value!r}")
+    return number
+
+
+def _validated(
+    task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
+) -> dict[str, Any]:
+    """The typed columns of a judgment from the submitted answer, or a clear error."""
+    if task_type in LIKERT_TYPES:
+        low, high = scale_range(scale)
+        fields = (
+            {"score": "score"}
+            if task_type != TaskType.ADEQUACY_FLUENCY
+            else {"score": "score", "fluency": "fluency"}
+        )
+        values = {}
+        for column, key in fields.items():
+            value = _int(answer, key)
+            if not low <= value <= high:
+                raise JudgmentError("invalid", f"{key} must be from {low} to {high}")
+            values[column] = value
+        return values
+    if task_type == TaskType.PAIRWISE:
+        preference = str(answer.get("preference", "")).upper()
+        if preference not in {"A", "B", "T"}:
+            raise JudgmentError("invalid", "preference must be A, B or T (tie)")
+        return {"preference": preference}
+    if task_type == TaskType.RANKING:
+        ranks = answer.get("ranks")
+        if not isinstance(ranks, list) or len(ranks) != len(candidates):
+            raise JudgmentError(
+                "invalid", f"ranks must list one rank for each of the {len(candidates)} outputs"
+            )
+        values = [_int({"rank": rank}, "rank") for rank in ranks]
+        if any(not 1 <= rank <= len(candidates) for rank in values):
+            raise JudgmentError("invalid", f"ranks go from 1 (best) to {len(candidates)}")
+        return {"ranks": values}
+    post_edit = answer.get("post_edit")
+    if not isinstance(post_edit, str) or not post_edit.strip():
+        raise JudgmentError("invalid", "the post-edited translation is empty")
+    post_edit = post_edit.replace("\r\n", "\n").strip()
+    if len(post_edit) > MAX_POST_EDIT_CHARS:
+        raise JudgmentError("invalid", f"the post-edit is over {MAX_POST_EDIT_CHARS} characters")
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n" for c in post_edit):
+        raise JudgmentError("invalid", "the post-edit contains control characters")
+    result = hter(candidates[0]["text"], post_edit)
+    return {
+        "post_edit": post_edit,
+        "hter": result.score,
+        "edits": result.edits,
+        "post_edit_length": result.length,
+    }
+
+
+@transaction.atomic
+def judgment_record(
+    *,
+    task_id: int,
+    slot_id: int,
+    annotator_id: int,
+    answer: dict[str, Any],
+    now: datetime | None = None,
+) -> Recorded:
+    """Records the answer to a slot leased to this annotator.
+
+    Submitting again (a double click, a retry, a stale form) returns the judgment already
+    recorded and changes nothing. A slot taken over by someone else after its lease expired
+    is a conflict; the answer is not recorded and the response says so.
+    """
+    now = now or timezone.now()
+    slot = (
+        Slot.objects.select_for_update(of=("self",))
+        .select_related("task", "item")
+        .filter(id=slot_id, task_id=task_id)
+        .first()
+    )
+    if slot is None:
+        raise JudgmentError("not_found", "no such item in this task")
+    existing = Judgment.objects.filter(slot=slot).first()
+    if existing is not None:
+        if existing.annotator_id == annotator_id:
+            return Recorded(existing, created=False)
+        raise JudgmentError(
+            "conflict",
+            "another annotator judged this item after it was released; your answer was not needed",
+        )
+    if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
+        raise JudgmentError(
+            "conflict",
+            "this item is no longer assigned to you (it was "
+            "released after a long pause); take the next item",
+        )
+    values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
+    served_at = slot.served_at or now
+    try:
+        with transaction.atomic():
+            judgment = Judgment.objects.create(
+                slot=slot,
+                task_id=task_id,
+                item_id=slot.item_id,
+                annotator_id=annotator_id,
+                task_type=slot.task.task_type,
+                is_repeat=slot.is_repeat,
+                served_at=served_at,
+                submitted_at=now,
+                duration_ms=max(0, int((now - served_at).total_seconds() * 1000)),
+                **values,
+            )
+    except IntegrityError:
+        raise JudgmentError("conflict", "you have judged this item already") from None
+    slot.state = Slot.State.DONE
+    slot.leased_until = None
+    slot.save(update_fields=["state", "leased_until"])
+    if slot.item.has_repeat and not slot.is_repeat:
+        done = Judgment.objects.filter(task_id=task_id, annotator_id=annotator_id).count()
+        Slot.objects.bulk_create(
+            [
+                Slot(
+                    task_id=task_id,
+                    item_id=slot.item_id,
+                    position=slot.position,
+                    replica=0,
+                    is_repeat=True,
+                    state=Slot.State.RESERVED,
+                    annotator_id=annotator_id,
+                    due_after=done + REPEAT_GAP,
+                )
+            ],
+            ignore_conflicts=True,
+        )
+    return Recorded(judgment, created=True)

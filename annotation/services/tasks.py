@@ -1,0 +1,269 @@
+"""Tasks: creation with their settings, and launch (items and assignment slots up front)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from annotation.models import (
+    LIKERT_TYPES,
+    Campaign,
+    Item,
+    ItemType,
+    Output,
+    ReferenceSegment,
+    Segment,
+    Slot,
+    System,
+    Task,
+    TaskType,
+)
+
+HUMAN = "Human"  # the name under which the human reference is judged as a system
+MAX_PAIRS_PER_SEGMENT = 10
+SETTINGS = (
+    "scale",
+    "monolingual",
+    "show_reference",
+    "ranking_size",
+    "judgments_per_item",
+    "context_size",
+    "repeat_rate",
+    "bad_reference_rate",
+    "reference_rate",
+    "lease_seconds",
+    "seed",
+)
+
+
+class TaskError(ValueError):
+    """A task that cannot be created or launched as asked, with the reason."""
+
+
+@transaction.atomic
+def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
+    if task_type not in TaskType.values:
+        raise TaskError(f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}")
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise TaskError(f"unknown task settings: {', '.join(sorted(unknown))}")
+    if Task.objects.filter(campaign=campaign, task_type=task_type).exists():
+        raise TaskError(f"the campaign has a {task_type} task already")
+    task = Task(campaign=campaign, task_type=task_type, **settings)
+    for rate in ("repeat_rate", "bad_reference_rate", "reference_rate"):
+        if not 0 <= getattr(task, rate) <= 1:
+            raise TaskError(f"{rate} is a share between 0 and 1")
+    if task.ranking_size < 2 or task.judgments_per_item < 1:
+        raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
+    task.save()
+    return task
+
+
+@dataclass
+class _Data:
+    segments: list[Segment]
+    systems: list[System]
+    outputs: dict[int, list[str]]  # system id -> text per segment position
+    reference: list[str] | None
+
+
+def _load(campaign: Campaign) -> _Data:
+    segments = list(Segment.objects.filter(campaign=campaign).order_by("index"))
+    systems = list(System.objects.filter(campaign=campaign).order_by("name"))
+    position = {segment.id: i for i, segment in enumerate(segments)}
+    outputs: dict[int, list[str]] = {system.id: [""] * len(segments) for system in systems}
+    # The first run of each system is the one people judge.
+    for system_id, segment_id, text in Output.objects.filter(
+        run__campaign=campaign, run__number=1
+    ).values_list("run__system_id", "segment_id", "text"):
+        outputs[system_id][position[segment_id]] = text
+    reference_name = campaign.references.order_by("name").values_list("name", flat=True).first()
+    reference = None
+    if reference_name is not None:
+        reference = [""] * len(segments)
+        for segment_id, text in ReferenceSegment.objects.filter(
+            reference__campaign=campaign, reference__name=reference_name
+        ).values_list("segment_id", "text"):
+            reference[position[segment_id]] = text
+    return _Data(segments, systems, outputs, reference)
+
+
+def _candidate(text: str, systems: list[str], item_type: str = ItemType.TGT) -> dict[str, Any]:
+    return {"text": text, "systems": systems, "type": item_type}
+
+
+def _collapse(entries: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    """(system, text, type) entries → candidates, identical texts shown once."""
+    candidates: dict[str, dict[str, Any]] = {}
+    for system, text, item_type in entries:
+        if text in candidates:
+            candidates[text]["systems"].append(system)
+        else:
+            candidates[text] = _candidate(text, [system], item_type)
+    return list(candidates.values())
+
+
+@transaction.atomic
+def task_launch(*, task_id: int) -> int:
+    """Creates the task's items and their slots (item × judgments per item); returns the
+    number of items. Everything is drawn from the task's seed, so a launch is reproducible."""
+    task = Task.objects.select_for_update().select_related("campaign").get(id=task_id)
+    if task.state == Task.State.LAUNCHED:
+        raise TaskError("the task is launched already")
+    data = _load(task.campaign)
+    if not data.segments or not data.systems:
+        raise TaskError("upload the source and at least one system output before launching")
+    needs_reference = task.monolingual or task.show_reference or task.reference_rate > 0
+    if needs_reference and data.reference is None:
+        raise TaskError("this task shows or judges the reference: upload a reference first")
+    rng = random.Random(task.seed)
+    if task.task_type in LIKERT_TYPES or task.task_type == TaskType.POSTEDIT:
+        items = _single_output_items(task, data, rng)
+    elif task.task_type == TaskType.PAIRWISE:
+        items = _pairwise_items(task, data, rng)
+    else:
+        items = _ranking_items(task, data, rng)
+    next_id = (
+        Item.objects.filter(campaign=task.campaign).aggregate(top=Max("external_id"))["top"] or 0
+    ) + 1
+    for offset, item in enumerate(items):
+        item.external_id = next_id + offset
+    Item.objects.bulk_create(items)
+    bad = _bad_reference_items(task, data, items, rng, next_id + len(items))
+    Item.objects.bulk_create(bad)
+    everything = items + bad
+    for item in everything:
+        item.has_repeat = item.item_type != ItemType.BAD and rng.random() < task.repeat_rate
+    Item.objects.bulk_update([item for item in everything if item.has_repeat], ["has_repeat"])
+    order = list(range(len(everything)))
+    rng.shuffle(order)
+    n = len(everything)
+    # All items get their first judgment before any gets its second.
+    Slot.objects.bulk_create(
+        Slot(task=task, item=everything[index], replica=replica, position=replica * n + rank)
+        for rank, index in enumerate(order)
+        for replica in range(task.judgments_per_item)
+    )
+    task.state = Task.State.LAUNCHED
+    task.save(update_fields=["state"])
+    return n
+
+
+def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
+    items = []
+    for i, segment in enumerate(data.segments):
+        for system in data.systems:
+            text = data.outputs[system.id][i]
+            items.append(
+                Item(
+                    task=task,
+                    campaign=task.campaign,
+                    segment=segment,
+                    system=system,
+                    candidates=[_candidate(text, [system.name])],
+                )
+            )
+        if data.reference is not None and rng.random() < task.reference_rate:
+            items.append(
+                Item(
+                    task=task,
+                    campaign=task.campaign,
+                    segment=segment,
+                    item_type=ItemType.REF,
+                    candidates=[_candidate(data.reference[i], [HUMAN], ItemType.REF)],
+                )
+            )
+    return items
+
+
+def _bad_reference_items(
+    task: Task, data: _Data, items: list[Item], rng: random.Random, first_id: int
+) -> list[Item]:
+    if task.task_type not in LIKERT_TYPES or task.bad_reference_rate <= 0:
+        return []
+    from annotation.badref import degrade
+
+    donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
+    bad = []
+    for item in items:
+        if item.item_type != ItemType.TGT or rng.random() >= task.bad_reference_rate:
+            continue
+        text = item.candidates[0]["text"]
+        try:
+            degraded = degrade(
+                text,
+                donors_by_system[item.system_id],
+                rng=rng,
+                language=task.campaign.target_language,
+            )
+        except ValueError:
+            degraded = None  # too short to degrade inside, or no donor: no BAD item here
+        if not degraded:
+            continue
+        bad.append(
+            Item(
+                task=task,
+                campaign=task.campaign,
+                external_id=first_id + len(bad),
+                item_type=ItemType.BAD,
+                segment=item.segment,
+                system=item.system,
+                original=item,
+                candidates=[_candidate(degraded, item.candidates[0]["systems"], ItemType.BAD)],
+            )
+        )
+    return bad
+
+
+def _pairwise_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
+    items = []
+    pairs = list(itertools.combinations(data.systems, 2))
+    if not pairs:
+        raise TaskError("pairwise comparison needs at least two systems")
+    for i, segment in enumerate(data.segments):
+        chosen = rng.sample(pairs, min(len(pairs), MAX_PAIRS_PER_SEGMENT))
+        for first, second in chosen:
+            entries = [
+                (first.name, data.outputs[first.id][i], ItemType.TGT),
+                (second.name, data.outputs[second.id][i], ItemType.TGT),
+            ]
+            if entries[0][1] == entries[1][1]:
+                continue  # identical outputs: nothing to prefer
+            rng.shuffle(entries)  # anonymised, in random order
+            items.append(
+                Item(
+                    task=task,
+                    campaign=task.campaign,
+                    segment=segment,
+                    candidates=_collapse(entries),
+                )
+            )
+    return items
+
+
+def _ranking_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
+    size = task.ranking_size
+    items = []
+    for i, segment in enumerate(data.segments):
+        entries = [(s.name, data.outputs[s.id][i], ItemType.TGT) for s in data.systems]
+        if data.reference is not None and rng.random() < task.reference_rate:
+            entries.append((HUMAN, data.reference[i], ItemType.REF))
+        rng.shuffle(entries)
+        # Every system once per segment; the last group is filled up from the others.
+        for start in range(0, len(entries), size):
+            group = entries[start : start + size]
+            if len(group) < size and len(entries) >= size:
+                others = [e for e in entries if e not in group]
+                group += rng.sample(others, size - len(group))
+            candidates = _collapse(group)
+            if len(candidates) < 2:
+                continue  # every output identical: nothing to rank
+            items.append(
+                Item(task=task, campaign=task.campaign, segment=segment, candidates=candidates)
+            )
+    return items

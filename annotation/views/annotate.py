@@ -1,0 +1,86 @@
+"""Annotator pages: the task list, one item at a time, and the done page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.models import Task, TaskType
+from annotation.permissions import CAN_ANNOTATE, campaign_for
+from annotation.selectors.annotation import annotator_progress, item_display, tasks_for_annotator
+from annotation.services.assignment import slot_claim_next
+from annotation.services.judgments import JudgmentError, judgment_record
+
+
+def _task_for(request, task_id: int) -> Task:
+    task = get_object_or_404(
+        Task.objects.select_related("campaign"), id=task_id, state=Task.State.LAUNCHED
+    )
+    campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
+    return task
+
+
+@login_required
+def task_list(request):
+    tasks = tasks_for_annotator(request.user)
+    rows = [(task, *annotator_progress(task=task, annotator_id=request.user.id)) for task in tasks]
+    return render(request, "annotate/tasks.html", {"rows": rows})
+
+
+@login_required
+def annotate(request, task_id: int):
+    task = _task_for(request, task_id)
+    slot = slot_claim_next(task=task, annotator_id=request.user.id)
+    judged, total = annotator_progress(task=task, annotator_id=request.user.id)
+    if slot is None:
+        return render(request, "annotate/done.html", {"task": task, "judged": judged})
+    return render(
+        request,
+        "annotate/item.html",
+        {
+            "task": task,
+            "slot": slot,
+            "item": slot.item,
+            "judged": judged,
+            "total": total,
+            "percent": round(100 * judged / total) if total else 100,
+            "TaskType": TaskType,
+            **item_display(slot),
+        },
+    )
+
+
+def _answer_from_post(task: Task, post) -> dict[str, object]:
+    if task.task_type == TaskType.RANKING:
+        count = int(post.get("candidates", "0") or 0)
+        return {"ranks": [post.get(f"rank-{i}", "") for i in range(min(count, 50))]}
+    return {
+        key: post.get(key) for key in ("score", "fluency", "preference", "post_edit") if key in post
+    }
+
+
+@login_required
+@require_POST
+def submit(request, task_id: int):
+    task = _task_for(request, task_id)
+    try:
+        slot_id = int(request.POST.get("slot", ""))
+    except ValueError:
+        messages.error(request, "The form was incomplete; please answer again.")
+        return redirect("annotate", task.id)
+    try:
+        recorded = judgment_record(
+            task_id=task.id,
+            slot_id=slot_id,
+            annotator_id=request.user.id,
+            answer=_answer_from_post(task, request.POST),
+        )
+    except JudgmentError as error:
+        level = messages.error if error.code == "invalid" else messages.warning
+        level(request, f"Not saved: {error}.")
+    else:
+        if not recorded.created:
+            messages.info(request, "That answer was already saved; nothing changed.")
+    return redirect("annotate", task.id)
