@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.models import Campaign, Membership, Role
@@ -18,7 +18,7 @@ def campaign_create(
     name: str,
     source_language: str,
     target_language: str,
-    owner: AbstractBaseUser,
+    owner: User,
     description: str = "",
 ) -> Campaign:
     name = name.strip()
@@ -41,7 +41,7 @@ def campaign_create(
 
 
 @transaction.atomic
-def membership_set(*, campaign: Campaign, user: AbstractBaseUser, role: str) -> Membership:
+def membership_set(*, campaign: Campaign, user: User, role: str) -> Membership:
     if role not in Role.values:
         raise CampaignError(f"unknown role {role!r}; use one of {', '.join(Role.values)}")
     membership, _ = Membership.objects.update_or_create(

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.models import (
@@ -197,9 +197,7 @@ def _plan_named(
     return PlannedFile(kind, label, parsed, digest, "new_run", system.id)
 
 
-def _apply(
-    campaign: Campaign, plan: UploadPlan, user: AbstractBaseUser | None
-) -> list[ImportedFile]:
+def _apply(campaign: Campaign, plan: UploadPlan, user: User | None) -> list[ImportedFile]:
     results = []
     for planned in plan.files:
         if planned.kind == "source":
@@ -273,15 +271,15 @@ def _import_reference(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
     )
 
 
-def _import_system_run(
-    campaign: Campaign, planned: PlannedFile, user: AbstractBaseUser | None
-) -> ImportedFile:
+def _import_system_run(campaign: Campaign, planned: PlannedFile, user: User | None) -> ImportedFile:
     if planned.action == "unchanged":
+        assert planned.existing_id is not None
         run = SystemRun.objects.get(id=planned.existing_id)
         return ImportedFile(
             "system", planned.name, "unchanged", planned.segments, run.id, run.number
         )
     if planned.action == "new_run":
+        assert planned.existing_id is not None
         system = System.objects.get(id=planned.existing_id)
         number = (system.runs.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     else:
@@ -317,7 +315,7 @@ def upload_import(
     campaign: Campaign,
     kind: str,
     files: list[tuple[str, bytes]],
-    user: AbstractBaseUser | None,
+    user: User | None,
     name: str | None = None,
     add_run: bool = False,
 ) -> list[ImportedFile]:
@@ -336,7 +334,7 @@ def upload_import(
 def pending_upload_create(
     *,
     campaign: Campaign,
-    user: AbstractBaseUser,
+    user: User,
     kind: str,
     files: list[tuple[str, bytes]],
     name: str = "",
@@ -356,7 +354,7 @@ def pending_upload_create(
 
 @transaction.atomic
 def pending_upload_confirm(
-    *, campaign: Campaign, user: AbstractBaseUser, pending_id: int
+    *, campaign: Campaign, user: User, pending_id: int
 ) -> list[ImportedFile]:
     """Imports previewed files, validating them again; the preview is gone either way."""
     pending = PendingUpload.objects.filter(id=pending_id, campaign=campaign, user=user).first()
@@ -371,5 +369,5 @@ def pending_upload_confirm(
 
 
 @transaction.atomic
-def pending_upload_discard(*, campaign: Campaign, user: AbstractBaseUser, pending_id: int) -> None:
+def pending_upload_discard(*, campaign: Campaign, user: User, pending_id: int) -> None:
     PendingUpload.objects.filter(id=pending_id, campaign=campaign, user=user).delete()

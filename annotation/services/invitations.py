@@ -7,7 +7,7 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -28,7 +28,7 @@ def _hash(token: str) -> str:
 def invitation_create(
     *,
     campaign: Campaign,
-    created_by: AbstractBaseUser,
+    created_by: User,
     role: str = Role.ANNOTATOR,
     days: int = 7,
     note: str = "",
@@ -49,7 +49,7 @@ def invitation_create(
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, username: str, password: str) -> AbstractBaseUser:
+def invitation_accept(*, token: str, username: str, password: str) -> User:
     """Creates the account and its membership; the token cannot be used again."""
     invitation = (
         Invitation.objects.select_for_update().filter(token_hash=_hash(token.strip())).first()

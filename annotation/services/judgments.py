@@ -81,10 +81,10 @@ def _validated(
             raise JudgmentError(
                 "invalid", f"ranks must list one rank for each of the {len(candidates)} outputs"
             )
-        values = [_int({"rank": rank}, "rank") for rank in ranks]
-        if any(not 1 <= rank <= len(candidates) for rank in values):
+        given = [_int({"rank": rank}, "rank") for rank in ranks]
+        if any(not 1 <= rank <= len(candidates) for rank in given):
             raise JudgmentError("invalid", f"ranks go from 1 (best) to {len(candidates)}")
-        return {"ranks": values}
+        return {"ranks": given}
     post_edit = answer.get("post_edit")
     if not isinstance(post_edit, str) or not post_edit.strip():
         raise JudgmentError("invalid", "the post-edited translation is empty")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +98,7 @@ def _candidate(text: str, systems: list[str], item_type: str = ItemType.TGT) -> 
     return {"text": text, "systems": systems, "type": item_type}
 
 
-def _collapse(entries: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def _collapse(entries: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
     """(system, text, type) entries → candidates, identical texts shown once."""
     candidates: dict[str, dict[str, Any]] = {}
     for system, text, item_type in entries:
@@ -189,10 +190,11 @@ def _bad_reference_items(
     from annotation.badref import degrade
 
     donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
-    bad = []
+    bad: list[Item] = []
     for item in items:
         if item.item_type != ItemType.TGT or rng.random() >= task.bad_reference_rate:
             continue
+        assert item.system_id is not None  # every TGT item has its system
         text = item.candidates[0]["text"]
         try:
             degraded = degrade(
