@@ -99,9 +99,9 @@ def _check_references(references: Sequence[Sequence[str]], n_hypotheses: int | N
             )
 
 
-def _extract(metric: Metric, hypotheses: Sequence[str]) -> NDArray[np.float64]:
-    rows = metric._extract_corpus_statistics(list(hypotheses), None)
-    return np.array(rows, dtype=np.float64).reshape(len(rows), -1)
+def _extract(metric: Metric, width: int, hypotheses: list[str]) -> NDArray[np.float64]:
+    rows = metric._extract_corpus_statistics(hypotheses, None)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), width)
 
 
 def extract_statistics(
@@ -130,7 +130,7 @@ def _extract_chunk(
 ) -> list[NDArray[np.float64]]:
     # The references are analysed once per chunk of systems.
     sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
-    return [_extract(sacre, hypotheses) for hypotheses in systems]
+    return [_extract(sacre, _N_STATS[metric], hypotheses) for hypotheses in systems]
 
 
 def extract_statistics_many(
@@ -151,10 +151,14 @@ def extract_statistics_many(
     n = len(systems[0]) if systems else None
     _check_references(references, n)
     for number, hypotheses in enumerate(systems, start=1):
+        if isinstance(hypotheses, str):
+            raise ValueError("each system must be a list of segments, not a string")
         if len(hypotheses) != n:
             raise ValueError(f"system {number} has {len(hypotheses)} segments, expected {n}")
     refs = [list(stream) for stream in references]
     hyps = [list(hypotheses) for hypotheses in systems]
+    if not n:
+        return [np.empty((0, _N_STATS[key])) for _ in hyps]
     jobs = max(1, min(jobs, len(hyps)))
     if jobs == 1:
         return _extract_chunk(key, hyps, refs, tokenize, lowercase)
@@ -182,73 +186,71 @@ def stats_from_bytes(metric: str, data: bytes) -> NDArray[np.float64]:
     return flat.reshape(-1, n_statistics(metric))
 
 
-# Score from summed statistics. Each function takes an (n_rows, n_stats) matrix of sums and
-# repeats sacrebleu's ``_compute_score_from_stats`` operation by operation. The arithmetic
-# follows the dtype of the sums as sacrebleu's scalar code does under NumPy 2 promotion: float32
-# sums (what sacrebleu's bootstrap feeds it) give float32 precisions, so resampled scores are
-# bit-identical to sacrebleu's; any other dtype is computed in float64.
+# Scores from summed statistics. The functions below take the sums column-major, one row per
+# statistic (n_stats, n_rows), and repeat sacrebleu's ``_compute_score_from_stats`` operation by
+# operation. The arithmetic follows the dtype of the sums as sacrebleu's scalar code does under
+# NumPy 2 promotion: float32 sums (what sacrebleu's bootstrap feeds it) give float32 precisions,
+# so resampled scores are bit-identical to sacrebleu's; other dtypes are computed in float64.
 
 
-def _working(sums: ArrayLike) -> FloatArray:
-    array = np.asarray(sums)
-    if array.dtype != np.float32:
-        array = array.astype(np.float64)
-    if array.ndim != 2:
-        raise ValueError(f"expected a 2-D matrix of sums, got shape {array.shape}")
-    return array
-
-
-def _bleu_from_sums(sums: FloatArray, *, plus_one: bool = False) -> NDArray[np.float64]:
-    dtype = sums.dtype.type
-    hyp_len = sums[:, 0].astype(np.float64)
-    ref_len = sums[:, 1].astype(np.float64)
-    correct = sums[:, 2 : 2 + _BLEU_ORDER]
-    total = sums[:, 2 + _BLEU_ORDER : 2 + 2 * _BLEU_ORDER]
-    rows = len(sums)
-    with np.errstate(divide="ignore", invalid="ignore"):
+def _bleu(cols: FloatArray, *, plus_one: bool = False) -> NDArray[np.float64]:
+    dtype = cols.dtype.type
+    hyp_len = cols[0].astype(np.float64)
+    ref_len = cols[1].astype(np.float64)
+    correct = cols[2 : 2 + _BLEU_ORDER]
+    total = cols[2 + _BLEU_ORDER : 2 + 2 * _BLEU_ORDER]
+    any_match = (correct != 0).any(axis=0)
+    if plus_one:
+        # Lin and Och (2004): add one to both counts for n > 1.
+        correct, total = correct.copy(), total.copy()
+        correct[1:] += dtype(1)
+        total[1:] += dtype(1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        precision = dtype(100) * correct / total
+        zero = correct == 0
+        empty = total == 0
+        if zero.any() or empty.any():
+            # sacrebleu stops at the first order without n-grams (its precision and the
+            # following ones stay 0); with NIST "exp" smoothing, each order without a match
+            # halves a pseudo-precision of 100 / total.
+            stopped = np.logical_or.accumulate(empty, axis=0)
+            if plus_one:
+                smoothed = np.zeros_like(precision)
+            else:
+                halvings = np.cumsum(zero & ~stopped, axis=0).astype(np.int32)
+                smoothed = dtype(100) / (np.ldexp(np.ones_like(total), halvings) * total)
+            precision = np.where(zero, smoothed, precision)
+            precision = np.where(stopped, dtype(0), precision)
+        positive = precision > 0
+        logs = np.log(precision.astype(np.float64))
+        if not positive.all():
+            logs = np.where(positive, logs, _LOG_ZERO)
+        log_sum = logs[0]
+        for n in range(1, _BLEU_ORDER):  # sacrebleu adds the logs in order
+            log_sum = log_sum + logs[n]
         short = np.exp(1.0 - ref_len / hyp_len)
         brevity = np.where(hyp_len < ref_len, np.where(hyp_len > 0, short, 0.0), 1.0)
-        log_sum = np.zeros(rows)
-        stopped = np.zeros(rows, dtype=bool)
-        halvings = np.ones(rows, dtype=dtype)
-        for n in range(_BLEU_ORDER):
-            c, t = correct[:, n], total[:, n]
-            if plus_one and n > 0:
-                # Lin and Och (2004): add one to both counts for n > 1.
-                c, t = c + dtype(1), t + dtype(1)
-            stopped |= t == 0
-            zero = c == 0
-            if not plus_one:
-                # NIST "exp" smoothing: each order without a match halves the pseudo-precision.
-                halvings = np.where(zero & ~stopped, halvings * dtype(2), halvings)
-                smoothed = dtype(100) / (halvings * t)
-            else:
-                smoothed = np.zeros(rows, dtype=dtype)
-            precision = np.where(zero, smoothed, dtype(100) * c / t)
-            precision = np.where(stopped, dtype(0), precision)
-            positive = precision > 0
-            logs = np.log(np.where(positive, precision, 1).astype(np.float64))
-            log_sum = log_sum + np.where(positive, logs, _LOG_ZERO)
         score = brevity * np.exp(log_sum / _BLEU_ORDER)
-    any_match = (correct != 0).any(axis=1)
     return np.where(any_match, score, 0.0)
 
 
-def _chrf_from_sums(sums: FloatArray) -> FloatArray:
-    dtype = sums.dtype.type
+def _chrf(cols: FloatArray) -> FloatArray:
+    dtype = cols.dtype.type
     factor = dtype(_CHRF_BETA**2)
-    rows = len(sums)
-    avg_prec = np.zeros(rows, dtype=dtype)
-    avg_rec = np.zeros(rows, dtype=dtype)
-    effective = np.zeros(rows, dtype=dtype)
+    n_hyp, n_ref, n_match = cols[0::3], cols[1::3], cols[2::3]
+    # sacrebleu's default "effective order": orders without n-grams are left out.
+    valid = (n_hyp > 0) & (n_ref > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(sums.shape[1] // 3):
-            n_hyp, n_ref, n_match = sums[:, 3 * i], sums[:, 3 * i + 1], sums[:, 3 * i + 2]
-            # sacrebleu's default "effective order": orders without n-grams are skipped.
-            valid = (n_hyp > 0) & (n_ref > 0)
-            avg_prec = avg_prec + np.where(valid, n_match / n_hyp, dtype(0))
-            avg_rec = avg_rec + np.where(valid, n_match / n_ref, dtype(0))
-            effective = effective + valid.astype(dtype)
+        prec = n_match / n_hyp
+        rec = n_match / n_ref
+        if not valid.all():
+            prec = np.where(valid, prec, dtype(0))
+            rec = np.where(valid, rec, dtype(0))
+        avg_prec, avg_rec = prec[0], rec[0]
+        for i in range(1, len(prec)):  # summed in order, as sacrebleu does
+            avg_prec = avg_prec + prec[i]
+            avg_rec = avg_rec + rec[i]
+        effective = valid.sum(axis=0).astype(dtype)
         avg_prec = np.where(effective > 0, avg_prec / effective, dtype(0))
         avg_rec = np.where(effective > 0, avg_rec / effective, dtype(0))
         score = (factor + dtype(1)) * avg_prec * avg_rec
@@ -256,12 +258,35 @@ def _chrf_from_sums(sums: FloatArray) -> FloatArray:
     return np.where(avg_prec + avg_rec != 0, score, dtype(0))
 
 
-def _ter_from_sums(sums: FloatArray) -> FloatArray:
-    dtype = sums.dtype.type
-    edits, ref_len = sums[:, 0], sums[:, 1]
+def _ter(cols: FloatArray) -> FloatArray:
+    dtype = cols.dtype.type
+    edits, ref_len = cols[0], cols[1]
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, dtype(1), dtype(0)))
     return dtype(100) * rate
+
+
+def scores_from_columns(metric: str, columns: FloatArray) -> FloatArray:
+    """``scores_from_sums`` for sums laid out column-major, ``(n_statistics, n_rows)``.
+
+    float32 or float64 only; resampling code builds this layout to avoid a transpose.
+    """
+    key = check_metric(metric)
+    if columns.ndim != 2 or len(columns) != _N_STATS[key]:
+        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got shape {columns.shape}")
+    if key == "bleu":
+        return _bleu(columns)
+    if key == "ter":
+        return _ter(columns)
+    return _chrf(columns)
+
+
+def _columns(sums: ArrayLike) -> FloatArray:
+    array = np.asarray(sums)
+    if array.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix of sums, got shape {array.shape}")
+    dtype = np.float32 if array.dtype == np.float32 else np.float64
+    return np.ascontiguousarray(array.T, dtype=dtype)
 
 
 def scores_from_sums(metric: str, sums: ArrayLike) -> FloatArray:
@@ -271,15 +296,7 @@ def scores_from_sums(metric: str, sums: ArrayLike) -> FloatArray:
     sacrebleu's float32 bootstrap arithmetic exactly (BLEU still returns float64, as sacrebleu's
     final log/exp is in double precision); other dtypes are computed in float64.
     """
-    key = check_metric(metric)
-    array = _working(sums)
-    if array.shape[1] != _N_STATS[key]:
-        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got {array.shape[1]}")
-    if key == "bleu":
-        return _bleu_from_sums(array)
-    if key == "ter":
-        return _ter_from_sums(array)
-    return _chrf_from_sums(array)
+    return scores_from_columns(metric, _columns(sums))
 
 
 def corpus_score(metric: str, stats: ArrayLike) -> float:
@@ -298,10 +315,12 @@ def sentence_scores(metric: str, stats: ArrayLike) -> NDArray[np.float64]:
     brevity penalty (sacrebleu's ``smooth_method="add-k", smooth_value=1``).
     """
     key = check_metric(metric)
-    array = _working(np.asarray(stats, dtype=np.float64))
+    columns = _columns(np.asarray(stats, dtype=np.float64))
+    if len(columns) != _N_STATS[key]:
+        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got {len(columns)}")
     if key == "bleu":
-        return _bleu_from_sums(array, plus_one=True)
-    return np.asarray(scores_from_sums(key, array), dtype=np.float64)
+        return _bleu(columns, plus_one=True)
+    return np.asarray(scores_from_columns(key, columns), dtype=np.float64)
 
 
 def sentence_bleu_plus_one(

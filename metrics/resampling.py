@@ -12,6 +12,8 @@ Compatibility with sacrebleu 2.x (``significance.py``) with the same seed and sa
   below 2**24; otherwise float64), so the resampled scores are bit-identical.
 * interval: mean of the resampled scores and the order statistics ``n // 40`` and
   ``n - n // 40 - 1`` of the sorted scores (95%); sacrebleu prints ``mean ± (high - low) / 2``.
+  The mean is exact for ``bootstrap_ci`` (as ``--confidence``) and NumPy's for the paired
+  tests (as ``--paired-bs``); they may differ in the last float32 bit.
 * paired bootstrap p-value: ``(c + 1) / (samples + 1)``, where ``c`` counts resamples whose
   absolute score difference, centred on its mean, exceeds the actual absolute difference.
 * approximate randomisation: ``default_rng(seed).integers(2, size=(trials, n), dtype=bool)``
@@ -24,21 +26,27 @@ segment's statistics are averaged over the runs, so a resample or a swap takes a
 all its runs, and the pooled score is that of all runs concatenated (the metrics are ratios of
 sums). The runs' own corpus scores are reported with their mean and sample standard deviation
 (optimiser instability). One run gives exactly the single-run results, and the run order does
-not matter.
+not matter. Averaged statistics are fractional, so such tests are computed in float64.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from metrics.automatic import HIGHER_IS_BETTER, check_metric, corpus_score, scores_from_sums
+from metrics.automatic import (
+    HIGHER_IS_BETTER,
+    check_metric,
+    corpus_score,
+    n_statistics,
+    scores_from_columns,
+)
 
 SACREBLEU_SEED: Final = 12345
 BOOTSTRAP_SAMPLES: Final = 1000
@@ -98,7 +106,8 @@ class Comparison:
 
 @dataclass(frozen=True)
 class PairedResult:
-    """All systems' estimates and every pair ``(i, j)``, ``i < j`` in input order."""
+    """All systems' estimates and the comparisons: by default every pair ``(i, j)``, ``i < j``
+    in input order."""
 
     metric: str
     test: str  # "bs" or "ar"
@@ -176,26 +185,40 @@ def resampled_scores(
     stacked = np.concatenate(systems, axis=1)
     bound = float(indices.shape[1] * stacked.max(initial=0.0))
     dtype = _sum_dtype(stacked, bound)
-    sums = resample_counts(indices, n_segments).astype(dtype) @ stacked.astype(dtype)
+    counts = resample_counts(indices, n_segments).astype(dtype)
+    # Column-major sums, one row per (system, statistic), as scores_from_columns wants them.
+    sums = stacked.T.astype(dtype) @ counts.T
     return np.stack(
         [
-            scores_from_sums(metric, sums[:, s * width : (s + 1) * width])
+            scores_from_columns(metric, sums[s * width : (s + 1) * width])
             for s in range(len(systems))
         ]
     )
 
 
-def _interval(scores: NDArray[np.floating], confidence: float) -> tuple[float, float, float]:
-    ordered = np.sort(scores)  # sacrebleu takes the mean of the sorted scores; float32 cares
+def _interval(
+    scores: NDArray[np.floating], confidence: float, *, exact_mean: bool = False
+) -> tuple[float, float, float]:
+    ordered = np.sort(scores)
     n = len(ordered)
     lower = math.floor(n * (1.0 - confidence) / 2.0 + 1e-9)
-    return float(ordered.mean()), float(ordered[lower]), float(ordered[n - lower - 1])
+    # sacrebleu's --confidence takes the exact mean (statistics.mean, rounded to the scores'
+    # dtype); its paired tests take NumPy's mean of the sorted scores. They can differ in the
+    # last float32 bit (chrF, TER), so each path follows its sacrebleu counterpart.
+    mean = statistics.mean(list(ordered)) if exact_mean else ordered.mean()
+    return float(mean), float(ordered[lower]), float(ordered[n - lower - 1])
 
 
 def _estimate(
-    name: str, metric: str, stats: ArrayLike, resampled: NDArray[np.floating], confidence: float
+    name: str,
+    metric: str,
+    stats: ArrayLike,
+    resampled: NDArray[np.floating],
+    confidence: float,
+    *,
+    exact_mean: bool = False,
 ) -> Estimate:
-    mean, low, high = _interval(resampled, confidence)
+    mean, low, high = _interval(resampled, confidence, exact_mean=exact_mean)
     score = corpus_score(metric, pool_runs(stats))
     return Estimate(name, score, mean, low, high, run_scores(metric, stats))
 
@@ -218,7 +241,7 @@ def bootstrap_ci(
     pooled = pool_runs(stats)
     indices = resample_indices(len(pooled), n_samples, seed, half=half)
     scores = resampled_scores(key, [pooled], indices)[0]
-    return _estimate(name, key, stats, scores, confidence)
+    return _estimate(name, key, stats, scores, confidence, exact_mean=True)
 
 
 def _prepare(metric: str, systems: Mapping[str, ArrayLike]) -> list[NDArray[np.float64]]:
@@ -228,7 +251,21 @@ def _prepare(metric: str, systems: Mapping[str, ArrayLike]) -> list[NDArray[np.f
     shapes = {array.shape for array in pooled}
     if len(shapes) != 1:
         raise ValueError(f"systems must share segments and statistics, got shapes {sorted(shapes)}")
+    if pooled[0].shape[1] != n_statistics(metric):
+        raise ValueError(f"{metric} needs {n_statistics(metric)} statistics per segment")
     return pooled
+
+
+def _pair_indices(
+    names: list[str], pairs: Sequence[tuple[str, str]] | None
+) -> list[tuple[int, int]]:
+    if pairs is None:
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    position = {name: i for i, name in enumerate(names)}
+    unknown = {name for pair in pairs for name in pair} - set(position)
+    if unknown:
+        raise ValueError(f"unknown systems in pairs: {sorted(unknown)}")
+    return [(position[a], position[b]) for a, b in pairs]
 
 
 def _wins(
@@ -270,24 +307,26 @@ def paired_bootstrap(
     seed: int | None = SACREBLEU_SEED,
     half: bool = False,
     confidence: float = 0.95,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> PairedResult:
-    """Paired bootstrap resampling (Koehn 2004, as sacrebleu ``--paired-bs``) of every pair.
+    """Paired bootstrap resampling (Koehn 2004, as sacrebleu ``--paired-bs``).
 
     ``systems`` maps names to statistics (2-D, or 3-D for runs), all on the same segments.
+    Every pair is compared unless ``pairs`` lists the (a, b) comparisons wanted.
     """
     key = check_metric(metric)
     pooled = _prepare(key, systems)
     estimates, resampled = _bootstrap_part(key, systems, pooled, n_samples, seed, half, confidence)
-    pairs = []
-    for i in range(len(pooled)):
-        for j in range(i + 1, len(pooled)):
-            diffs = np.abs(resampled[j] - resampled[i])
-            centred = diffs - diffs.mean()
-            # A Python float, not a NumPy scalar: it takes the array's dtype as in sacrebleu.
-            actual = abs(estimates[i].score - estimates[j].score)
-            count = int(np.sum(centred > actual))
-            pairs.append(_comparison(key, estimates, resampled, i, j, _p_value(count, n_samples)))
-    return PairedResult(key, "bs", n_samples, None, seed, tuple(estimates), tuple(pairs))
+    comparisons = []
+    for i, j in _pair_indices(list(systems), pairs):
+        diffs = np.abs(resampled[j] - resampled[i])
+        centred = diffs - diffs.mean()
+        # A Python float, not a NumPy scalar: it takes the array's dtype as in sacrebleu.
+        actual = abs(estimates[i].score - estimates[j].score)
+        count = int(np.sum(centred > actual))
+        p_value = _p_value(count, n_samples)
+        comparisons.append(_comparison(key, estimates, resampled, i, j, p_value))
+    return PairedResult(key, "bs", n_samples, None, seed, tuple(estimates), tuple(comparisons))
 
 
 def _comparison(
@@ -312,9 +351,10 @@ def paired_approximate_randomization(
     n_samples: int = BOOTSTRAP_SAMPLES,
     half: bool = False,
     confidence: float = 0.95,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> PairedResult:
     """Paired approximate randomisation (Riezler and Maxwell 2005, as sacrebleu
-    ``--paired-ar``) of every pair; one swap matrix serves all pairs.
+    ``--paired-ar``); one swap matrix serves every pair (or the ``pairs`` listed).
 
     The p-values come from the randomisation; intervals and win/tie shares, which the
     randomisation does not define, from a bootstrap with ``n_samples`` and the same seed.
@@ -328,23 +368,22 @@ def paired_approximate_randomization(
     stacked = np.concatenate(pooled, axis=1)
     totals = stacked.sum(axis=0)
     dtype = _sum_dtype(stacked, float(totals.max(initial=0.0)))
-    # Statistics each system keeps in each trial: swap @ stats (swap-weighted sums).
-    kept = np.empty((n_trials, stacked.shape[1]))
+    weights = stacked.T.astype(dtype)
+    # Statistics each system keeps in each trial, one row per (system, statistic).
+    kept = np.empty((len(totals), n_trials))
     for start in range(0, n_trials, _CHUNK):
-        block = swap[start : start + _CHUNK].astype(dtype)
-        kept[start : start + _CHUNK] = block @ stacked.astype(dtype)
+        kept[:, start : start + _CHUNK] = weights @ swap[start : start + _CHUNK].T.astype(dtype)
+    given = totals[:, None] - kept  # and the statistics it gives away
 
-    pairs = []
-    for i in range(len(pooled)):
-        cols_i = slice(i * width, (i + 1) * width)
-        for j in range(i + 1, len(pooled)):
-            cols_j = slice(j * width, (j + 1) * width)
-            # Pseudo-system a takes a's swapped segments and b's others, and vice versa.
-            kept_i, kept_j = kept[:, cols_i], kept[:, cols_j]
-            pseudo_a = kept_i + (totals[cols_j] - kept_j)
-            pseudo_b = (totals[cols_i] - kept_i) + kept_j
-            diffs = np.abs(scores_from_sums(key, pseudo_a) - scores_from_sums(key, pseudo_b))
-            actual = abs(estimates[i].score - estimates[j].score)
-            count = int(np.sum(diffs > actual))
-            pairs.append(_comparison(key, estimates, resampled, i, j, _p_value(count, n_trials)))
-    return PairedResult(key, "ar", n_samples, n_trials, seed, tuple(estimates), tuple(pairs))
+    comparisons = []
+    for i, j in _pair_indices(list(systems), pairs):
+        rows_i = slice(i * width, (i + 1) * width)
+        rows_j = slice(j * width, (j + 1) * width)
+        # Pseudo-system a keeps a's segments where the swap is set and takes b's elsewhere.
+        pseudo_a = scores_from_columns(key, kept[rows_i] + given[rows_j])
+        pseudo_b = scores_from_columns(key, given[rows_i] + kept[rows_j])
+        actual = abs(estimates[i].score - estimates[j].score)
+        count = int(np.sum(np.abs(pseudo_a - pseudo_b) > actual))
+        p_value = _p_value(count, n_trials)
+        comparisons.append(_comparison(key, estimates, resampled, i, j, p_value))
+    return PairedResult(key, "ar", n_samples, n_trials, seed, tuple(estimates), tuple(comparisons))

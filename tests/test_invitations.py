@@ -29,7 +29,7 @@ def test_expired_invitation(campaign, manager):
 
 def test_weak_password_and_taken_username(campaign, manager):
     _, token = invitation_create(campaign=campaign, created_by=manager)
-    with pytest.raises(InvitationError, match="too short|too common"):
+    with pytest.raises(InvitationError, match=r"too short|too common"):
         invitation_accept(token=token, username="weak", password="abc")
     with pytest.raises(InvitationError, match="taken"):
         invitation_accept(token=token, username="MANAGER", password="a-long-password-9")
