@@ -52,4 +52,9 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/invitations/", tasks.invitation_add, name="invitation-add"),
     path("invite/", tasks.invitation_accept_view, name="invitation-accept"),
+    path(
+        "campaigns/<int:campaign_id>/metrics/rerun/",
+        campaigns.campaign_metrics_rerun,
+        name="campaign-metrics-rerun",
+    ),
 ]

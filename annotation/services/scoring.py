@@ -181,3 +181,22 @@ def campaign_significance_update(*, campaign_id: int, references: str) -> int:
     )
     written = len(tests)
     return written
+
+
+@transaction.atomic
+def campaign_metrics_recompute(*, campaign: Campaign, only_unfinished: bool = False) -> int:
+    """Asks for the metrics job of every run again (e.g. after a failure); returns how many."""
+    from annotation.models import Job
+    from annotation.services.jobs import job_request
+
+    run_ids = list(SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True))
+    if only_unfinished:
+        done = set(
+            Job.objects.filter(
+                kind=Job.Kind.RUN_METRICS, target_id__in=run_ids, state=Job.State.DONE
+            ).values_list("target_id", flat=True)
+        )
+        run_ids = [run_id for run_id in run_ids if run_id not in done]
+    for run_id in run_ids:
+        job_request(kind=Job.Kind.RUN_METRICS, target_id=run_id)
+    return len(run_ids)

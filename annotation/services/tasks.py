@@ -152,6 +152,9 @@ def task_launch(*, task_id: int) -> int:
     )
     task.state = Task.State.LAUNCHED
     task.save(update_fields=["state"])
+    Campaign.objects.filter(id=task.campaign_id, state=Campaign.State.DRAFT).update(
+        state=Campaign.State.ACTIVE
+    )
     return n
 
 

@@ -18,6 +18,7 @@ from annotation.services.imports import (
     pending_upload_discard,
     upload_plan,
 )
+from annotation.services.scoring import campaign_metrics_recompute
 from annotation.textfiles import UploadError
 
 
@@ -44,15 +45,17 @@ def campaign_create_view(request):
 @login_required
 def campaign_detail(request, campaign_id: int):
     campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    runs = system_runs_with_jobs(campaign)
     return render(
         request,
         "campaigns/detail.html",
         {
+            "failed_jobs": sum(1 for row in runs if row.job and row.job.state == "failed"),
             "campaign": campaign,
             "role": role,
             "can_manage": role in CAN_MANAGE or role == "admin",
             "overview": campaign_overview(campaign),
-            "runs": system_runs_with_jobs(campaign),
+            "runs": runs,
             "form": UploadForm(),
             "task_form": TaskForm(),
         },
@@ -137,4 +140,13 @@ def campaign_upload_cancel(request, campaign_id: int, pending_id: int):
     campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
     pending_upload_discard(campaign=campaign, user=request.user, pending_id=pending_id)
     messages.info(request, "Upload cancelled; nothing was imported.")
+    return redirect("campaign-detail", campaign.id)
+
+
+@login_required
+@require_POST
+def campaign_metrics_rerun(request, campaign_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    count = campaign_metrics_recompute(campaign=campaign, only_unfinished=True)
+    messages.info(request, f"Metrics asked again for {count} run{'s' if count != 1 else ''}.")
     return redirect("campaign-detail", campaign.id)

@@ -11,6 +11,8 @@ from django.db import transaction
 from annotation.models import Campaign, Role
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import upload_import
+from annotation.services.scoring import campaign_metrics_recompute
+from annotation.services.tasks import task_create, task_launch
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo" / "wmt21-en-de"
 DEMO_CAMPAIGN = "WMT21 en-de demo"
@@ -24,6 +26,19 @@ DEMO_USERS = {
     "annotator3": Role.ANNOTATOR,
 }
 ADMIN = "admin"
+DEMO_TASKS = {
+    "adequacy": {
+        "judgments_per_item": 3,
+        "context_size": 1,
+        "repeat_rate": 0.05,
+        "bad_reference_rate": 0.05,
+        "reference_rate": 0.1,
+    },
+    "fluency": {"judgments_per_item": 1},
+    "pairwise": {"show_reference": True},
+    "ranking": {"ranking_size": 5, "reference_rate": 0.2},
+    "postedit": {"show_reference": False},
+}
 
 
 def demo_password(username: str) -> str:
@@ -59,6 +74,12 @@ class Command(BaseCommand):
             self._import(campaign, users["manager"])
         for username, role in DEMO_USERS.items():
             membership_set(campaign=campaign, user=users[username], role=role)
+        # Metrics jobs that failed or never ran (say, the worker was down) are asked again.
+        campaign_metrics_recompute(campaign=campaign, only_unfinished=True)
+        for task_type, task_settings in DEMO_TASKS.items():
+            if not campaign.tasks.filter(task_type=task_type).exists():
+                task = task_create(campaign=campaign, task_type=task_type, **task_settings)
+                task_launch(task_id=task.id)
         self.stdout.write(
             f"demo campaign {campaign.name!r} ready ({campaign.segments.count()} "
             f"segments, {campaign.systems.count()} systems)"
