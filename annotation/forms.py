@@ -41,6 +41,9 @@ class TaskForm(forms.Form):
     context_size = forms.IntegerField(
         min_value=0, max_value=5, initial=0, label="Context (segments each side)"
     )
+    items_per_annotator = forms.IntegerField(
+        min_value=0, initial=0, label="Items per annotator", help_text="0: no limit"
+    )
     repeat_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
     bad_reference_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
     reference_rate = forms.FloatField(

@@ -151,3 +151,17 @@ def test_twenty_concurrent_annotators_fill_every_item_exactly_k_times(
     counts = Judgment.objects.values("item").annotate(n=Count("id"))
     assert {row["n"] for row in counts} == {k}
     assert Judgment.objects.values("annotator", "item").distinct().count() == items * k
+
+
+@pytest.mark.django_db
+def test_quota_per_annotator_then_only_their_repeats(launched, loaded_campaign, make_annotator):
+    from annotation.selectors.annotation import annotator_progress
+
+    task = launched("adequacy", items_per_annotator=5, repeat_rate=1.0)
+    ann = make_annotator(loaded_campaign, "ann")
+    kinds = []
+    while (slot := slot_claim_next(task=task, annotator_id=ann.id)) is not None:
+        kinds.append(slot.is_repeat)
+        judge(task, ann, slot)
+    assert kinds.count(False) == 5 and kinds.count(True) == 5
+    assert annotator_progress(task=task, annotator_id=ann.id) == (10, 10)

@@ -49,6 +49,9 @@ class Task(models.Model):
     bad_reference_rate = models.FloatField(default=0.0)
     reference_rate = models.FloatField(default=0.0)
     lease_seconds = models.PositiveIntegerField(default=900)
+    # How many items one annotator judges at most (planned repeats come on top), like an
+    # Appraise HIT; 0: as many as the pool has for them.
+    items_per_annotator = models.PositiveIntegerField(default=0)
     seed = models.BigIntegerField(default=12345)
     created_at = models.DateTimeField(auto_now_add=True)
 

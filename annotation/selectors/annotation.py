@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
-
-from annotation.models import Judgment, Slot, Task
-
-
-def slots_available_to(*, task: Task, annotator_id: int) -> int:
-    """How many more items this annotator could still be given (for the progress bar)."""
-    held = Slot.objects.filter(task=task, annotator_id=annotator_id).values("item_id")
-    pool = (
-        Slot.objects.filter(task=task, is_repeat=False)
-        .filter(Q(state=Slot.State.OPEN) | Q(state=Slot.State.LEASED))
-        .exclude(annotator_id=annotator_id)
-        .exclude(item_id__in=held)
-        .values("item_id")
-        .distinct()
-        .count()
-    )
-    own = Slot.objects.filter(
-        task=task, annotator_id=annotator_id, state__in=[Slot.State.LEASED, Slot.State.RESERVED]
-    ).count()
-    return pool + own
+from annotation.models import Item, Judgment, Slot, Task
 
 
 def annotator_progress(*, task: Task, annotator_id: int) -> tuple[int, int]:
-    """(judged, total) for the progress bar: what they did and what they could still do."""
+    """(judged, total) for the progress bar, in three small indexed queries.
+
+    The total is what this annotator may judge: the task's items (or their quota) plus the
+    repeats planned for them. With several judgments per item the pool may run dry before
+    that; the done page then says so.
+    """
     judged = Judgment.objects.filter(task=task, annotator_id=annotator_id).count()
-    return judged, judged + slots_available_to(task=task, annotator_id=annotator_id)
+    items = Item.objects.filter(task=task).count()
+    if task.items_per_annotator:
+        items = min(items, task.items_per_annotator)
+    repeats = Slot.objects.filter(task=task, annotator_id=annotator_id, is_repeat=True).count()
+    return judged, items + repeats
 
 
 def tasks_for_annotator(user) -> list[Task]:

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Judgment, Slot, Task
@@ -29,26 +30,7 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     mine = Slot.objects.filter(task=task, annotator_id=annotator_id)
     slot = mine.filter(state=Slot.State.LEASED).order_by("position").first()
     if slot is None:
-        done = Judgment.objects.filter(task=task, annotator_id=annotator_id).count()
-        slot = (
-            mine.filter(state=Slot.State.RESERVED, due_after__lte=done)
-            .order_by("due_after")
-            .first()
-        )
-    if slot is None:
-        judged_or_held = Slot.objects.filter(task=task, annotator_id=annotator_id).values("item_id")
-        pool = Slot.objects.filter(task=task, is_repeat=False).exclude(item_id__in=judged_or_held)
-        slot = (
-            pool.filter(state=Slot.State.OPEN)
-            .order_by("position")
-            .select_for_update(skip_locked=True, of=("self",))
-            .first()
-        ) or (
-            pool.filter(state=Slot.State.LEASED, leased_until__lt=now)
-            .order_by("position")
-            .select_for_update(skip_locked=True, of=("self",))
-            .first()
-        )
+        slot = _due_repeat_or_new(task, annotator_id, mine, now)
     if slot is None:
         slot = mine.filter(state=Slot.State.RESERVED).order_by("due_after").first()
     if slot is None:
@@ -61,3 +43,32 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     slot.leased_until = now + timedelta(seconds=task.lease_seconds)
     slot.save(update_fields=["state", "annotator", "leased_until", "served_at"])
     return slot
+
+
+def _due_repeat_or_new(task: Task, annotator_id: int, mine, now: datetime) -> Slot | None:
+    counts = Judgment.objects.filter(task=task, annotator_id=annotator_id).aggregate(
+        done=Count("id"), originals=Count("id", filter=Q(is_repeat=False))
+    )
+    repeat = (
+        mine.filter(state=Slot.State.RESERVED, due_after__lte=counts["done"])
+        .order_by("due_after")
+        .first()
+    )
+    if repeat is not None:
+        return repeat
+    if task.items_per_annotator and counts["originals"] >= task.items_per_annotator:
+        return None  # their quota is full: only their planned repeats are left
+    pool = Slot.objects.filter(task=task, is_repeat=False).exclude(
+        item_id__in=mine.values("item_id")
+    )
+    return (
+        pool.filter(state=Slot.State.OPEN)
+        .order_by("position")
+        .select_for_update(skip_locked=True, of=("self",))
+        .first()
+    ) or (
+        pool.filter(state=Slot.State.LEASED, leased_until__lt=now)
+        .order_by("position")
+        .select_for_update(skip_locked=True, of=("self",))
+        .first()
+    )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
@@ -39,6 +39,7 @@ SETTINGS = (
     "reference_rate",
     "lease_seconds",
     "seed",
+    "items_per_annotator",
 )
 
 
@@ -155,7 +156,14 @@ def task_launch(*, task_id: int) -> int:
     Campaign.objects.filter(id=task.campaign_id, state=Campaign.State.DRAFT).update(
         state=Campaign.State.ACTIVE
     )
+    # Thousands of new slots: fresh planner statistics keep "next item" on its index.
+    transaction.on_commit(_analyze_assignment_tables)
     return n
+
+
+def _analyze_assignment_tables() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Slot._meta.db_table}, {Item._meta.db_table}")
 
 
 def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
