@@ -43,3 +43,27 @@ def raise_not_found():
     from django.http import Http404
 
     raise Http404("no such campaign")
+
+
+def task_for_annotator(user, task_id: int):
+    """A launched task of a campaign where the user is an annotator, in one query.
+
+    404 for unknown tasks and non-members, 403 for members with another role.
+    """
+    from django.db.models import OuterRef, Subquery
+    from django.http import Http404
+
+    from annotation.models import Task
+
+    role = Membership.objects.filter(campaign=OuterRef("campaign_id"), user=user).values("role")
+    task = (
+        Task.objects.select_related("campaign")
+        .annotate(role=Subquery(role[:1]))
+        .filter(id=task_id, state=Task.State.LAUNCHED)
+        .first()
+    )
+    if task is None or task.role is None:
+        raise Http404("no such task")
+    if task.role not in CAN_ANNOTATE:
+        raise PermissionDenied("only the campaign's annotators judge its items")
+    return task

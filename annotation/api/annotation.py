@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Task
-from annotation.permissions import CAN_ANNOTATE, campaign_for
+from annotation.permissions import task_for_annotator
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
@@ -41,8 +39,7 @@ class NextItemApi(APIView):
 
     @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
     def get(self, request, task_id: int):
-        task = get_object_or_404(Task, id=task_id, state=Task.State.LAUNCHED)
-        campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
+        task = task_for_annotator(request.user, task_id)
         slot = slot_claim_next(task=task, annotator_id=request.user.id)
         judged, total = annotator_progress(task=task, annotator_id=request.user.id)
         body = {
@@ -109,8 +106,7 @@ class JudgmentApi(APIView):
         data = self.JudgmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = dict(data.validated_data)
-        task = get_object_or_404(Task, id=answer.pop("task"), state=Task.State.LAUNCHED)
-        campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
+        task = task_for_annotator(request.user, answer.pop("task"))
         try:
             recorded = judgment_record(
                 task_id=task.id,

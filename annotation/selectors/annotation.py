@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from django.db import connection
+
 from annotation.models import Item, Judgment, Slot, Task
 
 
 def annotator_progress(*, task: Task, annotator_id: int) -> tuple[int, int]:
-    """(judged, total) for the progress bar, in three small indexed queries.
+    """(judged, total) for the progress bar, in one query of three indexed counts.
 
     The total is what this annotator may judge: the task's items (or their quota) plus the
     repeats planned for them. With several judgments per item the pool may run dry before
     that; the done page then says so.
     """
-    judged = Judgment.objects.filter(task=task, annotator_id=annotator_id).count()
-    items = Item.objects.filter(task=task).count()
+    sql = f"""
+        SELECT (SELECT count(*) FROM {Judgment._meta.db_table}
+                WHERE task_id = %(task)s AND annotator_id = %(user)s),
+               (SELECT count(*) FROM {Item._meta.db_table} WHERE task_id = %(task)s),
+               (SELECT count(*) FROM {Slot._meta.db_table}
+                WHERE task_id = %(task)s AND annotator_id = %(user)s AND is_repeat)
+    """  # noqa: S608 (table names from the models; values are parameters)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"task": task.id, "user": annotator_id})
+        judged, items, repeats = cursor.fetchone()
     if task.items_per_annotator:
         items = min(items, task.items_per_annotator)
-    repeats = Slot.objects.filter(task=task, annotator_id=annotator_id, is_repeat=True).count()
     return judged, items + repeats
 
 

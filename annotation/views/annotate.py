@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_ANNOTATE, campaign_for
+from annotation.permissions import task_for_annotator
 from annotation.selectors.annotation import annotator_progress, item_display, tasks_for_annotator
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
 
 
 def _task_for(request, task_id: int) -> Task:
-    task = get_object_or_404(
-        Task.objects.select_related("campaign"), id=task_id, state=Task.State.LAUNCHED
-    )
-    campaign_for(request.user, task.campaign_id, CAN_ANNOTATE)
-    return task
+    return task_for_annotator(request.user, task_id)
 
 
 @login_required
