@@ -27,7 +27,8 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     now = now or timezone.now()
     # One claim at a time per annotator: a double click cannot take two replicas of an item.
     get_user_model().objects.select_for_update().filter(id=annotator_id).values("id").get()
-    mine = Slot.objects.filter(task=task, annotator_id=annotator_id)
+    # Items are shown right after the claim, so their segment comes along in the same query.
+    mine = Slot.objects.filter(task=task, annotator_id=annotator_id).select_related("item__segment")
     slot = mine.filter(state=Slot.State.LEASED).order_by("position").first()
     if slot is None:
         slot = _due_repeat_or_new(task, annotator_id, mine, now)
@@ -42,6 +43,7 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     slot.annotator_id = annotator_id
     slot.leased_until = now + timedelta(seconds=task.lease_seconds)
     slot.save(update_fields=["state", "annotator", "leased_until", "served_at"])
+    slot.task = task  # the caller shows the item next: spare it a query for the task
     return slot
 
 
@@ -58,8 +60,10 @@ def _due_repeat_or_new(task: Task, annotator_id: int, mine, now: datetime) -> Sl
         return repeat
     if task.items_per_annotator and counts["originals"] >= task.items_per_annotator:
         return None  # their quota is full: only their planned repeats are left
-    pool = Slot.objects.filter(task=task, is_repeat=False).exclude(
-        item_id__in=mine.values("item_id")
+    pool = (
+        Slot.objects.filter(task=task, is_repeat=False)
+        .exclude(item_id__in=mine.values("item_id"))
+        .select_related("item__segment")
     )
     return (
         pool.filter(state=Slot.State.OPEN)
