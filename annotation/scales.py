@@ -43,7 +43,13 @@ SCALES: dict[str, dict[str, list[tuple[int, str]]]] = {
             (1, "Incomprehensible"),
         ],
     },
+    # Direct Assessment: a 0-100 slider with labelled ends (Graham et al.).
+    "da100": {
+        "adequacy": [(0, "No meaning preserved"), (100, "Perfect meaning")],
+        "fluency": [(0, "Incomprehensible"), (100, "Perfect fluency")],
+    },
 }
+CONTINUOUS = {"da100"}
 
 
 def scale_points(scale: str, question: str) -> list[tuple[int, str]]:

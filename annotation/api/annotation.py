@@ -83,6 +83,7 @@ class JudgmentApi(APIView):
         fluency = serializers.IntegerField(required=False)
         preference = serializers.ChoiceField(choices=["A", "B", "T"], required=False)
         ranks = serializers.ListField(child=serializers.IntegerField(), required=False)
+        candidate_scores = serializers.ListField(child=serializers.IntegerField(), required=False)
         post_edit = serializers.CharField(required=False, trim_whitespace=False)
 
     class JudgmentOutputSerializer(serializers.Serializer):

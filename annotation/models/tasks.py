@@ -26,6 +26,7 @@ class Scale(models.TextChoices):
     LIKERT5 = "likert5", "1–5 (WMT/LDC)"
     TAUS4 = "taus4", "1–4 (TAUS)"
     NIST7 = "nist7", "1–7 (NIST)"
+    DA100 = "da100", "0–100 (Direct Assessment)"
 
 
 class Task(models.Model):
@@ -181,6 +182,9 @@ class Judgment(models.Model):
     # NULL, not "", marks a column that does not belong to the task type (see the checks).
     preference = models.CharField(max_length=1, choices=Preference.choices, null=True)  # noqa: DJ001
     ranks = ArrayField(models.SmallIntegerField(), null=True)  # one per candidate
+    # Side-by-side 0-100 scores of a pairwise item (Appraise's pairwise DA), one per candidate;
+    # the preference is derived from them.
+    candidate_scores = ArrayField(models.SmallIntegerField(), null=True)
     post_edit = models.TextField(null=True)  # noqa: DJ001
     hter = models.FloatField(null=True)
     edits = models.FloatField(null=True)

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import LIKERT_TYPES, Judgment, Slot, TaskType
-from annotation.scales import scale_range
+from annotation.scales import CONTINUOUS, scale_range
 from metrics.postedit import hter
 
 # A planned repeat comes back after this many other judgments of the same annotator.
@@ -70,6 +70,8 @@ def _validated(
                 raise JudgmentError("invalid", f"{key} must be from {low} to {high}")
             values[column] = value
         return values
+    if task_type == TaskType.PAIRWISE and scale in CONTINUOUS:
+        return _side_by_side(scale, candidates, answer)
     if task_type == TaskType.PAIRWISE:
         preference = str(answer.get("preference", "")).upper()
         if preference not in {"A", "B", "T"}:
@@ -100,6 +102,24 @@ def _validated(
         "edits": result.edits,
         "post_edit_length": result.length,
     }
+
+
+def _side_by_side(
+    scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
+) -> dict[str, Any]:
+    scores = answer.get("candidate_scores")
+    if not isinstance(scores, list) or len(scores) != len(candidates):
+        raise JudgmentError(
+            "invalid",
+            f"candidate_scores must give one score for each of the {len(candidates)} outputs",
+        )
+    low, high = scale_range(scale)
+    given = [_int({"candidate score": score}, "candidate score") for score in scores]
+    if any(not low <= score <= high for score in given):
+        raise JudgmentError("invalid", f"candidate scores must be from {low} to {high}")
+    first, second = (given + given)[:2]  # one candidate: a tie with itself
+    preference = "A" if first > second else "B" if second > first else "T"
+    return {"candidate_scores": given, "preference": preference}
 
 
 @transaction.atomic

@@ -130,15 +130,35 @@ def task_launch(*, task_id: int) -> int:
         items = _pairwise_items(task, data, rng)
     else:
         items = _ranking_items(task, data, rng)
-    next_id = (
-        Item.objects.filter(campaign=task.campaign).aggregate(top=Max("external_id"))["top"] or 0
-    ) + 1
+    _create_numbered(task, items)
+    bad = _bad_reference_items(task, data, items, rng)
+    _create_numbered(task, bad)
+    return _finish_launch(task, items + bad, rng)
+
+
+@transaction.atomic
+def task_launch_items(*, task: Task, items: list[Item]) -> int:
+    """Launches a task with items made elsewhere (an Appraise import); returns their count."""
+    task = Task.objects.select_for_update().get(id=task.id)
+    if task.state == Task.State.LAUNCHED:
+        raise TaskError("the task is launched already")
+    if not items:
+        raise TaskError("a task needs at least one item")
+    _create_numbered(task, items)
+    return _finish_launch(task, items, random.Random(task.seed))
+
+
+def _create_numbered(task: Task, items: list[Item]) -> None:
+    """Gives the items the next free ids of the campaign (unique by constraint), then saves."""
+    top = Item.objects.filter(campaign_id=task.campaign_id).aggregate(top=Max("external_id"))
+    first = (top["top"] or 0) + 1
     for offset, item in enumerate(items):
-        item.external_id = next_id + offset
+        item.external_id = first + offset
     Item.objects.bulk_create(items)
-    bad = _bad_reference_items(task, data, items, rng, next_id + len(items))
-    Item.objects.bulk_create(bad)
-    everything = items + bad
+
+
+def _finish_launch(task: Task, everything: list[Item], rng: random.Random) -> int:
+    """Plans repeats, creates the slots in a seeded order and marks the task launched."""
     for item in everything:
         item.has_repeat = item.item_type != ItemType.BAD and rng.random() < task.repeat_rate
     Item.objects.bulk_update([item for item in everything if item.has_repeat], ["has_repeat"])
@@ -194,7 +214,7 @@ def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[It
 
 
 def _bad_reference_items(
-    task: Task, data: _Data, items: list[Item], rng: random.Random, first_id: int
+    task: Task, data: _Data, items: list[Item], rng: random.Random
 ) -> list[Item]:
     if task.task_type not in LIKERT_TYPES or task.bad_reference_rate <= 0:
         return []
@@ -222,7 +242,6 @@ def _bad_reference_items(
             Item(
                 task=task,
                 campaign=task.campaign,
-                external_id=first_id + len(bad),
                 item_type=ItemType.BAD,
                 segment=item.segment,
                 system=item.system,

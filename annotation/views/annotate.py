@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Task, TaskType
 from annotation.permissions import task_for_annotator
+from annotation.scales import CONTINUOUS
 from annotation.selectors.annotation import annotator_progress, item_display, tasks_for_annotator
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
@@ -49,9 +50,11 @@ def annotate(request, task_id: int):
 
 
 def _answer_from_post(task: Task, post) -> dict[str, object]:
+    count = min(int(post.get("candidates", "0") or 0), 50)
     if task.task_type == TaskType.RANKING:
-        count = int(post.get("candidates", "0") or 0)
-        return {"ranks": [post.get(f"rank-{i}", "") for i in range(min(count, 50))]}
+        return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
+    if task.task_type == TaskType.PAIRWISE and task.scale in CONTINUOUS:
+        return {"candidate_scores": [post.get(f"cscore-{i}", "") for i in range(count)]}
     return {
         key: post.get(key) for key in ("score", "fluency", "preference", "post_edit") if key in post
     }

@@ -80,8 +80,19 @@
     textarea.setSelectionRange(textarea.value.length, textarea.value.length);
   }
 
+  // 0-100 scores: the number box is the keyboard's way in, the slider the mouse's.
+  form.querySelectorAll('input[type=range][data-for]').forEach((range) => {
+    const box = form.querySelector(`input[name="${range.dataset.for}"]`);
+    range.addEventListener("input", () => { box.value = range.value; });
+    box.addEventListener("input", () => { if (box.value !== "") range.value = box.value; });
+  });
+
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.matches && event.target.matches("input.score-box")) {
+      if (event.key === "Enter") { event.preventDefault(); submit(); }
+      return;
+    }
     if (textarea && event.target === textarea) {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); submit(); }
       if (event.key === "Escape") { textarea.value = document.getElementById("original-mt").value; }

@@ -144,3 +144,32 @@ def test_done_page(page, live_server, launched, loaded_campaign, make_annotator)
     page.keyboard.press("Enter")
     page.wait_for_selector("text=All done, thank you!")
     shoot(page, "done")
+
+
+def test_direct_assessment_0_to_100_by_typing(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    task = launched("adequacy", scale="da100")
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    shoot(page, "adequacy-da100")
+    slot = current_slot(page)
+    page.keyboard.type("73")  # the score box has the focus
+    page.keyboard.press("Enter")
+    next_item(page, slot)
+    assert Judgment.objects.get().score == 73
+
+
+def test_pairwise_side_by_side_scores(page, live_server, launched, loaded_campaign, make_annotator):
+    task = launched("pairwise", scale="da100")
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    shoot(page, "pairwise-da100")
+    slot = current_slot(page)
+    page.keyboard.type("35")
+    page.keyboard.press("Tab")
+    page.keyboard.type("80")
+    page.keyboard.press("Enter")
+    next_item(page, slot)
+    judgment = Judgment.objects.get()
+    assert (judgment.candidate_scores, judgment.preference) == ([35, 80], "B")

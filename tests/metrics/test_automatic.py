@@ -28,8 +28,10 @@ def refs() -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def systems() -> dict[str, list[str]]:
     paths = sorted((WMT21 / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))
-    return {p.name.removeprefix("newstest2021.en-de.hyp.").removesuffix(".de"): read_lines(p)
-            for p in paths}  # fmt: skip
+    return {
+        p.name.removeprefix("newstest2021.en-de.hyp.").removesuffix(".de"): read_lines(p)
+        for p in paths
+    }
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +49,10 @@ def stats_a(refs, systems) -> dict[str, dict[str, np.ndarray]]:
 @pytest.fixture(scope="module")
 def official() -> dict[tuple[str, str], float]:
     with (WMT21 / "automatic-scores.en-de.tsv").open(encoding="utf-8") as handle:
-        return {(row["system"], row["metric"]): float(row["score"])
-                for row in csv.DictReader(handle, delimiter="\t")}  # fmt: skip
+        return {
+            (row["system"], row["metric"]): float(row["score"])
+            for row in csv.DictReader(handle, delimiter="\t")
+        }
 
 
 def test_data_has_twenty_systems(systems, refs):
@@ -169,10 +173,11 @@ def test_scores_from_sums_equal_sacrebleu_row_by_row(stats_a):
                 sums = rows.astype(dtype)
                 ours = automatic.scores_from_sums(metric, sums)
                 expected = [
-                    metric_obj._compute_score_from_stats(row if dtype is np.float32 else
-                                                          [int(x) for x in row]).score
+                    metric_obj._compute_score_from_stats(
+                        row if dtype is np.float32 else [int(x) for x in row]
+                    ).score
                     for row in sums
-                ]  # fmt: skip
+                ]
                 # chrF and TER are bit-identical; BLEU's last log/exp may differ in the last bit.
                 rtol = 1e-13 if metric == "bleu" else 0.0
                 np.testing.assert_allclose(ours, np.array(expected, dtype=ours.dtype), rtol=rtol)
@@ -206,8 +211,10 @@ def test_sentence_scores_equal_sacrebleu(systems, refs):
     for metric, sacre in (("bleu", plus_one), ("chrf", CHRF()), ("ter", TER())):
         stats = automatic.extract_statistics(metric, hyps, streams)
         ours = automatic.sentence_scores(metric, stats)
-        expected = [sacre.sentence_score(h, [r1, r2]).score
-                    for h, r1, r2 in zip(hyps, *streams, strict=True)]  # fmt: skip
+        expected = [
+            sacre.sentence_score(h, [r1, r2]).score
+            for h, r1, r2 in zip(hyps, *streams, strict=True)
+        ]
         np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-9)
 
 

@@ -1,0 +1,263 @@
+"""Appraise campaigns: a manifest and its batch JSON file become a campaign with one task.
+
+Every item of every batch is imported, whatever the batch size; TGT, BAD, REF and CHK keep
+their types for quality control. An unknown item type or a missing field stops the import
+with a message naming the task, the item and the field, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from annotation.models import Campaign, Document, Item, ItemType, Segment, System, Task
+from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.tasks import task_create, task_launch_items
+
+# Appraise task type → (our task type, scale). Appraise's pairwise task scores two outputs
+# side by side on 0-100 sliders, which is our pairwise task on the 0-100 scale.
+TASK_TYPES = {
+    "Direct": ("adequacy", "da100"),
+    "Document": ("adequacy", "da100"),
+    "Pairwise": ("pairwise", "da100"),
+    "PairwiseDocument": ("pairwise", "da100"),
+}
+ITEM_TYPES = {ItemType.TGT, ItemType.BAD, ItemType.REF, ItemType.CHK}
+# Fields each item must have, by Appraise task type.
+REQUIRED = {
+    "Direct": ("itemID", "itemType", "sourceID", "sourceText", "targetID", "targetText"),
+    "Document": (
+        "itemID",
+        "itemType",
+        "documentID",
+        "sourceID",
+        "sourceText",
+        "targetID",
+        "targetText",
+    ),
+    "Pairwise": ("itemID", "itemType", "sourceID", "sourceText", "targets"),
+    "PairwiseDocument": ("itemID", "itemType", "documentID", "segmentID", "segmentText", "targets"),
+}
+
+
+class AppraiseError(ValueError):
+    """A manifest or batch problem, naming the file, task, item and field."""
+
+
+@dataclass
+class ParsedItem:
+    item_type: str
+    document: str
+    segment_key: tuple[str, str, str]  # (document, source id, item id)
+    source: str
+    targets: list[tuple[str, str]]  # (target id, text)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedCampaign:
+    name: str
+    source_language: str
+    target_language: str
+    appraise_type: str
+    redundancy: int
+    items: list[ParsedItem]
+
+
+def _text(value: Any, where: str, name: str) -> str:
+    if not isinstance(value, str):
+        raise AppraiseError(f"{where}: field {name!r} must be text, not {type(value).__name__}")
+    return value
+
+
+def appraise_parse(
+    manifest: Any, batches: Any, *, manifest_name: str = "manifest", batches_name: str = "batches"
+) -> ParsedCampaign:
+    """Checks everything and returns what to import; writes nothing."""
+    if not isinstance(manifest, dict):
+        raise AppraiseError(f"{manifest_name}: expected a JSON object")
+    for key in ("CAMPAIGN_NAME", "TASKS_TO_ANNOTATORS"):
+        if key not in manifest:
+            raise AppraiseError(f"{manifest_name}: missing field {key!r}")
+    rows = manifest["TASKS_TO_ANNOTATORS"]
+    if (
+        not isinstance(rows, list)
+        or not rows
+        or not all(isinstance(row, list) and len(row) == 5 for row in rows)
+    ):
+        raise AppraiseError(
+            f"{manifest_name}: TASKS_TO_ANNOTATORS needs rows of [source "
+            "language, target language, mode, annotators, tasks]"
+        )
+    appraise_type = manifest.get("TASK_TYPE", "Direct")
+    if appraise_type not in TASK_TYPES:
+        raise AppraiseError(
+            f"{manifest_name}: unknown TASK_TYPE {appraise_type!r}; known: {', '.join(TASK_TYPES)}"
+        )
+    redundancy = manifest.get("REDUNDANCY", 1)
+    if not isinstance(redundancy, int) or redundancy < 1:
+        raise AppraiseError(f"{manifest_name}: REDUNDANCY must be a whole number from 1")
+    if not isinstance(batches, list) or not batches:
+        raise AppraiseError(f"{batches_name}: expected a non-empty list of tasks")
+    items: list[ParsedItem] = []
+    for number, batch in enumerate(batches, start=1):
+        where_task = f"{batches_name}: task {number}"
+        if not isinstance(batch, dict) or "items" not in batch or "task" not in batch:
+            raise AppraiseError(f"{where_task}: expected an object with 'items' and 'task'")
+        if not isinstance(batch["items"], list) or not batch["items"]:
+            raise AppraiseError(f"{where_task}: 'items' must be a non-empty list")
+        for position, raw in enumerate(batch["items"], start=1):
+            items.append(_parse_item(raw, appraise_type, number, f"{where_task}, item {position}"))
+    source_language, target_language = str(rows[0][0]), str(rows[0][1])
+    return ParsedCampaign(
+        str(manifest["CAMPAIGN_NAME"]),
+        source_language,
+        target_language,
+        appraise_type,
+        redundancy,
+        items,
+    )
+
+
+def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedItem:
+    if not isinstance(raw, dict):
+        raise AppraiseError(f"{where}: expected a JSON object")
+    if "itemID" in raw:
+        where = f"{where} (itemID {raw['itemID']})"
+    for name in REQUIRED[appraise_type]:
+        if name not in raw:
+            raise AppraiseError(f"{where}: missing field {name!r}")
+    item_type = raw["itemType"]
+    if item_type not in ITEM_TYPES:
+        raise AppraiseError(f"{where}: unknown item type {item_type!r}; known: TGT, BAD, REF, CHK")
+    document = str(raw.get("documentID", ""))
+    if appraise_type == "PairwiseDocument":
+        source_id, source = str(raw["segmentID"]), _text(raw["segmentText"], where, "segmentText")
+    else:
+        source_id, source = str(raw["sourceID"]), _text(raw["sourceText"], where, "sourceText")
+    if "targets" in REQUIRED[appraise_type]:
+        targets_raw = raw["targets"]
+        if not isinstance(targets_raw, list) or not 1 <= len(targets_raw) <= 2:
+            raise AppraiseError(f"{where}: field 'targets' must list one or two outputs")
+        targets = []
+        for index, target in enumerate(targets_raw, start=1):
+            for name in ("targetID", "targetText"):
+                if not isinstance(target, dict) or name not in target:
+                    raise AppraiseError(f"{where}, target {index}: missing field {name!r}")
+            targets.append(
+                (str(target["targetID"]), _text(target["targetText"], where, "targetText"))
+            )
+    else:
+        targets = [(str(raw["targetID"]), _text(raw["targetText"], where, "targetText"))]
+    meta = {
+        key: raw[key] for key in ("itemID", "_block", "_item", "isCompleteDocument") if key in raw
+    }
+    meta["batch"] = batch
+    return ParsedItem(
+        item_type, document, (document, source_id, str(raw["itemID"])), source, targets, meta
+    )
+
+
+@transaction.atomic
+def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
+    """Creates the campaign, its segments, systems and items, and launches the task."""
+    try:
+        campaign = campaign_create(
+            name=parsed.name,
+            source_language=parsed.source_language,
+            target_language=parsed.target_language,
+            owner=owner,
+            description=f"Imported from Appraise ({parsed.appraise_type}).",
+        )
+    except CampaignError as error:
+        raise AppraiseError(str(error)) from None
+    segments = _segments(campaign, parsed)
+    systems = _systems(campaign, parsed)
+    task_type, scale = TASK_TYPES[parsed.appraise_type]
+    task = task_create(
+        campaign=campaign, task_type=task_type, scale=scale, judgments_per_item=parsed.redundancy
+    )
+    items = []
+    for parsed_item in parsed.items:
+        single = len(parsed_item.targets) == 1
+        target_id = parsed_item.targets[0][0]
+        system = systems[target_id] if single and parsed_item.item_type != ItemType.REF else None
+        items.append(
+            Item(
+                task=task,
+                campaign=campaign,
+                item_type=parsed_item.item_type,
+                segment=segments[parsed_item.segment_key],
+                system=system,
+                candidates=[
+                    {"text": text, "systems": [tid], "type": parsed_item.item_type}
+                    for tid, text in parsed_item.targets
+                ],
+                source_meta=parsed_item.meta,
+            )
+        )
+    task_launch_items(task=task, items=items)
+    _link_bad_references(task)
+    return task
+
+
+def _segments(campaign: Campaign, parsed: ParsedCampaign) -> dict[tuple[str, str, str], Segment]:
+    texts: dict[tuple[str, str, str], str] = {}
+    for item in parsed.items:
+        texts.setdefault(item.segment_key, item.source)
+    documents: dict[str, Document] = {}
+    for document, _, _ in texts:
+        documents.setdefault(
+            document,
+            Document(
+                campaign=campaign, external_id=document or "appraise", position=len(documents)
+            ),
+        )
+    Document.objects.bulk_create(documents.values())
+    segments = {
+        key: Segment(campaign=campaign, document=documents[key[0]], index=index, source=text)
+        for index, (key, text) in enumerate(texts.items())
+    }
+    Segment.objects.bulk_create(segments.values())
+    return segments
+
+
+def _systems(campaign: Campaign, parsed: ParsedCampaign) -> dict[str, System]:
+    names = sorted(
+        {tid for item in parsed.items if item.item_type != ItemType.REF for tid, _ in item.targets}
+    )
+    systems = {name: System(campaign=campaign, name=name[:200]) for name in names}
+    System.objects.bulk_create(systems.values())
+    return systems
+
+
+def _link_bad_references(task: Task) -> None:
+    """A BAD item's original is the TGT item of the same segment and system, when present."""
+    originals = {
+        (item.segment_id, item.system_id): item
+        for item in Item.objects.filter(task=task, item_type=ItemType.TGT, system__isnull=False)
+    }
+    bad = list(Item.objects.filter(task=task, item_type=ItemType.BAD, system__isnull=False))
+    for item in bad:
+        original = originals.get((item.segment_id, item.system_id))
+        item.original_id = original.id if original else None
+    Item.objects.bulk_update(bad, ["original"])
+
+
+def appraise_load(
+    manifest_text: str, batches_text: str, *, manifest_name: str, batches_name: str
+) -> ParsedCampaign:
+    """Parses the two JSON files' text, naming the file on a syntax error."""
+    documents = []
+    for name, text in ((manifest_name, manifest_text), (batches_name, batches_text)):
+        try:
+            documents.append(json.loads(text))
+        except json.JSONDecodeError as error:
+            raise AppraiseError(f"{name}, line {error.lineno}: invalid JSON: {error.msg}") from None
+    return appraise_parse(
+        documents[0], documents[1], manifest_name=manifest_name, batches_name=batches_name
+    )
