@@ -69,6 +69,7 @@ lint: venv services
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy metrics annotation/services
 	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 
 # Tests use their own Redis database so that they never touch a running stack's queue.
 test: venv services browser

@@ -67,3 +67,13 @@ def test_annotators_never_see_results(client, scored, django_user_model):
     client.force_login(annotator)
     assert client.get(f"/campaigns/{scored.id}/results/automatic/").status_code == 403
     assert client.get(f"/campaigns/{scored.id}/results/automatic.csv").status_code == 403
+
+
+def test_api_results(manager, scored):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(manager)
+    body = client.get(f"/api/v1/campaigns/{scored.id}/results/automatic").json()
+    assert {row["metric"] for row in body["systems"]} == {"bleu", "chrf", "ter"}
+    assert len(body["pairs"]) == 18

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaigns_for_user
+from annotation.selectors.results import automatic_results_rows, significance_rows
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import upload_import
@@ -162,3 +163,47 @@ class SystemListApi(APIView):
     def get(self, request, campaign_id: int):
         campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
         return Response(SystemRunSerializer(system_runs_with_jobs(campaign), many=True).data)
+
+
+class AutomaticResultsApi(APIView):
+    """Automatic metrics of every run with 95% bootstrap intervals, and every paired test."""
+
+    class ScoreRowSerializer(serializers.Serializer):
+        system = serializers.CharField()
+        metric = serializers.CharField()
+        score = serializers.FloatField()
+        ci_low = serializers.FloatField()
+        ci_high = serializers.FloatField()
+        runs = serializers.IntegerField()
+        run_std = serializers.FloatField(allow_null=True)
+        signature = serializers.CharField()
+
+    class PairRowSerializer(serializers.Serializer):
+        metric = serializers.CharField()
+        method = serializers.ChoiceField(choices=["bs", "ar"])
+        a = serializers.CharField()
+        b = serializers.CharField()
+        p_value = serializers.FloatField()
+        win_a = serializers.FloatField()
+        win_b = serializers.FloatField()
+        tie = serializers.FloatField()
+
+    @extend_schema(
+        responses=inline_serializer(
+            "AutomaticResults",
+            {
+                "systems": ScoreRowSerializer(many=True),
+                "pairs": PairRowSerializer(many=True),
+            },
+        )
+    )
+    def get(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        return Response(
+            {
+                "systems": self.ScoreRowSerializer(
+                    automatic_results_rows(campaign), many=True
+                ).data,
+                "pairs": self.PairRowSerializer(significance_rows(campaign), many=True).data,
+            }
+        )

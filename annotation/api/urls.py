@@ -33,4 +33,9 @@ urlpatterns = [
     ),
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
+    path(
+        "campaigns/<int:campaign_id>/results/automatic",
+        campaigns.AutomaticResultsApi.as_view(),
+        name="api-results-automatic",
+    ),
 ]

@@ -78,3 +78,45 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
         )
         tests[(test.metric, test.method)][(test.system_b_id, test.system_a_id)] = mirrored
     return AutomaticResults(systems, dict(tests))
+
+
+def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
+    results = automatic_results(campaign)
+    rows = []
+    for system in results.systems:
+        for metric, score in system.scores.items():
+            rows.append(
+                {
+                    "system": system.name,
+                    "metric": metric,
+                    "score": round(score.score, 6),
+                    "ci_low": round(score.ci_low, 6),
+                    "ci_high": round(score.ci_high, 6),
+                    "runs": score.runs,
+                    "run_std": score.run_std,
+                    "signature": score.signature,
+                }
+            )
+    return rows
+
+
+def significance_rows(campaign: Campaign) -> list[dict[str, object]]:
+    results = automatic_results(campaign)
+    names = {s.system_id: s.name for s in results.systems}
+    rows = []
+    for (metric, method), tests in sorted(results.tests.items()):
+        for (a, b), test in sorted(tests.items()):
+            if a < b:
+                rows.append(
+                    {
+                        "metric": metric,
+                        "method": method,
+                        "a": names.get(a, a),
+                        "b": names.get(b, b),
+                        "p_value": test.p_value,
+                        "win_a": test.win_a,
+                        "win_b": test.win_b,
+                        "tie": test.tie,
+                    }
+                )
+    return rows

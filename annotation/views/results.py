@@ -10,7 +10,12 @@ from django.shortcuts import render
 
 from annotation.permissions import CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
-from annotation.selectors.results import METRICS, automatic_results
+from annotation.selectors.results import (
+    METRICS,
+    automatic_results,
+    automatic_results_rows,
+    significance_rows,
+)
 
 METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 
@@ -53,48 +58,6 @@ def automatic_results_page(request, campaign_id: int):
             "metrics": METRIC_LABELS,
         },
     )
-
-
-def automatic_results_rows(campaign) -> list[dict[str, object]]:
-    results = automatic_results(campaign)
-    rows = []
-    for system in results.systems:
-        for metric, score in system.scores.items():
-            rows.append(
-                {
-                    "system": system.name,
-                    "metric": metric,
-                    "score": round(score.score, 6),
-                    "ci_low": round(score.ci_low, 6),
-                    "ci_high": round(score.ci_high, 6),
-                    "runs": score.runs,
-                    "run_std": score.run_std,
-                    "signature": score.signature,
-                }
-            )
-    return rows
-
-
-def significance_rows(campaign) -> list[dict[str, object]]:
-    results = automatic_results(campaign)
-    names = {s.system_id: s.name for s in results.systems}
-    rows = []
-    for (metric, method), tests in sorted(results.tests.items()):
-        for (a, b), test in sorted(tests.items()):
-            if a < b:
-                rows.append(
-                    {
-                        "metric": metric,
-                        "method": method,
-                        "a": names.get(a, a),
-                        "b": names.get(b, b),
-                        "p_value": test.p_value,
-                        "win_a": test.win_a,
-                        "win_b": test.win_b,
-                        "tie": test.tie,
-                    }
-                )
-    return rows
 
 
 @login_required
