@@ -7,9 +7,9 @@ A resample is a matrix of counts (how often each segment is drawn); its corpus s
 Compatibility with sacrebleu 2.x (``significance.py``) with the same seed and sample count:
 
 * bootstrap: ``default_rng(seed).choice(n, size=(samples, n))``, the draw sacrebleu uses for
-  ``--confidence`` and for every system of ``--paired-bs``. Statistics are summed and scored in
-  float32 as sacrebleu does (whenever that is exact: whole-number statistics whose sums stay
-  below 2**24; otherwise float64), so the resampled scores are bit-identical.
+  ``--confidence`` and for every system of ``--paired-bs``. sacrebleu sums and scores resamples
+  in float32; so do we whenever its sums are exact (whole-number statistics, sums below 2**24),
+  so the resampled scores are bit-identical. Otherwise everything is float64.
 * interval: mean of the resampled scores and the order statistics ``n // 40`` and
   ``n - n // 40 - 1`` of the sorted scores (95%); sacrebleu prints ``mean ± (high - low) / 2``.
   The mean is exact for ``bootstrap_ci`` (as ``--confidence``) and NumPy's for the paired
@@ -171,23 +171,27 @@ def resample_counts(indices: NDArray[np.intp], n_segments: int) -> NDArray[np.in
     return np.bincount(flat, minlength=n_samples * n_segments).reshape(n_samples, n_segments)
 
 
-def _sum_dtype(stacked: NDArray[np.float64], max_sum: float) -> type[np.floating]:
-    # float32 reproduces sacrebleu's arithmetic; it is used only where it is exact.
-    exact = bool(np.all(stacked == np.floor(stacked))) and max_sum < 2**24
-    return np.float32 if exact else np.float64
+def _exact_in_float32(stacked: NDArray[np.float64], largest_sum: float) -> bool:
+    # Sums of non-negative whole numbers are exact in float32 while they stay below 2**24,
+    # whatever the order of addition.
+    return largest_sum < 2**24 and bool(np.all(stacked == np.floor(stacked)))
 
 
 def resampled_scores(
     metric: str, systems: list[NDArray[np.float64]], indices: NDArray[np.intp]
 ) -> NDArray[np.floating]:
-    """Scores of every system (pooled 2-D statistics) in every resample: ``(n_systems, n)``."""
+    """Scores of every system (pooled 2-D statistics) in every resample: ``(n_systems, n)``.
+
+    The sums are exact in float64; when sacrebleu's float32 sums would be exact too, they are
+    scored in float32 as sacrebleu does.
+    """
     n_segments, width = systems[0].shape
     stacked = np.concatenate(systems, axis=1)
-    bound = float(indices.shape[1] * stacked.max(initial=0.0))
-    dtype = _sum_dtype(stacked, bound)
-    counts = resample_counts(indices, n_segments).astype(dtype)
+    counts = resample_counts(indices, n_segments).astype(np.float64)
     # Column-major sums, one row per (system, statistic), as scores_from_columns wants them.
-    sums = stacked.T.astype(dtype) @ counts.T
+    sums = stacked.T @ counts.T
+    if _exact_in_float32(stacked, float(sums.max(initial=0.0))):
+        sums = sums.astype(np.float32)
     return np.stack(
         [
             scores_from_columns(metric, sums[s * width : (s + 1) * width])
@@ -360,6 +364,8 @@ def paired_approximate_randomization(
     randomisation does not define, from a bootstrap with ``n_samples`` and the same seed.
     """
     key = check_metric(metric)
+    if n_trials < 1:
+        raise ValueError("need at least one randomisation trial")
     pooled = _prepare(key, systems)
     n_segments, width = pooled[0].shape
     estimates, resampled = _bootstrap_part(key, systems, pooled, n_samples, seed, half, confidence)
@@ -367,7 +373,9 @@ def paired_approximate_randomization(
     swap = np.random.default_rng(seed).integers(2, size=(n_trials, n_segments), dtype=bool)
     stacked = np.concatenate(pooled, axis=1)
     totals = stacked.sum(axis=0)
-    dtype = _sum_dtype(stacked, float(totals.max(initial=0.0)))
+    # A trial's sums never exceed the totals, so float32 products are exact when they are.
+    exact = _exact_in_float32(stacked, float(totals.max(initial=0.0)))
+    dtype = np.float32 if exact else np.float64
     weights = stacked.T.astype(dtype)
     # Statistics each system keeps in each trial, one row per (system, statistic).
     kept = np.empty((len(totals), n_trials))

@@ -9,7 +9,14 @@ A system with several runs (e.g. training seeds) is given as -s NAME=RUN1,RUN2,.
 repeating -s NAME=RUN. Its score and tests pool the runs (segment statistics averaged over
 runs, MultEval style); the runs' own scores, mean and standard deviation are reported too.
 
+--json prints one object: {"systems": [{"name", "runs", "scores": {METRIC: {"score",
+"signature", "ci": [low, high], "mean", "run_scores", "run_std"}}}], "pairs": [{"a", "b",
+"metric", "delta", "p_value", "win_a", "win_b", "tie"}], "test"}. win_a is the share of
+bootstrap resamples in which a is better (also with --paired ar, whose p-values are the
+randomisation's). Scores are on the 0-100 scale.
+
 Files are UTF-8, one segment a line, trailing whitespace ignored (as sacrebleu reads them).
+Unreadable files, line count mismatches and invalid UTF-8 exit with code 2.
 
 example:
   python -m metrics score -r ref.de -s base=base.de -s new=new.seed1.de,new.seed2.de \\
@@ -90,7 +97,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=AR_TRIALS,
         help="trials of --paired ar (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=SACREBLEU_SEED, help="(default: %(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=SACREBLEU_SEED, help="random seed (default: %(default)s)"
+    )
     parser.add_argument(
         "--half",
         action="store_true",
