@@ -48,15 +48,26 @@ def setup(annotators: int, judgments_per_item: int) -> tuple[int, list[str]]:
     User = get_user_model()
     tag = uuid.uuid4().hex[:6]
     owner = User.objects.create_user(f"bench-manager-{tag}")
-    campaign = campaign_create(name=f"bench-load {tag}", source_language="en",
-                               target_language="de", owner=owner)
-    upload_import(campaign=campaign, kind="source", user=owner,
-                  files=[("source.en", (demo / "source.en").read_bytes())])
+    campaign = campaign_create(
+        name=f"bench-load {tag}", source_language="en", target_language="de", owner=owner
+    )
+    upload_import(
+        campaign=campaign,
+        kind="source",
+        user=owner,
+        files=[("source.en", (demo / "source.en").read_bytes())],
+    )
     for system in ("Facebook-AI", "Online-B", "UEdin", "VolcTrans-GLAT", "happypoet"):
-        upload_import(campaign=campaign, kind="system", name=system, user=owner,
-                      files=[(f"{system}.de", (demo / f"{system}.de").read_bytes())])
-    task = task_create(campaign=campaign, task_type="adequacy",
-                       judgments_per_item=judgments_per_item)
+        upload_import(
+            campaign=campaign,
+            kind="system",
+            name=system,
+            user=owner,
+            files=[(f"{system}.de", (demo / f"{system}.de").read_bytes())],
+        )
+    task = task_create(
+        campaign=campaign, task_type="adequacy", judgments_per_item=judgments_per_item
+    )
     task_launch(task_id=task.id)
     tokens = []
     for i in range(annotators):
@@ -101,9 +112,15 @@ class Annotator(threading.Thread):
                     continue
                 if item["done"]:
                     return
-                status, result = self.call("POST", "/api/v1/judgments", {
-                    "task": self.task_id, "slot": item["slot"], "score": 1 + item["slot"] % 5,
-                })
+                status, result = self.call(
+                    "POST",
+                    "/api/v1/judgments",
+                    {
+                        "task": self.task_id,
+                        "slot": item["slot"],
+                        "score": 1 + item["slot"] % 5,
+                    },
+                )
                 if status == 201:
                     self.acknowledged.append(result["id"])
                 else:
@@ -140,17 +157,23 @@ def main() -> int:
     latencies = [value for thread in threads for value in thread.latencies]
     errors = [error for thread in threads for error in thread.errors]
     stored = stored_judgments(task_id)
-    print(f"{args.annotators} annotators for {elapsed:.1f} s: {len(acknowledged)} judgments, "
-          f"{len(acknowledged) / elapsed:.1f} judgments/s (target >= 200)")
+    print(
+        f"{args.annotators} annotators for {elapsed:.1f} s: {len(acknowledged)} judgments, "
+        f"{len(acknowledged) / elapsed:.1f} judgments/s (target >= 200)"
+    )
     if latencies:
-        print("latency per request (next or submit): "
-              f"p50 {1000 * statistics.median(latencies):.1f} ms, "
-              f"p95 {1000 * percentile(latencies, 0.95):.1f} ms, "
-              f"p99 {1000 * percentile(latencies, 0.99):.1f} ms (target p99 < 100 ms)")
+        print(
+            "latency per request (next or submit): "
+            f"p50 {1000 * statistics.median(latencies):.1f} ms, "
+            f"p95 {1000 * percentile(latencies, 0.95):.1f} ms, "
+            f"p99 {1000 * percentile(latencies, 0.99):.1f} ms (target p99 < 100 ms)"
+        )
     print(f"errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
     exact = stored == set(acknowledged) and len(acknowledged) == len(set(acknowledged))
-    print(f"database holds exactly the acknowledged judgments: {'yes' if exact else 'NO'} "
-          f"({len(stored)} stored, {len(set(acknowledged))} acknowledged)")
+    print(
+        f"database holds exactly the acknowledged judgments: {'yes' if exact else 'NO'} "
+        f"({len(stored)} stored, {len(set(acknowledged))} acknowledged)"
+    )
     return 0 if exact and not errors else 1
 
 
