@@ -14,6 +14,7 @@ import json
 import sys
 import time
 import uuid
+from datetime import datetime
 from http.client import HTTPConnection
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -68,6 +69,11 @@ def main() -> int:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--user", default="manager")
     parser.add_argument("--password", default="manager-demo")
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="then wait for the metrics jobs, timing the campaign page meanwhile",
+    )
     args = parser.parse_args()
     data = next((path for path in CANDIDATES if path.is_dir()), None)
     if data is None:
@@ -126,8 +132,84 @@ def main() -> int:
         f"{len(rows) - len(missing_jobs)}/{len(rows)}"
     )  # type: ignore[arg-type]
     ok = stored == expected and not missing_jobs
+    if args.watch:
+        ok = watch_jobs(api, args, base, campaign["id"]) and ok  # type: ignore[index]
     print("OK" if ok else "FAILED")
     return 0 if ok else 1
+
+
+def page_client(args: argparse.Namespace) -> tuple[Api, str]:
+    """A logged-in browser-like session (cookies and CSRF token) for the HTML pages."""
+    browser = Api(args.url)
+    browser.connection.request("GET", "/login/")
+    response = browser.connection.getresponse()
+    html = response.read().decode()
+    csrf = next(
+        c.split("=", 1)[1].split(";")[0]
+        for c in response.headers.get_all("Set-Cookie")
+        if c.startswith("csrftoken=")
+    )
+    token = html.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+    form = f"csrfmiddlewaretoken={token}&username={args.user}&password={args.password}"
+    headers = {
+        "Cookie": f"csrftoken={csrf}",
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Referer": f"{args.url}/login/",
+    }
+    browser.connection.request("POST", "/login/", body=form.encode(), headers=headers)
+    response = browser.connection.getresponse()
+    response.read()
+    session = next(
+        c.split("=", 1)[1].split(";")[0]
+        for c in response.headers.get_all("Set-Cookie")
+        if c.startswith("sessionid=")
+    )
+    return browser, f"csrftoken={csrf}; sessionid={session}"
+
+
+def watch_jobs(api: Api, args: argparse.Namespace, base: str, campaign_id: int) -> bool:
+    """Waits for every metrics job, timing the manager's campaign page meanwhile."""
+    browser, cookie = page_client(args)
+    latencies: list[float] = []
+    started = time.perf_counter()
+    while time.perf_counter() - started < 600:
+        before = time.perf_counter()
+        browser.connection.request("GET", f"/campaigns/{campaign_id}/", headers={"Cookie": cookie})
+        page = browser.connection.getresponse()
+        page.read()
+        latencies.append(time.perf_counter() - before)
+        status, rows = api.request("GET", f"{base}/systems")
+        if page.status != 200 or status != 200:
+            print(f"page {page.status}, API {status}", file=sys.stderr)
+            return False
+        if all(row["job_state"] in {"done", "failed"} for row in rows):  # type: ignore[union-attr]
+            break
+        time.sleep(0.5)
+    elapsed = time.perf_counter() - started
+    durations = sorted(
+        (
+            datetime.fromisoformat(row["job_finished_at"])
+            - datetime.fromisoformat(row["job_started_at"])
+        ).total_seconds()
+        for row in rows
+        if row["job_state"] == "done"  # type: ignore[union-attr]
+    )
+    failed = [row["system"] for row in rows if row["job_state"] != "done"]  # type: ignore[union-attr]
+    latencies.sort()
+    if durations:
+        median = durations[len(durations) // 2]
+        print(
+            f"all metrics jobs finished {elapsed:.1f} s after the upload; one job (BLEU, chrF "
+            f"and TER with bootstrap intervals, then the campaign's paired tests): median "
+            f"{median:.1f} s, max {durations[-1]:.1f} s"
+        )
+    print(
+        f"campaign page while the jobs ran: {len(latencies)} loads, median "
+        f"{1000 * latencies[len(latencies) // 2]:.0f} ms, max {1000 * latencies[-1]:.0f} ms"
+    )
+    if failed:
+        print(f"failed jobs: {failed}", file=sys.stderr)
+    return not failed
 
 
 if __name__ == "__main__":

@@ -155,6 +155,12 @@ class SystemRunSerializer(serializers.Serializer):
     job_state = serializers.CharField(source="job.state", allow_null=True, default=None)
     job_progress = serializers.IntegerField(source="job.progress", allow_null=True, default=None)
     job_message = serializers.CharField(source="job.message", allow_null=True, default=None)
+    job_started_at = serializers.DateTimeField(
+        source="job.started_at", allow_null=True, default=None
+    )
+    job_finished_at = serializers.DateTimeField(
+        source="job.finished_at", allow_null=True, default=None
+    )
     scores = serializers.DictField(child=serializers.FloatField())
 
 
