@@ -44,7 +44,9 @@ def run_job(self, job_id: int) -> None:
             target_id=job.target_id,
             report_progress=job_services.job_progress_reporter(job_id=job.id),
         )
-    except TRANSIENT_ERRORS:
+    except TRANSIENT_ERRORS as error:
+        if self.request.retries >= self.max_retries:
+            job_services.job_fail(job_id=job.id, message=f"gave up after retries: {error}")
         raise  # retried by Celery; the job row stays "running" until the retry runs
     except SoftTimeLimitExceeded:
         job_services.job_fail(job_id=job.id, message="time limit exceeded")

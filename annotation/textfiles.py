@@ -238,3 +238,15 @@ def system_name_from_filename(filename: str) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
+
+
+def read_uploaded(files, *, max_bytes: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of uploaded files, refusing an oversized one before reading it."""
+    read = []
+    for upload in files:
+        if upload.size > max_bytes:
+            raise UploadError(
+                upload.name, f"{upload.size} bytes is over the upload limit of {max_bytes}"
+            )
+        read.append((upload.name, upload.read()))
+    return read

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -16,7 +17,7 @@ from annotation.selectors.results import automatic_results_rows, significance_ro
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import upload_import
-from annotation.textfiles import UploadError
+from annotation.textfiles import UploadError, read_uploaded
 
 ErrorSerializer = inline_serializer("Error", {"error": serializers.CharField()})
 
@@ -115,8 +116,8 @@ class UploadApi(APIView):
             }
         )
         data.is_valid(raise_exception=True)
-        files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
         try:
+            files = read_uploaded(data.validated_data["files"], max_bytes=settings.UPLOAD_MAX_BYTES)
             with transaction.atomic():
                 results = upload_import(
                     campaign=campaign,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
@@ -19,7 +20,7 @@ from annotation.services.imports import (
     upload_plan,
 )
 from annotation.services.scoring import campaign_metrics_recompute
-from annotation.textfiles import UploadError
+from annotation.textfiles import UploadError, read_uploaded
 
 
 @login_required
@@ -82,12 +83,12 @@ def campaign_upload(request, campaign_id: int):
         for error in form.errors.values():
             messages.error(request, " ".join(error))
         return redirect("campaign-detail", campaign.id)
-    files = [(upload.name, upload.read()) for upload in request.FILES.getlist("files")]
-    if not files:
+    if not request.FILES.getlist("files"):
         messages.error(request, "Choose a file to upload.")
         return redirect("campaign-detail", campaign.id)
     data = form.cleaned_data
     try:
+        files = read_uploaded(request.FILES.getlist("files"), max_bytes=settings.UPLOAD_MAX_BYTES)
         plan = upload_plan(
             campaign=campaign,
             kind=data["kind"],
