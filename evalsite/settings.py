@@ -181,7 +181,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # A job unacknowledged this long (its worker died) is delivered again.
-    "visibility_timeout": CELERY_TASK_TIME_LIMIT + 60,
+    "visibility_timeout": int(
+        os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(CELERY_TASK_TIME_LIMIT + 60))
+    ),
+    # How often workers look for such messages (kombu's defaults: every ~100 s).
+    "unacked_restore_interval": int(os.environ.get("CELERY_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("CELERY_RESTORE_THROTTLE", "10")),
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
 }

@@ -23,14 +23,9 @@ TEST_QUEUE = f"evalsite-test-{uuid.uuid4().hex[:8]}"
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A real ``celery worker`` on the test database and the test Redis, on its own queue.
-
-    It listens on the session's own queue, so a stack started by ``make up`` (or a worker
-    left over from another run) never takes the tests' messages.
-    """
-    queue = TEST_QUEUE
+def start_worker(queue: str, **extra_env: str) -> subprocess.Popen:
+    """Starts ``celery worker`` on the test database and the test Redis, listening on
+    ``queue``, and waits until it answers a ping."""
     db = settings.DATABASES["default"]
     env = {
         **os.environ,
@@ -41,9 +36,11 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         "REDIS_URL": settings.CELERY_BROKER_URL,
         "CELERY_QUEUE": queue,
         "DISPATCH_INTERVAL_SECONDS": "2",
+        **extra_env,
     }
-    node = f"{queue}@localhost"
-    log = open(ROOT / "var" / f"{queue}.log", "w")  # noqa: SIM115 (open for the session)
+    node = f"{queue}-{uuid.uuid4().hex[:4]}@localhost"
+    (ROOT / "var").mkdir(exist_ok=True)
+    log = open(ROOT / "var" / f"{node}.log", "w")  # noqa: SIM115 (closed with the process)
     process = subprocess.Popen(
         [
             sys.executable,
@@ -66,18 +63,32 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+    process.log = log  # type: ignore[attr-defined]
     deadline = time.monotonic() + 30
     while not celery_app.control.ping(destination=[node], timeout=0.5):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise RuntimeError(f"the test worker did not start; see {log.name}")
-    yield process
+    return process
+
+
+def stop_worker(process: subprocess.Popen) -> None:
     process.terminate()
     try:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         process.kill()
-    log.close()
+        process.wait()
+    process.log.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real worker for the session, on the session's own queue, so a stack started by
+    ``make up`` (or a worker left over from another run) never takes the tests' messages."""
+    process = start_worker(TEST_QUEUE)
+    yield process
+    stop_worker(process)
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):

@@ -44,3 +44,76 @@ def test_requesting_a_job_twice_runs_it_once_at_a_time(celery_worker_process):
     assert first.id == second.id
     wait_for(lambda: Job.objects.filter(id=first.id, state=Job.State.DONE).exists())
     assert Job.objects.filter(kind=Job.Kind.PING, target_id=4).count() == 1
+
+
+def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
+    """SIGKILL during a metrics job: the unacknowledged message comes back (late ack), a new
+    worker runs the job from the start, and its results are complete and not duplicated."""
+    import os
+    import signal
+    import uuid
+
+    from annotation.models import RunScore, RunStatistics, SystemRun
+    from annotation.services.imports import upload_import
+    from annotation.tasks import run_job
+    from tests.conftest import DATA, start_worker, stop_worker
+
+    wmt21 = DATA / "wmt21-en-de"
+    upload_import(
+        campaign=campaign,
+        kind="source",
+        user=manager,
+        files=[("src", (wmt21 / "newstest2021.en-de.src.en").read_bytes())],
+    )
+    upload_import(
+        campaign=campaign,
+        kind="reference",
+        name="A",
+        user=manager,
+        files=[("ref", (wmt21 / "newstest2021.en-de.ref.A.de").read_bytes())],
+    )
+    path = wmt21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
+    with transaction.atomic():
+        upload_import(
+            campaign=campaign,
+            kind="system",
+            name="Online-B",
+            user=manager,
+            files=[(path.name, path.read_bytes())],
+        )
+        # The upload's own message (sent on commit) then finds no job and does nothing ...
+        Job.objects.filter(kind=Job.Kind.RUN_METRICS).delete()
+    run = SystemRun.objects.get()
+    # ... and the job goes to a queue of this test's own, so only its workers take it.
+    job = Job.objects.create(kind=Job.Kind.RUN_METRICS, target_id=run.id, state=Job.State.QUEUED)
+    queue = f"kill-{uuid.uuid4().hex[:6]}"
+    fast_redelivery = {
+        "CELERY_VISIBILITY_TIMEOUT": "3",
+        "CELERY_RESTORE_INTERVAL": "1",
+        "CELERY_RESTORE_THROTTLE": "1",
+    }
+    first = start_worker(queue, **fast_redelivery)
+    run_job.apply_async(args=[job.id], queue=queue)
+    # Kill it once BLEU and chrF are stored and TER (seconds of work) is under way.
+    wait_for(lambda: Job.objects.filter(id=job.id, progress__gte=25).exists(), timeout=60)
+    assert Job.objects.get(id=job.id).attempts == 1
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    first.log.close()
+    assert Job.objects.get(id=job.id).state == Job.State.RUNNING
+    assert RunScore.objects.filter(run=run, metric="ter").count() == 0
+
+    second = start_worker(queue, **fast_redelivery)
+    try:
+        done = wait_for(
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=120
+        )
+    finally:
+        stop_worker(second)
+    assert done.attempts == 2
+    assert sorted(RunScore.objects.filter(run=run).values_list("metric", flat=True)) == [
+        "bleu",
+        "chrf",
+        "ter",
+    ]
+    assert RunStatistics.objects.filter(run=run).count() == 3
