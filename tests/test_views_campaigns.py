@@ -74,3 +74,13 @@ def test_annotator_cannot_see_the_manager_page(client, campaign, django_user_mod
     client.force_login(annotator)
     assert client.get(f"/campaigns/{campaign.id}/").status_code == 403
     assert client.post(f"/campaigns/{campaign.id}/upload/", {"kind": "source"}).status_code == 403
+
+
+def test_annotators_land_on_their_tasks(client, campaign, django_user_model):
+    from annotation.services.campaigns import membership_set
+
+    annotator = django_user_model.objects.create_user("ann", password="x-password-1")
+    membership_set(campaign=campaign, user=annotator, role="annotator")
+    client.force_login(annotator)
+    response = client.get("/")
+    assert response.status_code == 302 and response.url == "/annotate/"

@@ -25,7 +25,11 @@ from annotation.textfiles import UploadError, read_uploaded
 
 @login_required
 def home(request):
-    return render(request, "campaigns/home.html", {"campaigns": campaigns_for_user(request.user)})
+    campaigns = campaigns_for_user(request.user)
+    # Annotators go straight to their work; the campaign pages are for managers and organisers.
+    if not request.user.is_superuser and all(c.role == "annotator" for c in campaigns):
+        return redirect("task-list")
+    return render(request, "campaigns/home.html", {"campaigns": campaigns})
 
 
 @login_required

@@ -52,7 +52,7 @@ def log_in(page, live_server, username, password):
     page.keyboard.press("Tab")
     page.keyboard.type(password)
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/")
+    page.wait_for_url(lambda url: "/login/" not in url)
 
 
 @pytest.fixture(autouse=True)
