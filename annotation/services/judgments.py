@@ -138,15 +138,16 @@ def judgment_record(
     is a conflict; the answer is not recorded and the response says so.
     """
     now = now or timezone.now()
+    # The slot, locked, with its task, item and any judgment already recorded: one query.
     slot = (
         Slot.objects.select_for_update(of=("self",))
-        .select_related("task", "item")
+        .select_related("task", "item", "judgment")
         .filter(id=slot_id, task_id=task_id)
         .first()
     )
     if slot is None:
         raise JudgmentError("not_found", "no such item in this task")
-    existing = Judgment.objects.filter(slot=slot).first()
+    existing = getattr(slot, "judgment", None)
     if existing is not None:
         if existing.annotator_id == annotator_id:
             return Recorded(existing, created=False)
