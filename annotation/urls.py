@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from annotation.views import annotate, campaigns, results, tasks
 
@@ -57,4 +57,5 @@ urlpatterns = [
         campaigns.campaign_metrics_rerun,
         name="campaign-metrics-rerun",
     ),
+    path("", include("annotation.urls_human")),
 ]

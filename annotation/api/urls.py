@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 from rest_framework.authtoken.views import ObtainAuthToken
 
 from annotation.api import annotation, campaigns
@@ -38,4 +38,5 @@ urlpatterns = [
         campaigns.AutomaticResultsApi.as_view(),
         name="api-results-automatic",
     ),
+    path("", include("annotation.api.urls_human")),
 ]

@@ -13,6 +13,7 @@ from annotation.models.campaigns import (
     SystemRun,
 )
 from annotation.models.jobs import Job
+from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.tasks import (
     LIKERT_TYPES,
@@ -28,6 +29,7 @@ from annotation.models.tasks import (
 
 __all__ = [
     "LIKERT_TYPES",
+    "AnnotatorExclusion",
     "Campaign",
     "Document",
     "Invitation",

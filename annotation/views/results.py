@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from annotation.exports import _csv_safe
 from annotation.permissions import CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.results import (
@@ -18,13 +19,6 @@ from annotation.selectors.results import (
 )
 
 METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
-
-
-def _csv_safe(value: object) -> object:
-    # Spreadsheets run cells that start with these as formulas.
-    if isinstance(value, str) and value[:1] in {"=", "+", "-", "@", "\t", "\r"}:
-        return "'" + value
-    return value
 
 
 @login_required

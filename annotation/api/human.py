@@ -1,0 +1,224 @@
+"""REST API for human results: the dashboard's numbers, exclusions and judgment downloads."""
+
+from __future__ import annotations
+
+import math
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.exports import judgments_download
+from annotation.models import Task, TaskType
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.selectors.human import human_results
+from annotation.services.exclusions import ExclusionError, annotator_exclude
+
+ErrorSerializer = inline_serializer("HumanResultsError", {"error": serializers.CharField()})
+
+
+class Number(serializers.FloatField):
+    """A float that is null when undefined (NaN) or infinite, which JSON cannot carry."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        number = float(value)
+        return number if math.isfinite(number) else None
+
+
+class IntervalField(serializers.ListField):
+    def __init__(self, **kwargs):
+        super().__init__(child=Number(), **kwargs)
+
+
+class LikertSystemSerializer(serializers.Serializer):
+    system = serializers.CharField(source="name")
+    z = Number(source="score.z")
+    z_interval = IntervalField(source="score.z_interval")
+    raw = Number(source="score.raw")
+    raw_interval = IntervalField(source="score.raw_interval")
+    cluster = serializers.IntegerField(source="score.cluster")
+    rank_range = serializers.ListField(child=serializers.IntegerField(), source="score.rank_range")
+    wins = serializers.IntegerField(source="score.wins")
+    segments = serializers.IntegerField(source="score.segments")
+    judgments = serializers.IntegerField(source="score.judgments")
+
+
+class LikertRankingSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    systems = LikertSystemSerializer(many=True)
+
+
+class PairwiseSystemSerializer(serializers.Serializer):
+    system = serializers.CharField(source="name")
+    bradley_terry = Number(source="score.bradley_terry")
+    expected_wins = Number(source="score.expected_wins")
+    win_rate = Number(source="score.win_rate")
+    wins = serializers.IntegerField(source="score.wins")
+    losses = serializers.IntegerField(source="score.losses")
+    ties = serializers.IntegerField(source="score.ties")
+    rank_range = serializers.ListField(child=serializers.IntegerField(), source="score.rank_range")
+
+
+class HterSystemSerializer(serializers.Serializer):
+    system = serializers.CharField(source="name")
+    corpus_hter = Number(source="score.corpus_hter")
+    corpus_interval = IntervalField(source="score.corpus_interval")
+    mean_hter = Number(source="score.mean_hter")
+    mean_interval = IntervalField(source="score.mean_interval")
+    segments = serializers.IntegerField(source="score.segments")
+
+
+class AgreementSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    coefficient = serializers.CharField()
+    value = Number(source="kappa.kappa")
+    reading = serializers.CharField(source="kappa.label", help_text="Landis and Koch")
+    items = serializers.IntegerField(source="kappa.items")
+    interval = IntervalField(source="kappa.interval")
+    annotators = serializers.IntegerField()
+    resamples = serializers.IntegerField()
+
+
+class AnnotatorSerializer(serializers.Serializer):
+    annotator_id = serializers.IntegerField()
+    username = serializers.CharField()
+    excluded = serializers.BooleanField()
+    judgments = serializers.IntegerField()
+    median_seconds = Number()
+    agreement_with_others = Number(source="quality.agreement_with_others")
+    repeat_pairs = serializers.IntegerField(source="quality.repeat_pairs")
+    repeat_mean_abs_difference = Number(source="quality.repeat_mean_abs_difference")
+    bad_reference_pairs = serializers.IntegerField(source="quality.bad_reference_pairs")
+    bad_reference_p = Number(source="quality.bad_reference_p")
+    passed = serializers.BooleanField(source="quality.passed")
+    verdict = serializers.CharField(source="quality.verdict")
+
+
+class TaskResultsSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="task.id")
+    task_type = serializers.CharField(source="task.task_type")
+    judgments = serializers.IntegerField()
+    likert = LikertRankingSerializer(many=True)
+    pairwise = PairwiseSystemSerializer(many=True)
+    rank_resamples = serializers.IntegerField(
+        help_text="bootstrap resamples behind the pairwise rank ranges (0: none computed)"
+    )
+    hter = HterSystemSerializer(many=True)
+    agreement = AgreementSerializer(many=True)
+    annotators = AnnotatorSerializer(many=True, source="quality")
+
+
+class CorrelationSerializer(serializers.Serializer):
+    human = serializers.CharField()
+    metric = serializers.CharField()
+    systems = serializers.IntegerField()
+    pearson = Number()
+    spearman = Number()
+    kendall = Number()
+
+
+class HumanResultsSerializer(serializers.Serializer):
+    tasks = TaskResultsSerializer(many=True)
+    excluded = serializers.ListField(child=serializers.IntegerField())
+    correlations = CorrelationSerializer(many=True)
+
+
+class HumanResultsApi(APIView):
+    """Rankings with intervals and clusters, agreement and quality control of every launched
+    task, and system-level correlations with the automatic metrics."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("weights", OpenApiTypes.STR, enum=["linear", "quadratic"]),
+            OpenApiParameter("task", OpenApiTypes.INT),
+        ],
+        responses=HumanResultsSerializer,
+    )
+    def get(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        weights = request.query_params.get("weights")
+        task = request.query_params.get("task")
+        results = human_results(
+            campaign,
+            weights=weights if weights in {"linear", "quadratic"} else None,
+            task_id=int(task) if task and task.isdigit() else None,
+        )
+        body = {
+            "tasks": results.tasks,
+            "excluded": sorted(results.excluded),
+            "correlations": results.correlations,
+        }
+        return Response(HumanResultsSerializer(body).data)
+
+
+class ExclusionApi(APIView):
+    """Leaves an annotator out of the rankings and agreement, or lets them back in."""
+
+    class ExclusionSerializer(serializers.Serializer):
+        annotator = serializers.IntegerField()
+        excluded = serializers.BooleanField()
+
+    @extend_schema(
+        request=ExclusionSerializer,
+        responses={200: ExclusionSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        data = self.ExclusionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            excluded = annotator_exclude(
+                campaign=campaign,
+                annotator_id=data.validated_data["annotator"],
+                excluded=data.validated_data["excluded"],
+                by=request.user,
+            )
+        except ExclusionError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"annotator": data.validated_data["annotator"], "excluded": excluded})
+
+
+class JudgmentsExportApi(APIView):
+    """Every judgment, streamed: ``csv``, ``jsonl``, ``appraise`` or ``wmt`` (a pairwise or
+    ranking task's WMT ranking CSV); ``included=1`` keeps what the rankings count."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("task", OpenApiTypes.INT),
+            OpenApiParameter("included", OpenApiTypes.BOOL),
+            OpenApiParameter("pseudonymise", OpenApiTypes.BOOL),
+        ],
+        responses={(200, "text/csv"): OpenApiTypes.STR, 400: ErrorSerializer},
+    )
+    def get(self, request, campaign_id: int, fmt: str):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        if fmt not in {"csv", "jsonl", "appraise", "wmt"}:
+            raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
+        task_id = request.query_params.get("task", "")
+        task = (
+            get_object_or_404(Task, id=int(task_id), campaign=campaign)
+            if task_id.isdigit()
+            else None
+        )
+        if fmt == "wmt" and (
+            task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
+        ):
+            return Response(
+                {"error": "the WMT ranking CSV needs ?task= a pairwise or ranking task"},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        flag = {"1", "true", "yes"}
+        return judgments_download(
+            campaign=campaign,
+            fmt=fmt,
+            task=task,
+            included_only=request.query_params.get("included", "").lower() in flag,
+            pseudonymise=request.query_params.get("pseudonymise", "").lower() in flag,
+        )

@@ -1,0 +1,502 @@
+"""Downloads of human judgments and results, streamed row by row in constant memory.
+
+Formats:
+
+* judgments CSV (header row) and JSON Lines: every judgment. The CSV has one row per system
+  judged, so that each row names one system (a ranking of five outputs is five rows); its
+  ``annotator, language_pair, system, segment_id, item_type, score`` columns are what
+  ``python -m metrics human --judgments`` reads (``score`` is empty where the task gives no
+  absolute score, so give that command a Likert or direct-assessment task's file).
+* Appraise's headerless score CSV (``username, systemID, itemID, itemType, sourceLanguage,
+  targetLanguage, score, documentID, isCompleteDocument, start_time, end_time``), as
+  ``python -m metrics human --format appraise`` reads it; itemID is the segment index.
+* the WMT 5-way ranking CSV of pairwise and ranking tasks, as ``python -m metrics agreement
+  --rankings`` reads it; rankings that do not fit one row (more than five outputs, or one
+  output standing for several systems) are spread over several rows that expand to the
+  same pairwise labels (see ``wmt_entries``).
+* system rankings (one row per system) as CSV or JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import hmac
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from itertools import combinations
+from typing import Any
+
+from django.conf import settings
+from django.http import StreamingHttpResponse
+
+from annotation.models import Campaign, Task, TaskType
+from annotation.selectors.exports import judgment_export_rows
+from annotation.selectors.human import HumanResults
+from annotation.selectors.human.comparisons import ranks_of
+from annotation.selectors.human.loading import HUMAN
+
+JUDGMENT_COLUMNS = [
+    "annotator",
+    "language_pair",
+    "task_id",
+    "task_type",
+    "judgment_id",
+    "item_id",
+    "item_type",
+    "segment_id",
+    "document_id",
+    "system",
+    "candidate",
+    "score",
+    "fluency",
+    "preference",
+    "rank",
+    "ranks",
+    "candidate_score",
+    "candidate_scores",
+    "post_edit",
+    "hter",
+    "edits",
+    "post_edit_length",
+    "served_at",
+    "submitted_at",
+    "duration_ms",
+    "seconds",
+    "excluded",
+]
+WMT_WIDTH = 5  # systems per row of the 5-way WMT format
+BATCH = 500  # CSV lines per chunk sent
+
+
+# Spreadsheets run cells that start with these as formulas.
+FORMULA_STARTS = frozenset({"=", "+", "-", "@", "\t", "\r"})
+
+
+def _csv_safe(value: object) -> object:
+    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
+        return "'" + value
+    return value
+
+
+def pseudonym(user_id: int) -> str:
+    """A stable id for an annotator that reveals nothing without the site's secret key."""
+    digest = hmac.new(settings.SECRET_KEY.encode(), f"annotator:{user_id}".encode(), "sha256")
+    return "a-" + digest.hexdigest()[:16]
+
+
+def _who(row: dict[str, Any], pseudonymise: bool) -> str:
+    return pseudonym(row["annotator_id"]) if pseudonymise else row["username"]
+
+
+def _item_type(row: dict[str, Any], candidate_type: str | None = None) -> str:
+    if row["is_repeat"]:
+        return "REPEAT"
+    return candidate_type or row["item_kind"]
+
+
+def _candidates(row: dict[str, Any], key: str) -> list[Any]:
+    """A candidate field (``candidate_systems`` or ``candidate_types``), parsed once."""
+    value = row[key]
+    if isinstance(value, str):
+        value = row[key] = json.loads(value)
+    return value or []
+
+
+def _single_systems(row: dict[str, Any]) -> list[str]:
+    """The systems of a single-output item: its system, else its candidate's (the human
+    reference is named as it was judged)."""
+    if row["system_name"]:
+        return [row["system_name"]]
+    systems = [name for names in _candidates(row, "candidate_systems") for name in names]
+    return systems or [HUMAN]
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat() if moment else ""
+
+
+def _text_list(values: Sequence[int] | None) -> str:
+    return " ".join(str(v) for v in values) if values else ""
+
+
+def _at(values: Sequence[Any] | None, index: int) -> Any:
+    return values[index] if values and index < len(values) else None
+
+
+def judgment_csv_rows(
+    rows: Iterable[dict[str, Any]], *, language_pair: str, pseudonymise: bool = False
+) -> Iterator[list[Any]]:
+    """The header, then one row per judgment and system judged (in ``JUDGMENT_COLUMNS``
+    order, written out by position: this loop runs once per exported row)."""
+    yield JUDGMENT_COLUMNS
+    for row in rows:
+        head = [
+            _who(row, pseudonymise),
+            language_pair,
+            row["task_id"],
+            row["task_type"],
+            row["id"],
+            row["item_number"],
+        ]
+        ranks = _text_list(row["ranks"])
+        candidate_scores = _text_list(row["candidate_scores"])
+        tail = [
+            row["post_edit"],
+            row["hter"],
+            row["edits"],
+            row["post_edit_length"],
+            _iso(row["served_at"]),
+            _iso(row["submitted_at"]),
+            row["duration_ms"],
+            row["duration_ms"] / 1000.0,
+            "true" if row["excluded"] else "false",
+        ]
+        for system, candidate, item_type, rank, candidate_score, score in _expand(row):
+            yield [
+                *head,
+                item_type,
+                row["segment_index"],
+                row["document"],
+                system,
+                candidate,
+                score,
+                row["fluency"],
+                row["preference"],
+                rank,
+                ranks,
+                candidate_score,
+                candidate_scores,
+                *tail,
+            ]
+
+
+def _expand(row: dict[str, Any]) -> Iterator[tuple[str, Any, str, Any, Any, Any]]:
+    """(system, candidate number, item type, rank, candidate score, score) per system judged.
+
+    Pairwise and ranking items give one row per system of each candidate; a side-by-side
+    0-100 score is that row's score, so the rows read as direct assessments.
+    """
+    if row["task_type"] in (TaskType.PAIRWISE, TaskType.RANKING):
+        types = _candidates(row, "candidate_types")
+        for index, systems in enumerate(_candidates(row, "candidate_systems")):
+            kind = _item_type(row, _at(types, index))
+            rank = _at(row["ranks"], index)
+            candidate_score = _at(row["candidate_scores"], index)
+            for system in systems:
+                yield system, index + 1, kind, rank, candidate_score, candidate_score
+        return
+    for system in _single_systems(row):
+        yield system, None, _item_type(row), None, None, row["score"]
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def judgment_json_lines(
+    rows: Iterable[dict[str, Any]], *, language_pair: str, pseudonymise: bool = False
+) -> Iterator[str]:
+    """One JSON object per judgment, its candidates' systems listed in display order."""
+    for row in rows:
+        single = row["task_type"] not in (TaskType.PAIRWISE, TaskType.RANKING)
+        document = {
+            "annotator": _who(row, pseudonymise),
+            "language_pair": language_pair,
+            "task_id": row["task_id"],
+            "task_type": row["task_type"],
+            "judgment_id": row["id"],
+            "item_id": row["item_number"],
+            "item_type": _item_type(row),
+            "segment_id": row["segment_index"],
+            "document_id": row["document"],
+            "system": _single_systems(row)[0] if single else None,
+            "systems": _candidates(row, "candidate_systems"),
+            "score": row["score"],
+            "fluency": row["fluency"],
+            "preference": row["preference"],
+            "ranks": row["ranks"],
+            "candidate_scores": row["candidate_scores"],
+            "post_edit": row["post_edit"],
+            "hter": row["hter"],
+            "edits": row["edits"],
+            "post_edit_length": row["post_edit_length"],
+            "served_at": row["served_at"],
+            "submitted_at": row["submitted_at"],
+            "duration_ms": row["duration_ms"],
+            "excluded": row["excluded"],
+        }
+        yield json.dumps({k: _json_value(v) for k, v in document.items()}) + "\n"
+
+
+def appraise_rows(
+    rows: Iterable[dict[str, Any]], *, campaign: Campaign, pseudonymise: bool = False
+) -> Iterator[list[Any]]:
+    """Appraise's score export: rows with an absolute score (Likert, the adequacy score of a
+    combined adequacy and fluency task, direct assessment, side-by-side pairwise), times as
+    Unix seconds."""
+    for row in rows:
+        for system, _, item_type, _, _, score in _expand(row):
+            if score is None:
+                continue
+            yield [
+                _who(row, pseudonymise),
+                system,
+                row["segment_index"],
+                item_type,
+                campaign.source_language,
+                campaign.target_language,
+                score,
+                row["document"],
+                "False",
+                row["served_at"].timestamp(),
+                row["submitted_at"].timestamp(),
+            ]
+
+
+def wmt_entries(
+    candidates: Sequence[Sequence[str]], ranks: Sequence[int]
+) -> Iterator[list[tuple[str, int]]]:
+    """The (system, rank) entries of the WMT rows that stand for one ranking.
+
+    The 5-way format holds five systems of one output each. A ranking that fits is one row.
+    Otherwise the first row holds the first system of each of the first five candidates,
+    and every other pair of systems from different candidates gets a two-system row of its
+    own, so the rows expand to exactly the pairwise labels of the ranking (systems of one
+    candidate, which share an output, are never paired).
+    """
+    primary = [(names[0], rank) for names, rank in zip(candidates, ranks, strict=True) if names]
+    primary = primary[:WMT_WIDTH]
+    yield primary
+    covered = {frozenset((x, y)) for (x, _), (y, _) in combinations(primary, 2)}
+    for (first, rank_x), (second, rank_y) in combinations(zip(candidates, ranks, strict=True), 2):
+        for x in first:
+            for y in second:
+                if x != y and frozenset((x, y)) not in covered:
+                    covered.add(frozenset((x, y)))
+                    yield [(x, rank_x), (y, rank_y)]
+
+
+def wmt_ranking_rows(
+    rows: Iterable[dict[str, Any]],
+    *,
+    campaign: Campaign,
+    task_type: str,
+    pseudonymise: bool = False,
+) -> Iterator[list[Any]]:
+    """The WMT 5-way ranking CSV: a header, then the rows of each judgment (see
+    ``wmt_entries``); absent systems have an empty id and rank -1."""
+    numbered = range(1, WMT_WIDTH + 1)
+    yield [
+        "srclang",
+        "trglang",
+        "srcIndex",
+        "documentId",
+        "segmentId",
+        "judgeId",
+        *(f"system{k}{part}" for k in numbered for part in ("Number", "Id")),
+        *(f"system{k}rank" for k in numbered),
+    ]
+    for row in rows:
+        candidates = _candidates(row, "candidate_systems")
+        ranks = ranks_of(task_type, row, len(candidates))
+        if ranks is None:
+            continue
+        for entries in wmt_entries(candidates, ranks):
+            padded = entries + [("", -1)] * (WMT_WIDTH - len(entries))
+            yield [
+                campaign.source_language,
+                campaign.target_language,
+                row["segment_index"],
+                row["document"],
+                row["segment_index"],
+                _who(row, pseudonymise),
+                *(cell for system, _ in padded for cell in (-1, system)),
+                *(rank for _, rank in padded),
+            ]
+
+
+def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
+    """One row per system of every ranking on the dashboard."""
+    rows: list[dict[str, Any]] = []
+    for task in results.tasks:
+        base = {"task_id": task.task.id, "task_type": task.task.task_type}
+        for ranking in task.likert:
+            for position, system in enumerate(ranking.systems, start=1):
+                s = system.score
+                rows.append(
+                    {
+                        **base,
+                        "measure": ranking.measure,
+                        "position": position,
+                        "system": system.name,
+                        "z": s.z,
+                        "z_low": s.z_interval[0],
+                        "z_high": s.z_interval[1],
+                        "raw": s.raw,
+                        "raw_low": s.raw_interval[0],
+                        "raw_high": s.raw_interval[1],
+                        "cluster": s.cluster,
+                        "rank_low": s.rank_range[0],
+                        "rank_high": s.rank_range[1],
+                        "segments": s.segments,
+                        "judgments": s.judgments,
+                        "wins": s.wins,
+                    }
+                )
+        for position, pair in enumerate(task.pairwise, start=1):
+            p = pair.score
+            rows.append(
+                {
+                    **base,
+                    "measure": "preference",
+                    "position": position,
+                    "system": pair.name,
+                    "bradley_terry": p.bradley_terry,
+                    "expected_wins": p.expected_wins,
+                    "win_rate": p.win_rate,
+                    "wins": p.wins,
+                    "losses": p.losses,
+                    "ties": p.ties,
+                    "rank_low": p.rank_range[0],
+                    "rank_high": p.rank_range[1],
+                }
+            )
+        for position, edit in enumerate(task.hter, start=1):
+            h = edit.score
+            rows.append(
+                {
+                    **base,
+                    "measure": "hter",
+                    "position": position,
+                    "system": edit.name,
+                    "corpus_hter": h.corpus_hter,
+                    "corpus_hter_low": h.corpus_interval[0],
+                    "corpus_hter_high": h.corpus_interval[1],
+                    "mean_hter": h.mean_hter,
+                    "mean_hter_low": h.mean_interval[0],
+                    "mean_hter_high": h.mean_interval[1],
+                    "segments": h.segments,
+                }
+            )
+    return [{k: _json_value(v) for k, v in row.items()} for row in rows]
+
+
+RANKING_COLUMNS = [
+    "task_id",
+    "task_type",
+    "measure",
+    "position",
+    "system",
+    "z",
+    "z_low",
+    "z_high",
+    "raw",
+    "raw_low",
+    "raw_high",
+    "cluster",
+    "bradley_terry",
+    "expected_wins",
+    "win_rate",
+    "wins",
+    "losses",
+    "ties",
+    "corpus_hter",
+    "corpus_hter_low",
+    "corpus_hter_high",
+    "mean_hter",
+    "mean_hter_low",
+    "mean_hter_high",
+    "rank_low",
+    "rank_high",
+    "segments",
+    "judgments",
+]
+
+
+def ranking_csv_rows(rows: list[dict[str, Any]]) -> Iterator[list[Any]]:
+    yield RANKING_COLUMNS
+    for row in rows:
+        yield [row.get(column) for column in RANKING_COLUMNS]
+
+
+class _Echo:
+    """A file-like object whose write returns what it was given, for csv.writer."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_stream(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """CSV text in chunks of lines, every cell neutralised against formula injection."""
+    writer = csv.writer(_Echo())
+    batch: list[str] = []
+    for row in rows:
+        # _csv_safe inlined: a function call per cell doubles the cost of a big export.
+        safe = [
+            "'" + cell if type(cell) is str and cell[:1] in FORMULA_STARTS else cell for cell in row
+        ]
+        batch.append(writer.writerow(safe))
+        if len(batch) >= BATCH:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+def _batched(lines: Iterable[str]) -> Iterator[str]:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= BATCH:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+def streaming_response(chunks: Iterable[str], *, filename: str) -> StreamingHttpResponse:
+    content_type = {
+        "csv": "text/csv; charset=utf-8",
+        "jsonl": "application/x-ndjson; charset=utf-8",
+        "json": "application/json; charset=utf-8",
+    }[filename.rsplit(".", 1)[-1]]
+    response = StreamingHttpResponse(chunks, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def judgments_download(
+    *,
+    campaign: Campaign,
+    fmt: str,
+    task: Task | None = None,
+    included_only: bool = False,
+    pseudonymise: bool = False,
+) -> StreamingHttpResponse:
+    """The judgments in one of the formats ``csv``, ``jsonl``, ``appraise`` or ``wmt``
+    (the latter for pairwise and ranking tasks only: the caller checks)."""
+    rows = judgment_export_rows(
+        campaign=campaign, task_id=task.id if task else None, included_only=included_only
+    )
+    name = f"evalsite-{campaign.id}" + (f"-task{task.id}" if task else "")
+    if fmt == "jsonl":
+        lines = judgment_json_lines(
+            rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise
+        )
+        return streaming_response(_batched(lines), filename=f"{name}-judgments.jsonl")
+    if fmt == "appraise":
+        table = appraise_rows(rows, campaign=campaign, pseudonymise=pseudonymise)
+        return streaming_response(csv_stream(table), filename=f"{name}-appraise.csv")
+    if fmt == "wmt" and task is not None:
+        table = wmt_ranking_rows(
+            rows, campaign=campaign, task_type=task.task_type, pseudonymise=pseudonymise
+        )
+        return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
+    table = judgment_csv_rows(rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise)
+    return streaming_response(csv_stream(table), filename=f"{name}-judgments.csv")

@@ -1,0 +1,31 @@
+"""Organisers' decisions on human results: annotators left out of the rankings."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotation.models.campaigns import Campaign
+
+
+class AnnotatorExclusion(models.Model):
+    """An annotator whose judgments the campaign's rankings and agreement leave out.
+
+    Reversible: deleting the row brings the judgments back; nothing else is changed.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"], name="one_exclusion_per_annotator"
+            )
+        ]

@@ -1,0 +1,187 @@
+"""Human results of a campaign: rankings, agreement, quality control and correlations.
+
+Each task's judgments are loaded once as NumPy arrays (``loading``) and handed to the pure
+statistics in ``metrics``. Annotators excluded by an organiser still appear in the quality
+control table, so that they can be let back in, but count nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
+from annotation.selectors.human.common import Agreement, AnnotatorRow
+from annotation.selectors.human.comparisons import (
+    PairwiseSystem,
+    comparison_agreement,
+    comparison_data,
+    comparison_quality,
+    pairwise_ranking,
+)
+from annotation.selectors.human.correlation import automatic_scores, correlations
+from annotation.selectors.human.likert import (
+    LikertRanking,
+    has_bad_references,
+    likert_agreement,
+    likert_data,
+    likert_quality,
+    likert_rankings,
+)
+from annotation.selectors.human.loading import (
+    HUMAN,
+    Usernames,
+    campaign_usernames,
+    excluded_annotators,
+    release_memory,
+    system_names,
+)
+from annotation.selectors.human.postedit import (
+    HterSystem,
+    hter_ranking,
+    postedit_data,
+    postedit_quality,
+)
+from annotation.selectors.human.progress import Progress, campaign_progress
+from metrics.agreement.coefficients import Weights
+from metrics.correlation import Correlation
+
+__all__ = [
+    "Agreement",
+    "AnnotatorRow",
+    "HterSystem",
+    "HumanResults",
+    "LikertRanking",
+    "PairwiseSystem",
+    "TaskResults",
+    "human_results",
+    "task_results",
+]
+
+
+@dataclass(frozen=True)
+class TaskResults:
+    task: Task
+    judgments: int
+    likert: list[LikertRanking] = field(default_factory=list)
+    pairwise: list[PairwiseSystem] = field(default_factory=list)
+    hter: list[HterSystem] = field(default_factory=list)
+    agreement: list[Agreement] = field(default_factory=list)
+    quality: list[AnnotatorRow] = field(default_factory=list)
+    bad_references: bool = False
+    rank_resamples: int = 0  # behind the pairwise rank ranges (0: none computed)
+
+    def human_scores(self) -> dict[str, dict[str, float]]:
+        """Named system scores for the correlations, higher = better except HTER."""
+        label = self.task.get_task_type_display()
+        result: dict[str, dict[str, float]] = {}
+        for ranking in self.likert:
+            suffix = f" ({ranking.measure})" if len(self.likert) > 1 else ""
+            result[f"{label}{suffix}: z"] = {
+                s.name: s.score.z for s in ranking.systems if s.name != HUMAN
+            }
+            result[f"{label}{suffix}: raw"] = {
+                s.name: s.score.raw for s in ranking.systems if s.name != HUMAN
+            }
+        if self.pairwise:
+            result[f"{label}: Bradley-Terry"] = {
+                s.name: s.score.bradley_terry for s in self.pairwise if s.name != HUMAN
+            }
+            result[f"{label}: Expected Wins"] = {
+                s.name: s.score.expected_wins for s in self.pairwise if s.name != HUMAN
+            }
+        if self.hter:
+            result[f"{label}: corpus HTER"] = {
+                s.name: s.score.corpus_hter for s in self.hter if s.name != HUMAN
+            }
+        return result
+
+
+@dataclass(frozen=True)
+class HumanResults:
+    campaign: Campaign
+    tasks: list[TaskResults]
+    excluded: set[int]
+    automatic: dict[str, dict[str, float]]
+    human: dict[str, dict[str, float]]
+    correlations: list[Correlation]
+    progress: Progress
+
+
+def task_results(
+    task: Task,
+    *,
+    usernames: Usernames,
+    names: dict[int, str],
+    excluded: set[int],
+    weights: Weights = None,
+) -> TaskResults:
+    """Everything the dashboard shows for one launched task."""
+    if task.task_type in LIKERT_TYPES:
+        data = likert_data(task, names)
+        included = ~_isin(data.annotator, excluded)
+        rankings = likert_rankings(data, included)
+        release_memory()
+        agreement = likert_agreement(task, data, included, weights=weights)
+        release_memory()
+        return TaskResults(
+            task,
+            len(data),
+            likert=rankings,
+            agreement=agreement,
+            quality=likert_quality(data, usernames, excluded),
+            bad_references=has_bad_references(data),
+        )
+    if task.task_type == TaskType.POSTEDIT:
+        edits = postedit_data(task, names)
+        return TaskResults(
+            task,
+            int(edits.annotator.size),
+            hter=hter_ranking(edits, ~_isin(edits.annotator, excluded)),
+            quality=postedit_quality(edits, usernames, excluded),
+        )
+    judged = comparison_data(task, usernames)
+    pairwise, resamples = pairwise_ranking(judged, excluded)
+    return TaskResults(
+        task,
+        len(judged),
+        pairwise=pairwise,
+        rank_resamples=resamples,
+        agreement=comparison_agreement(judged, excluded),
+        quality=comparison_quality(judged, usernames, excluded),
+    )
+
+
+def human_results(
+    campaign: Campaign, *, weights: Weights = None, task_id: int | None = None
+) -> HumanResults:
+    """The whole dashboard of a campaign (or of one of its tasks)."""
+    usernames = campaign_usernames(campaign.id)
+    names = system_names(campaign.id)
+    excluded = excluded_annotators(campaign.id)
+    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED).order_by("id")
+    if task_id is not None:
+        tasks = tasks.filter(id=task_id)
+    results = [
+        task_results(task, usernames=usernames, names=names, excluded=excluded, weights=weights)
+        for task in tasks
+    ]
+    human: dict[str, dict[str, float]] = {}
+    for result in results:
+        human.update(result.human_scores())
+    automatic = automatic_scores(campaign)
+    return HumanResults(
+        campaign=campaign,
+        tasks=results,
+        excluded=excluded,
+        automatic=automatic,
+        human=human,
+        correlations=correlations(human, automatic),
+        progress=campaign_progress(campaign, usernames),
+    )
+
+
+def _isin(values: NDArray[np.integer], members: set[int]) -> NDArray[np.bool_]:
+    return np.isin(values, np.fromiter(members, dtype=np.int64, count=len(members)))

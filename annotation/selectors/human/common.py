@@ -1,0 +1,47 @@
+"""Result types shared by the task analyses, and the bootstrap budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from metrics.agreement import Kappa
+from metrics.quality import AnnotatorQuality
+
+N_BOOT = 1000
+SEED = 0  # the command line's default, so that its intervals are the dashboard's
+# Agreement intervals resample the judgments' pairs once per replicate; past this many rows
+# times replicates the dashboard would take minutes, so big tasks get fewer replicates.
+AGREEMENT_BUDGET = 40_000_000
+MIN_AGREEMENT_BOOT = 50
+
+
+def agreement_resamples(rows: int) -> int:
+    """Bootstrap replicates for an agreement interval over ``rows`` judgments."""
+    return min(N_BOOT, max(MIN_AGREEMENT_BOOT, AGREEMENT_BUDGET // max(rows, 1)))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One agreement coefficient of one task (and measure, for adequacy and fluency)."""
+
+    measure: str
+    coefficient: str
+    kappa: Kappa
+    resamples: int
+    annotators: int
+
+
+@dataclass(frozen=True)
+class AnnotatorRow:
+    """An annotator's quality-control figures in one task.
+
+    ``judgments`` and ``median_seconds`` count judgments (a ranking is one judgment);
+    ``quality`` holds the checks, computed over every annotator, excluded ones included.
+    """
+
+    annotator_id: int
+    username: str
+    excluded: bool
+    judgments: int
+    median_seconds: float
+    quality: AnnotatorQuality

@@ -1,0 +1,53 @@
+"""Human rankings against automatic metrics, at system level."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from annotation.models import Campaign, RunScore
+from metrics.correlation import Correlation, system_correlations
+
+METRICS = ("bleu", "chrf", "ter")
+
+
+def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
+    """metric → {system: score} from each system's first run, against the references the
+    campaign's metrics use (the most common reference set if the choice changed since)."""
+    rows = list(
+        RunScore.objects.filter(run__campaign=campaign, metric__in=METRICS)
+        .order_by("run__system__name", "run__number", "references")
+        .values_list("run__system__name", "run__number", "metric", "references", "score")
+    )
+    first_run: dict[str, int] = {}
+    for system, number, *_ in rows:
+        first_run.setdefault(system, number)
+    counts: dict[str, int] = {}
+    for _, _, _, references, _ in rows:
+        counts[references] = counts.get(references, 0) + 1
+    if not counts:
+        return {}
+    key = max(sorted(counts), key=lambda references: counts[references])
+    result: dict[str, dict[str, float]] = {metric: {} for metric in METRICS}
+    for system, number, metric, references, score in rows:
+        if number == first_run[system] and references == key:
+            result[metric][system] = score
+    return {metric: scores for metric, scores in result.items() if scores}
+
+
+@dataclass(frozen=True)
+class ScatterPoint:
+    system: str
+    human: float
+    metric: float
+
+
+def correlations(
+    human: Mapping[str, Mapping[str, float]], automatic: Mapping[str, Mapping[str, float]]
+) -> list[Correlation]:
+    """Pearson, Spearman and Kendall of every human ranking with every metric (3+ systems)."""
+    return system_correlations(human, automatic)
+
+
+def scatter_points(human: Mapping[str, float], metric: Mapping[str, float]) -> list[ScatterPoint]:
+    return [ScatterPoint(s, human[s], metric[s]) for s in sorted(set(human) & set(metric))]

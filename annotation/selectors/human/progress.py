@@ -1,0 +1,91 @@
+"""How the annotation went: judgments over time per task type and per annotator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Max, Min
+from django.db.models.functions import Trunc
+
+from annotation.models import Campaign, Judgment, TaskType
+from annotation.selectors.human.loading import Usernames
+
+TOP_ANNOTATORS = 8  # more lines than this make the chart unreadable; the rest are summed
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: list[tuple[datetime, int]]  # cumulative judgments at the end of each period
+
+    @property
+    def total(self) -> int:
+        return self.points[-1][1] if self.points else 0
+
+
+@dataclass(frozen=True)
+class Progress:
+    judgments: int
+    annotators: int
+    unit: str
+    by_task_type: list[Series]
+    by_annotator: list[Series]
+
+
+def _unit(first: datetime | None, last: datetime | None) -> str:
+    span = (last - first) if first and last else timedelta(0)
+    if span <= timedelta(hours=3):
+        return "minute"
+    return "hour" if span <= timedelta(days=3) else "day"
+
+
+def _cumulative(counts: dict[str, dict[datetime, int]], periods: list[datetime]) -> list[Series]:
+    result = []
+    for label, per_period in counts.items():
+        total, points = 0, []
+        for period in periods:
+            total += per_period.get(period, 0)
+            points.append((period, total))
+        result.append(Series(label, points))
+    return result
+
+
+def campaign_progress(campaign: Campaign, usernames: Usernames) -> Progress:
+    """Cumulative judgments per task type and per annotator (the busiest ones, then the rest),
+    from two aggregate queries whatever the number of judgments."""
+    judgments = Judgment.objects.filter(task__campaign=campaign)
+    span = judgments.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
+    unit = _unit(span["first"], span["last"])
+    labels = dict(TaskType.choices)
+    by_type: dict[str, dict[datetime, int]] = {}
+    per_annotator: dict[int, dict[datetime, int]] = {}
+    total = 0
+    grouped = (
+        judgments.annotate(period=Trunc("submitted_at", unit))
+        .order_by()
+        .values_list("period", "task_type", "annotator_id")
+        .annotate(n=Count("id"))
+    )
+    for period, task_type, annotator_id, n in grouped:
+        per_type = by_type.setdefault(labels.get(task_type, task_type), {})
+        per_type[period] = per_type.get(period, 0) + n
+        mine = per_annotator.setdefault(annotator_id, {})
+        mine[period] = mine.get(period, 0) + n
+        total += n
+    busiest = sorted(per_annotator, key=lambda a: (-sum(per_annotator[a].values()), a))
+    by_annotator = {usernames[a]: per_annotator[a] for a in busiest[:TOP_ANNOTATORS]}
+    rest: dict[datetime, int] = {}
+    for annotator_id in busiest[TOP_ANNOTATORS:]:
+        for period, n in per_annotator[annotator_id].items():
+            rest[period] = rest.get(period, 0) + n
+    if rest:
+        by_annotator[f"{len(busiest) - TOP_ANNOTATORS} others"] = rest
+    periods = sorted({period for counts in by_type.values() for period in counts})
+    return Progress(
+        judgments=total,
+        annotators=len(per_annotator),
+        unit=unit,
+        by_task_type=_cumulative(by_type, periods),
+        by_annotator=_cumulative(by_annotator, periods),
+    )

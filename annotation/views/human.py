@@ -1,0 +1,168 @@
+"""Organiser pages for human results: the dashboard, exclusions and the downloads."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.exports import (
+    csv_stream,
+    judgments_download,
+    ranking_csv_rows,
+    ranking_rows,
+    streaming_response,
+)
+from annotation.models import Task, TaskType
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.plots import interval_plot
+from annotation.selectors.human import HumanResults, human_results
+from annotation.selectors.human.correlation import scatter_points
+from annotation.services.exclusions import ExclusionError, annotator_exclude
+from annotation.views.human_plots import progress_plot, scatter_plot
+from metrics.agreement.coefficients import Weights
+
+JUDGMENT_FORMATS = {"csv", "jsonl", "appraise", "wmt"}
+METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
+
+
+def _weights(request) -> Weights:
+    value = request.GET.get("weights")
+    return "linear" if value == "linear" else "quadratic" if value == "quadratic" else None
+
+
+def _ranking_plots(results: HumanResults) -> dict[int, list]:
+    """Interval plots per task: z of each Likert measure, corpus HTER of post-editing."""
+    plots: dict[int, list] = {}
+    for task in results.tasks:
+        label = task.task.get_task_type_display()
+        plots[task.task.id] = [
+            interval_plot(
+                [
+                    (s.name, s.score.z, s.score.z_interval[0], s.score.z_interval[1])
+                    for s in ranking.systems
+                ],
+                title=f"{label}: {ranking.measure}, mean z with 95% bootstrap intervals",
+            )
+            for ranking in task.likert
+        ]
+        if task.hter:
+            plots[task.task.id].append(
+                interval_plot(
+                    [(s.name, s.score.corpus_hter, *s.score.corpus_interval) for s in task.hter],
+                    title=f"{label}: corpus HTER (lower is better), 95% bootstrap intervals",
+                )
+            )
+    return plots
+
+
+def _scatters(results: HumanResults, human_name: str) -> list:
+    human = results.human.get(human_name, {})
+    return [
+        scatter_plot(
+            scatter_points(human, scores),
+            title=f"{human_name} against {METRIC_LABELS.get(metric, metric)}",
+            x_label=METRIC_LABELS.get(metric, metric),
+            y_label=human_name,
+        )
+        for metric, scores in results.automatic.items()
+    ]
+
+
+@login_required
+def human_results_page(request, campaign_id: int):
+    campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    weights = _weights(request)
+    results = human_results(campaign, weights=weights)
+    human_names = list(results.human)
+    chosen = request.GET.get("human")
+    chosen = chosen if chosen in results.human else (human_names[0] if human_names else "")
+    return render(
+        request,
+        "results/human.html",
+        {
+            "campaign": campaign,
+            "results": results,
+            "can_manage": role in CAN_MANAGE or role == "admin",
+            "weights": weights,
+            "ranking_plots": _ranking_plots(results),
+            "progress_plots": [
+                progress_plot(results.progress.by_task_type, title="Judgments per task type"),
+                progress_plot(results.progress.by_annotator, title="Judgments per annotator"),
+            ],
+            "human_names": human_names,
+            "chosen_human": chosen,
+            "scatters": _scatters(results, chosen) if chosen else [],
+            "metric_labels": METRIC_LABELS,
+        },
+    )
+
+
+@login_required
+@require_POST
+def annotator_exclusion(request, campaign_id: int, annotator_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    exclude = request.POST.get("excluded") == "1"
+    try:
+        annotator_exclude(
+            campaign=campaign, annotator_id=annotator_id, excluded=exclude, by=request.user
+        )
+    except ExclusionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            "The annotator is left out of the rankings and agreement."
+            if exclude
+            else "The annotator counts again.",
+        )
+    return redirect("results-human", campaign.id)
+
+
+def _task_of(campaign_id: int, request) -> Task | None:
+    task_id = request.GET.get("task")
+    if not task_id:
+        return None
+    if not task_id.isdigit():
+        raise Http404("no such task")
+    return get_object_or_404(Task, id=int(task_id), campaign_id=campaign_id)
+
+
+@login_required
+def judgments_export(request, campaign_id: int, fmt: str):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    if fmt not in JUDGMENT_FORMATS:
+        raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
+    task = _task_of(campaign.id, request)
+    if fmt == "wmt" and (
+        task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
+    ):
+        return HttpResponse(
+            "the WMT ranking CSV needs ?task= a pairwise or ranking task",
+            status=400,
+            content_type="text/plain",
+        )
+    return judgments_download(
+        campaign=campaign,
+        fmt=fmt,
+        task=task,
+        included_only=request.GET.get("included") == "1",
+        pseudonymise=request.GET.get("pseudonymise") == "1",
+    )
+
+
+@login_required
+def rankings_export(request, campaign_id: int, fmt: str):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    if fmt not in {"csv", "json"}:
+        raise Http404("rankings download as .csv or .json")
+    rows = ranking_rows(human_results(campaign))
+    name = f"evalsite-{campaign.id}-human-rankings.{fmt}"
+    if fmt == "json":
+        document = json.dumps({"campaign": campaign.name, "systems": rows}, indent=1)
+        return streaming_response([document], filename=name)
+    return streaming_response(csv_stream(ranking_csv_rows(rows)), filename=name)

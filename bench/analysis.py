@@ -1,0 +1,320 @@
+"""The human-results dashboard and the judgment export on a million synthetic judgments.
+
+Generates N Likert judgments (default 1,000,000: 20 systems, 500 annotators, five judgments
+per item, 4% bad references, 2% planned repeats) straight into the database of a running
+stack (`make up`) in a throwaway campaign, times the whole dashboard computation (the
+selectors the page calls) and the streaming CSV export, prints seconds and peak memory
+against the targets (< 10 s, < 500 MB), and deletes everything it created.
+
+    .venv/bin/python bench/analysis.py [--judgments 1000000] [--keep]
+
+Each measurement runs twice: once for the time, once under tracemalloc for the peak of
+Python and NumPy allocations (tracing slows the code down). Peak RSS is the process's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+import tracemalloc
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SECONDS_TARGET = 10.0
+MEGABYTES_TARGET = 500.0
+PER_ITEM = 5
+BAD_EVERY = 25  # one item in 25 is a bad reference
+REPEAT_SHARE = 0.02
+
+
+def django_setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+    secret = ROOT / "var" / "secret_key"
+    if "SECRET_KEY" not in os.environ and secret.exists():
+        os.environ["SECRET_KEY"] = secret.read_text().strip()
+    import django
+
+    django.setup()
+
+
+def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
+    """The campaign, its task, items, slots and judgments; the bulk of it in SQL."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from annotation.models import (
+        Campaign,
+        Document,
+        Item,
+        Judgment,
+        Membership,
+        RunScore,
+        Segment,
+        Slot,
+        System,
+        SystemRun,
+        Task,
+    )
+
+    user_model = get_user_model()
+    tag = uuid.uuid4().hex[:6]
+    repeats = int(n * REPEAT_SHARE)
+    n_items = (n - repeats) // PER_ITEM
+    bad = n_items // BAD_EVERY
+    segments = (n_items - bad) // n_systems
+    tgt = segments * n_systems
+    bad = n_items - tgt
+    repeats = n - n_items * PER_ITEM
+    with transaction.atomic():
+        owner = user_model.objects.create_user(f"bench-analysis-owner-{tag}")
+        campaign = Campaign.objects.create(
+            name=f"bench-analysis {tag}", source_language="en", target_language="de", owner=owner
+        )
+        Membership.objects.create(campaign=campaign, user=owner, role="manager")
+        document = Document.objects.create(campaign=campaign, external_id="doc", position=0)
+        systems = System.objects.bulk_create(
+            System(campaign=campaign, name=f"system-{i:02d}") for i in range(n_systems)
+        )
+        annotators = user_model.objects.bulk_create(
+            user_model(username=f"bench-analysis-{tag}-{i}", password="!")
+            for i in range(n_annotators)
+        )
+        Membership.objects.bulk_create(
+            Membership(campaign=campaign, user=user, role="annotator") for user in annotators
+        )
+        for i, system in enumerate(systems):
+            run = SystemRun.objects.create(
+                system=system, campaign=campaign, number=1, content_hash=f"{tag}-{i}"
+            )
+            RunScore.objects.bulk_create(
+                RunScore(
+                    run=run,
+                    metric=metric,
+                    references="A",
+                    score=base + i * step,
+                    ci_low=base + i * step - 1,
+                    ci_high=base + i * step + 1,
+                    signature="synthetic",
+                    samples=1000,
+                    seed=12345,
+                )
+                for metric, base, step in (("bleu", 20, 0.7), ("chrf", 45, 0.9), ("ter", 70, -1.1))
+            )
+        task = Task.objects.create(
+            campaign=campaign, task_type="adequacy", state="launched", judgments_per_item=PER_ITEM
+        )
+    params = {
+        "campaign": campaign.id,
+        "document": document.id,
+        "task": task.id,
+        "segments": segments,
+        "systems": n_systems,
+        "first_system": systems[0].id,
+        "tgt": tgt,
+        "bad": bad,
+        "every": max(1, tgt // max(bad, 1)),
+        "repeats": repeats,
+        "repeat_every": max(1, tgt // max(repeats, 1)),
+        "per_item": PER_ITEM,
+        "users": [user.id for user in annotators],
+        "n_users": n_annotators,
+        "step": n_annotators // PER_ITEM,
+        "n_items": n_items,
+    }
+    segment, item, slot, judgment = (
+        model._meta.db_table for model in (Segment, Item, Slot, Judgment)
+    )
+    statements = [
+        "SELECT setseed(0.42)",
+        f"""INSERT INTO {segment} (campaign_id, document_id, index, source)
+            SELECT %(campaign)s, %(document)s, g, 'source ' || g
+            FROM generate_series(0, %(segments)s - 1) g""",  # noqa: S608 (table names from the models)
+        f"""INSERT INTO {item} (task_id, campaign_id, external_id, item_type, segment_id,
+                system_id, candidates, has_repeat, source_meta)
+            SELECT %(task)s, %(campaign)s,
+                row_number() OVER (ORDER BY seg.index, sys.id), 'TGT', seg.id, sys.id,
+                jsonb_build_array(jsonb_build_object('text', 'output ' || seg.index,
+                    'systems', jsonb_build_array(sys.name), 'type', 'TGT')),
+                false, '{{}}'::jsonb
+            FROM {segment} seg
+            CROSS JOIN (SELECT id, name FROM {System._meta.db_table}
+                        WHERE campaign_id = %(campaign)s) sys
+            WHERE seg.campaign_id = %(campaign)s""",  # noqa: S608 (table names from the models)
+        f"""INSERT INTO {item} (task_id, campaign_id, external_id, item_type, segment_id,
+                system_id, candidates, original_id, has_repeat, source_meta)
+            SELECT task_id, campaign_id, %(tgt)s + row_number() OVER (ORDER BY external_id),
+                'BAD', segment_id, system_id,
+                jsonb_set(candidates, '{{0,type}}', '"BAD"'), id, false, '{{}}'::jsonb
+            FROM {item} WHERE task_id = %(task)s AND external_id %% %(every)s = 0
+            ORDER BY external_id LIMIT %(bad)s""",  # noqa: S608 (table names from the models)
+        f"""UPDATE {item} SET has_repeat = true
+            WHERE task_id = %(task)s AND item_type = 'TGT'
+              AND external_id %% %(repeat_every)s = 1
+              AND external_id <= %(repeat_every)s * %(repeats)s""",  # noqa: S608 (table names from the models)
+        f"""INSERT INTO {slot} (task_id, item_id, position, replica, is_repeat, state,
+                annotator_id, served_at)
+            SELECT i.task_id, i.id, r * %(n_items)s + i.external_id, r, false, 'done',
+                (%(users)s::int[])[1 + (i.external_id * 7 + (i.external_id - 1) / %(systems)s * 13
+                                        + r * %(step)s) %% %(n_users)s],
+                now() - interval '10 days' + (i.external_id * 2 + r) * interval '1 second'
+            FROM {item} i CROSS JOIN generate_series(0, %(per_item)s - 1) r
+            WHERE i.task_id = %(task)s""",  # noqa: S608 (table names from the models)
+        f"""INSERT INTO {slot} (task_id, item_id, position, replica, is_repeat, state,
+                annotator_id, served_at)
+            SELECT i.task_id, i.id, 2 * %(n_items)s * %(per_item)s + i.external_id, 0, true,
+                'done', (%(users)s::int[])[1 + (i.external_id * 7
+                    + (i.external_id - 1) / %(systems)s * 13) %% %(n_users)s],
+                now() - interval '1 day' + i.external_id * interval '1 second'
+            FROM {item} i WHERE i.task_id = %(task)s AND i.has_repeat""",  # noqa: S608 (table names from the models)
+        # Score: system quality (1.8 to 4.6), an annotator's bias, noise; BAD two points lower.
+        f"""INSERT INTO {judgment} (slot_id, task_id, item_id, annotator_id, task_type,
+                is_repeat, score, served_at, submitted_at, duration_ms, excluded)
+            SELECT s.id, s.task_id, s.item_id, s.annotator_id, 'adequacy', s.is_repeat,
+                greatest(1, least(5, round(
+                    1.8 + 2.8 * (i.system_id - %(first_system)s) / greatest(%(systems)s - 1, 1)
+                    - CASE WHEN i.item_type = 'BAD' THEN 2 ELSE 0 END
+                    + 0.4 * sin(s.annotator_id)
+                    + 0.8 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())
+                )))::smallint,
+                s.served_at,
+                s.served_at + (2000 + (s.id * 37) %% 30000) * interval '1 millisecond',
+                2000 + (s.id * 37) %% 30000, false
+            FROM {slot} s JOIN {item} i ON i.id = s.item_id
+            WHERE s.task_id = %(task)s""",  # noqa: S608 (table names from the models)
+        f"ANALYZE {item}, {slot}, {judgment}",
+    ]
+    with connection.cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement, params)
+    count = Judgment.objects.filter(task=task).count()
+    return {
+        "campaign": campaign,
+        "task": task,
+        "users": [owner.id, *params["users"]],
+        "judgments": count,
+    }
+
+
+def delete(created: dict[str, Any]) -> None:
+    """Row deletions in SQL: the ORM would collect a million objects to cascade them."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from annotation.models import Item, Judgment, Slot
+
+    task_id = created["task"].id
+    with connection.cursor() as cursor:
+        for model in (Judgment, Slot, Item):
+            cursor.execute(f"DELETE FROM {model._meta.db_table} WHERE task_id = %s", [task_id])  # noqa: S608
+    created["campaign"].delete()
+    get_user_model().objects.filter(id__in=created["users"]).delete()
+
+
+def peak_rss_mb(*, reset: bool = False) -> float:
+    """The process's peak resident memory: since the last reset where Linux allows resetting
+    it (/proc/self/clear_refs), else since the start."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) / 1024
+        if reset:
+            with open("/proc/self/clear_refs", "w") as clear:
+                clear.write("5")
+    except OSError:
+        pass
+    return peak
+
+
+def measure(function: Callable[[], object]) -> tuple[float, float, float]:
+    """(seconds and peak RSS MB untraced, peak MB of traced allocations on a second run)."""
+    peak_rss_mb(reset=True)
+    start = time.perf_counter()
+    function()
+    seconds = time.perf_counter() - start
+    rss = peak_rss_mb()
+    tracemalloc.start()
+    function()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, rss, peak / 2**20
+
+
+def verdict(seconds: float | None, megabytes: float) -> str:
+    fast = seconds is None or seconds < SECONDS_TARGET
+    return "ok" if fast and megabytes < MEGABYTES_TARGET else "OVER TARGET"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--judgments", type=int, default=1_000_000)
+    parser.add_argument("--systems", type=int, default=20)
+    parser.add_argument("--annotators", type=int, default=500)
+    parser.add_argument("--keep", action="store_true", help="keep the campaign afterwards")
+    args = parser.parse_args()
+    django_setup()
+    from annotation.exports import judgments_download
+    from annotation.selectors.human import human_results
+
+    start = time.perf_counter()
+    created = create(args.judgments, args.systems, args.annotators)
+    campaign = created["campaign"]
+    print(
+        f"setup: {created['judgments']:,} judgments, {args.systems} systems, "
+        f"{args.annotators} annotators in {time.perf_counter() - start:.1f} s "
+        f"(campaign {campaign.id})"
+    )
+    try:
+        results: dict[str, Any] = {}
+
+        def dashboard() -> None:
+            results["dashboard"] = human_results(campaign)
+
+        seconds, rss, traced = measure(dashboard)
+        summary = results["dashboard"].tasks[0]
+        print(
+            f"dashboard: {seconds:6.2f} s, peak RSS {rss:6.1f} MB (whole process), peak traced "
+            f"allocations {traced:6.1f} MB  [{verdict(seconds, rss)}] "
+            f"(targets < {SECONDS_TARGET:.0f} s, < {MEGABYTES_TARGET:.0f} MB)"
+        )
+        best = summary.likert[0].systems[0]
+        print(
+            f"  {len(summary.likert[0].systems)} systems ranked (best {best.name}, "
+            f"z {best.score.z:.3f}), {len(summary.agreement)} agreement coefficients "
+            f"({summary.agreement[0].resamples} resamples), {len(summary.quality)} annotators"
+        )
+
+        def export() -> None:
+            response = judgments_download(campaign=campaign, fmt="csv")
+            size = 0
+            for chunk in response.streaming_content:
+                size += len(chunk)
+            results["bytes"] = size
+
+        seconds, rss, traced = measure(export)
+        print(
+            f"CSV export: {seconds:6.2f} s, peak RSS {rss:6.1f} MB, peak traced allocations "
+            f"{traced:6.1f} MB, {results['bytes'] / 2**20:.0f} MB streamed  "
+            f"[{verdict(None, rss)}] (memory target < {MEGABYTES_TARGET:.0f} MB)"
+        )
+    finally:
+        if args.keep:
+            print(f"kept campaign {campaign.id}")
+        else:
+            start = time.perf_counter()
+            delete(created)
+            print(f"cleanup: {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
