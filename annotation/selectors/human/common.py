@@ -12,7 +12,7 @@ SEED = 0  # the command line's default, so that its intervals are the dashboard'
 # Agreement intervals resample the judgments' pairs once per replicate; past this many rows
 # times replicates the dashboard would take minutes, so big tasks get fewer replicates.
 AGREEMENT_BUDGET = 40_000_000
-MIN_AGREEMENT_BOOT = 50
+MIN_AGREEMENT_BOOT = 40
 
 
 def agreement_resamples(rows: int) -> int:

@@ -79,7 +79,7 @@ def item_type_column() -> Column:
 def copy_columns(queryset: QuerySet, columns: Sequence[Column]) -> dict[str, NDArray]:
     """Runs ``queryset.values_list(*expressions)`` through ``COPY ... TO STDOUT (FORMAT
     binary)``; returns one array per column in native byte order (int16, int32, int64 or
-    float64, as the column's type)."""
+    float64, as the column's type), rows in the queryset's order."""
     query = queryset.values_list(*(column.expression for column in columns))
     buffer = bytearray()
     try:
@@ -135,7 +135,7 @@ def excluded_annotators(campaign_id: int) -> set[int]:
 
 
 def task_judgments(task: Task) -> QuerySet[Judgment]:
-    """The task's judgments that count: those not excluded one by one, in the order given."""
+    """The task's judgments that count (not those excluded one by one), in recorded order."""
     return Judgment.objects.filter(task=task, excluded=False).order_by("id")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Max, Min
+from django.db.models import Count, QuerySet
 from django.db.models.functions import Trunc
 
 from annotation.models import Campaign, Judgment, TaskType
@@ -33,11 +33,17 @@ class Progress:
     by_annotator: list[Series]
 
 
-def _unit(first: datetime | None, last: datetime | None) -> str:
-    span = (last - first) if first and last else timedelta(0)
-    if span <= timedelta(hours=3):
-        return "minute"
-    return "hour" if span <= timedelta(days=3) else "day"
+# Finer periods, each used when the coarser periods span less than its limit.
+FINER = (("hour", timedelta(days=3)), ("minute", timedelta(hours=3)))
+
+
+def _grouped(judgments: QuerySet[Judgment], unit: str) -> list[tuple[datetime, str, int, int]]:
+    return list(
+        judgments.annotate(period=Trunc("submitted_at", unit))
+        .order_by()
+        .values_list("period", "task_type", "annotator_id")
+        .annotate(n=Count("id"))
+    )
 
 
 def _cumulative(counts: dict[str, dict[datetime, int]], periods: list[datetime]) -> list[Series]:
@@ -53,20 +59,19 @@ def _cumulative(counts: dict[str, dict[datetime, int]], periods: list[datetime])
 
 def campaign_progress(campaign: Campaign, usernames: Usernames) -> Progress:
     """Cumulative judgments per task type and per annotator (the busiest ones, then the rest),
-    from two aggregate queries whatever the number of judgments."""
+    from one aggregate query per day (hour, minute) whatever the number of judgments: a
+    campaign of a few days is counted again per hour, one of a few hours per minute."""
     judgments = Judgment.objects.filter(task__campaign=campaign)
-    span = judgments.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
-    unit = _unit(span["first"], span["last"])
+    unit, grouped = "day", _grouped(judgments, "day")
+    for finer, limit in FINER:
+        periods = [row[0] for row in grouped]
+        if not periods or max(periods) - min(periods) >= limit:
+            break
+        unit, grouped = finer, _grouped(judgments, finer)
     labels = dict(TaskType.choices)
     by_type: dict[str, dict[datetime, int]] = {}
     per_annotator: dict[int, dict[datetime, int]] = {}
     total = 0
-    grouped = (
-        judgments.annotate(period=Trunc("submitted_at", unit))
-        .order_by()
-        .values_list("period", "task_type", "annotator_id")
-        .annotate(n=Count("id"))
-    )
     for period, task_type, annotator_id, n in grouped:
         per_type = by_type.setdefault(labels.get(task_type, task_type), {})
         per_type[period] = per_type.get(period, 0) + n

@@ -1,0 +1,218 @@
+"""The human-results page, its downloads and its API: who sees what, escaping, CSRF."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from annotation.models import AnnotatorExclusion, RunScore, SystemRun
+from annotation.services.campaigns import membership_set
+from annotation.services.imports import upload_import
+from annotation.services.tasks import task_create, task_launch
+from tests.human_support import judge_all
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = b"one two three four five six\nseven eight nine ten eleven\ntwelve thirteen fourteen\n"
+SYSTEMS = {
+    "good": b"eins zwei drei vier funf sechs\nsieben acht neun zehn elf\nzwolf dreizehn vierzehn\n",
+    "<script>alert(1)</script>": b"eins zwei drei\nsieben acht neun zehn elf\nzwolf\n",
+    "plain": b"ein zwo\nsieben\nzwolf dreizehn vierzehn\n",
+}
+QUALITY = {"good": 5, "<script>alert(1)</script>": 4, "plain": 2}
+
+
+@pytest.fixture
+def results(campaign, manager, make_annotator, django_user_model):
+    upload_import(campaign=campaign, kind="source", files=[("s.en", SOURCE)], user=manager)
+    for i, (name, data) in enumerate(SYSTEMS.items()):
+        upload_import(
+            campaign=campaign, kind="system", name=name, files=[("x.de", data)], user=manager
+        )
+        run = SystemRun.objects.get(system__name=name)
+        RunScore.objects.create(
+            run=run,
+            metric="bleu",
+            references="A",
+            score=30 - 10 * i,
+            ci_low=0,
+            ci_high=50,
+            signature="test",
+            samples=1000,
+            seed=1,
+        )
+    task = task_create(campaign=campaign, task_type="adequacy", judgments_per_item=3)
+    task_launch(task_id=task.id)
+    ranking = task_create(campaign=campaign, task_type="ranking", ranking_size=3)
+    task_launch(task_id=ranking.id)
+    users = [make_annotator(campaign, f"ann{i}") for i in range(3)]
+    judge_all(
+        task,
+        users,
+        lambda user, slot: {"score": QUALITY[slot.item.system.name] - (user.id + slot.id) % 2},
+    )
+    judge_all(
+        ranking, users, lambda user, slot: {"ranks": list(range(1, len(slot.item.candidates) + 1))}
+    )
+    organiser = django_user_model.objects.create_user("org", password="org-password-1")
+    membership_set(campaign=campaign, user=organiser, role="organiser")
+    stranger = django_user_model.objects.create_user("stranger", password="x-password-1")
+    return {
+        "campaign": campaign,
+        "task": task,
+        "ranking": ranking,
+        "annotators": users,
+        "organiser": organiser,
+        "stranger": stranger,
+    }
+
+
+def urls(campaign_id: int, task_id: int) -> list[str]:
+    base = f"/campaigns/{campaign_id}/results/human"
+    return [
+        f"{base}/",
+        f"{base}/judgments.csv",
+        f"{base}/judgments.jsonl?pseudonymise=1",
+        f"{base}/judgments.appraise?task={task_id}",
+        f"{base}/rankings.csv",
+        f"{base}/rankings.json",
+    ]
+
+
+def test_manager_sees_everything_escaped(client, manager, results):
+    client.force_login(manager)
+    campaign = results["campaign"]
+    page = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    for heading in ("Ranking by adequacy", "Agreement", "Annotators", "Progress"):
+        assert heading in page
+    assert "Fleiss&#x27; kappa" in page or "Fleiss' kappa" in page
+    assert page.count("<svg") >= 4  # progress, ranking intervals, scatter
+    assert "against BLEU" in page
+    assert page.count(">Exclude</button>") == 2 * len(results["annotators"])  # two tasks
+    # The ranking table lists the planted order.
+    table = page[page.index("Ranking by adequacy") :]
+    assert table.index(">good<") < table.index("&lt;script&gt;") < table.index(">plain<")
+    for url in urls(campaign.id, results["task"].id)[1:]:
+        response = client.get(url)
+        assert response.status_code == 200 and response.streaming, url
+
+
+def test_organisers_read_but_do_not_exclude(client, results):
+    client.force_login(results["organiser"])
+    campaign = results["campaign"]
+    for url in urls(campaign.id, results["task"].id):
+        assert client.get(url).status_code == 200, url
+    page = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
+    assert ">Exclude</button>" not in page
+    target = results["annotators"][0]
+    url = f"/campaigns/{campaign.id}/results/human/annotators/{target.id}/exclusion/"
+    assert client.post(url, {"excluded": "1"}).status_code == 403
+    assert not AnnotatorExclusion.objects.exists()
+
+
+def test_annotators_get_403_and_strangers_404(client, results):
+    campaign = results["campaign"]
+    for user, status in ((results["annotators"][0], 403), (results["stranger"], 404)):
+        client.force_login(user)
+        for url in urls(campaign.id, results["task"].id):
+            assert client.get(url).status_code == status, (user, url)
+        api = APIClient()
+        api.force_authenticate(user)
+        assert api.get(f"/api/v1/campaigns/{campaign.id}/results/human").status_code == status
+    client.logout()
+    assert client.get(f"/campaigns/{campaign.id}/results/human/").status_code == 302  # login
+
+
+def test_exclusion_needs_csrf_and_toggles(manager, results):
+    campaign, target = results["campaign"], results["annotators"][1]
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(manager)
+    url = f"/campaigns/{campaign.id}/results/human/annotators/{target.id}/exclusion/"
+    assert browser.post(url, {"excluded": "1"}).status_code == 403
+    page = browser.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    response = browser.post(url, {"excluded": "1", "csrfmiddlewaretoken": token})
+    assert response.status_code == 302
+    assert AnnotatorExclusion.objects.filter(annotator=target, created_by=manager).exists()
+    page = browser.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
+    assert ">Include</button>" in page and "1 annotator excluded" in page
+    browser.post(url, {"excluded": "0", "csrfmiddlewaretoken": token})
+    assert not AnnotatorExclusion.objects.exists()
+
+
+def test_wmt_download_needs_a_ranking_task(client, manager, results):
+    client.force_login(manager)
+    campaign = results["campaign"]
+    base = f"/campaigns/{campaign.id}/results/human/judgments"
+    assert client.get(f"{base}.wmt?task={results['task'].id}").status_code == 400
+    assert client.get(f"{base}.wmt").status_code == 400
+    response = client.get(f"{base}.wmt?task={results['ranking'].id}")
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0][:6] == ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId"]
+    assert client.get(f"{base}.xlsx").status_code == 404
+    assert client.get(f"{base}.csv?task=999999").status_code == 404
+
+
+def test_api_results_exclusions_and_downloads(manager, results):
+    api = APIClient()
+    api.force_authenticate(manager)
+    campaign = results["campaign"]
+    body = api.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()
+    adequacy = next(t for t in body["tasks"] if t["task_type"] == "adequacy")
+    assert [s["system"] for s in adequacy["likert"][0]["systems"]] == list(QUALITY)
+    assert {a["coefficient"] for a in adequacy["agreement"]} >= {
+        "Cohen's kappa, inter-annotator",
+        "Fleiss' kappa",
+    }
+    assert len(adequacy["annotators"]) == 3
+    assert body["correlations"][0]["metric"] == "bleu"
+    ranking = next(t for t in body["tasks"] if t["task_type"] == "ranking")
+    assert len(ranking["pairwise"]) == 3
+
+    target = results["annotators"][2]
+    url = f"/api/v1/campaigns/{campaign.id}/results/human/exclusions"
+    response = api.post(url, {"annotator": target.id, "excluded": True}, format="json")
+    assert response.json() == {"annotator": target.id, "excluded": True}
+    stranger = results["stranger"]
+    response = api.post(url, {"annotator": stranger.id, "excluded": True}, format="json")
+    assert response.status_code == 400 and "no judgments" in response.json()["error"]
+    body = api.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()
+    assert body["excluded"] == [target.id]
+
+    organiser = APIClient()
+    organiser.force_authenticate(results["organiser"])
+    forbidden = organiser.post(url, {"annotator": target.id, "excluded": False}, format="json")
+    assert forbidden.status_code == 403
+
+    download = api.get(
+        f"/api/v1/campaigns/{campaign.id}/results/human/judgments.csv?included=1&pseudonymise=1"
+    )
+    rows = list(csv.DictReader(io.StringIO(b"".join(download.streaming_content).decode())))
+    assert rows and all(row["annotator"].startswith("a-") for row in rows)
+    assert all(row["excluded"] == "false" for row in rows)
+    bad = api.get(
+        f"/api/v1/campaigns/{campaign.id}/results/human/judgments.wmt?task={results['task'].id}"
+    )
+    assert bad.status_code == 400
+
+
+def test_page_before_any_judgment(client, manager, launched):
+    for task_type in ("adequacy", "ranking", "postedit"):
+        task = launched(task_type)
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{task.campaign_id}/results/human/")
+    assert page.status_code == 200
+    assert "0 judgments by 0 annotators" in page.content.decode()
+    api = APIClient()
+    api.force_authenticate(manager)
+    body = api.get(f"/api/v1/campaigns/{task.campaign_id}/results/human").json()
+    assert [t["judgments"] for t in body["tasks"]] == [0, 0, 0]
+    download = client.get(f"/campaigns/{task.campaign_id}/results/human/judgments.csv")
+    assert b"".join(download.streaming_content).decode().count("\n") == 1  # the header
