@@ -9,10 +9,12 @@ from metrics.quality import AnnotatorQuality
 
 N_BOOT = 1000
 SEED = 0  # the command line's default, so that its intervals are the dashboard's
-# Agreement intervals resample the judgments' pairs once per replicate; past this many rows
-# times replicates the dashboard would take minutes, so big tasks get fewer replicates.
-AGREEMENT_BUDGET = 40_000_000
-MIN_AGREEMENT_BOOT = 40
+# Agreement intervals recompute the coefficient over all pairs of judgments once per
+# replicate: past this many judgments times replicates the dashboard of a big task would take
+# minutes, so big tasks get fewer replicates (a million judgments: 30, each interval then
+# very narrow anyway); the page shows how many.
+AGREEMENT_BUDGET = 30_000_000
+MIN_AGREEMENT_BOOT = 30
 
 
 def agreement_resamples(rows: int) -> int:
