@@ -32,7 +32,11 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 
 from annotation.models import Campaign, Task, TaskType
-from annotation.selectors.exports import judgment_export_rows
+from annotation.selectors.exports import (
+    judgment_annotators,
+    judgment_csv_chunks,
+    judgment_export_rows,
+)
 from annotation.selectors.human import HumanResults
 from annotation.selectors.human.comparisons import ranks_of
 from annotation.selectors.human.loading import HUMAN
@@ -123,53 +127,6 @@ def _text_list(values: Sequence[int] | None) -> str:
 
 def _at(values: Sequence[Any] | None, index: int) -> Any:
     return values[index] if values and index < len(values) else None
-
-
-def judgment_csv_rows(
-    rows: Iterable[dict[str, Any]], *, language_pair: str, pseudonymise: bool = False
-) -> Iterator[list[Any]]:
-    """The header, then one row per judgment and system judged (in ``JUDGMENT_COLUMNS``
-    order, written out by position: this loop runs once per exported row)."""
-    yield JUDGMENT_COLUMNS
-    for row in rows:
-        head = [
-            _who(row, pseudonymise),
-            language_pair,
-            row["task_id"],
-            row["task_type"],
-            row["id"],
-            row["item_number"],
-        ]
-        ranks = _text_list(row["ranks"])
-        candidate_scores = _text_list(row["candidate_scores"])
-        tail = [
-            row["post_edit"],
-            row["hter"],
-            row["edits"],
-            row["post_edit_length"],
-            _iso(row["served_at"]),
-            _iso(row["submitted_at"]),
-            row["duration_ms"],
-            row["duration_ms"] / 1000.0,
-            "true" if row["excluded"] else "false",
-        ]
-        for system, candidate, item_type, rank, candidate_score, score in _expand(row):
-            yield [
-                *head,
-                item_type,
-                row["segment_index"],
-                row["document"],
-                system,
-                candidate,
-                score,
-                row["fluency"],
-                row["preference"],
-                rank,
-                ranks,
-                candidate_score,
-                candidate_scores,
-                *tail,
-            ]
 
 
 def _expand(row: dict[str, Any]) -> Iterator[tuple[str, Any, str, Any, Any, Any]]:
@@ -493,5 +450,12 @@ def judgments_download(
             rows, campaign=campaign, task_type=task.task_type, pseudonymise=pseudonymise
         )
         return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
-    table = judgment_csv_rows(rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise)
-    return streaming_response(csv_stream(table), filename=f"{name}-judgments.csv")
+    names = judgment_annotators(campaign)
+    chunks = judgment_csv_chunks(
+        campaign=campaign,
+        names={i: pseudonym(i) for i in names} if pseudonymise else names,
+        columns=JUDGMENT_COLUMNS,
+        task_id=task.id if task else None,
+        included_only=included_only,
+    )
+    return streaming_response(chunks, filename=f"{name}-judgments.csv")

@@ -8,6 +8,7 @@ import hmac
 import io
 import json
 from collections import Counter
+from datetime import datetime
 
 import pytest
 from django.conf import settings
@@ -100,16 +101,50 @@ def test_csv_has_a_row_per_system_judged_and_neutralises_formulas(judged):
     assert Counter(row["item_type"] for row in adequacy)["REPEAT"] == repeats > 0
     first = Judgment.objects.filter(task=tasks["adequacy"]).order_by("id").first()
     row = next(r for r in adequacy if r["judgment_id"] == str(first.id))
-    assert (row["score"], row["duration_ms"], row["seconds"]) == (
-        str(first.score),
-        str(first.duration_ms),
-        str(first.duration_ms / 1000),
-    )
+    assert (row["score"], row["duration_ms"]) == (str(first.score), str(first.duration_ms))
+    assert float(row["seconds"]) == first.duration_ms / 1000
+    assert datetime.fromisoformat(row["served_at"]) == first.served_at
+    assert datetime.fromisoformat(row["submitted_at"]) == first.submitted_at
     # Side-by-side scores are each candidate's score, so the rows read as assessments.
     for row in (r for r in rows if r["task_type"] == "pairwise"):
         assert row["score"] == row["candidate_score"] != ""
     ranking = [r for r in rows if r["task_type"] == "ranking"]
     assert all(r["rank"] and r["score"] == "" for r in ranking)
+
+
+def test_csv_rows_of_rankings_follow_the_candidates_in_display_order(judged):
+    """Each candidate's systems, rank, score and item type, rebuilt from the database."""
+    campaign, _, tasks = judged
+    for kind in ("ranking", "pairwise"):
+        text = body(judgments_download(campaign=campaign, fmt="csv", task=tasks[kind]))
+        got = [
+            (
+                r["judgment_id"],
+                r["candidate"],
+                r["system"],
+                r["rank"],
+                r["candidate_score"],
+                r["item_type"],
+                r["item_id"],
+            )
+            for r in csv.DictReader(io.StringIO(text))
+        ]
+        expected = []
+        for j in Judgment.objects.filter(task=tasks[kind]).select_related("item").order_by("id"):
+            for index, candidate in enumerate(j.item.candidates):
+                for system in candidate["systems"]:
+                    expected.append(
+                        (
+                            str(j.id),
+                            str(index + 1),
+                            _csv_safe(system),
+                            str(j.ranks[index]) if j.ranks else "",
+                            str(j.candidate_scores[index]) if j.candidate_scores else "",
+                            "REPEAT" if j.is_repeat else candidate.get("type", j.item.item_type),
+                            str(j.item.external_id),
+                        )
+                    )
+        assert got == expected
 
 
 def test_likert_csv_reads_back_with_the_command_line_reader(judged, tmp_path):

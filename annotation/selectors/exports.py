@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, cast
 
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.db.models import F, Func, TextField
 
-from annotation.models import Campaign, Judgment
-from annotation.selectors.human.loading import excluded_annotators
+from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
+from annotation.models.campaigns import Document
+from annotation.selectors.human.loading import HUMAN, excluded_annotators
 
 CHUNK = 2000
+COPY_CHUNK_BYTES = 1 << 16
+MULTI_OUTPUT = [TaskType.PAIRWISE.value, TaskType.RANKING.value]
 
 
 def _candidate_field(path: str) -> Func:
@@ -82,3 +86,119 @@ def judgment_export_rows(
             row = cast(dict[str, Any], values)
             row["excluded"] = row["excluded"] or row["annotator_id"] in excluded
             yield row
+
+
+def judgment_annotators(campaign: Campaign) -> dict[int, str]:
+    """Id → username of everyone who judged in the campaign (members since removed too)."""
+    judged = Judgment.objects.filter(task__campaign=campaign).values("annotator_id")
+    users = get_user_model().objects.filter(id__in=judged)
+    return dict(users.values_list("id", "username"))
+
+
+def _safe(expression: str) -> str:
+    """SQL text of ``expression`` neutralised against spreadsheet formulas, as csv_stream
+    does in Python: a leading = + - @ tab or CR gets a quote in front."""
+    return (
+        f"CASE WHEN left({expression}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) "
+        f"THEN '''' || {expression} ELSE {expression} END"
+    )
+
+
+def _judgment_csv_sql(extra_filter: str) -> str:
+    judgment, item, segment = Judgment._meta.db_table, Item._meta.db_table, Segment._meta.db_table
+    document, system = Document._meta.db_table, System._meta.db_table
+    utc = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
+    # One row per judgment and system judged: pairwise and ranking items expand to every
+    # system of every candidate (in display order); single-output items name their system,
+    # else their candidates' systems (the human reference is named as it was judged).
+    # Only table names and fixed fragments are formatted in; every value is a parameter.
+    return f"""
+    SELECT {_safe("names.name")} AS annotator, %(language_pair)s AS language_pair,
+      j.task_id, j.task_type, j.id AS judgment_id, i.external_id AS item_id,
+      CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type, i.item_type) END
+        AS item_type,
+      s.index AS segment_id, {_safe("d.external_id")} AS document_id,
+      {_safe("x.system")} AS system, x.candidate,
+      CASE WHEN x.candidate IS NULL THEN j.score ELSE j.candidate_scores[x.candidate] END
+        AS score,
+      j.fluency, j.preference, j.ranks[x.candidate] AS rank,
+      array_to_string(j.ranks, ' ') AS ranks,
+      j.candidate_scores[x.candidate] AS candidate_score,
+      array_to_string(j.candidate_scores, ' ') AS candidate_scores,
+      {_safe("j.post_edit")} AS post_edit, j.hter, j.edits, j.post_edit_length,
+      to_char(j.served_at AT TIME ZONE 'UTC', {utc}) AS served_at,
+      to_char(j.submitted_at AT TIME ZONE 'UTC', {utc}) AS submitted_at,
+      j.duration_ms, j.duration_ms / 1000.0::float8 AS seconds,
+      CASE WHEN j.excluded OR j.annotator_id = ANY(%(excluded)s::int[]) THEN 'true'
+        ELSE 'false' END AS excluded
+    FROM {judgment} j
+    JOIN unnest(%(annotator_ids)s::int[], %(annotator_names)s::text[]) AS names(id, name)
+      ON names.id = j.annotator_id
+    JOIN {item} i ON i.id = j.item_id
+    JOIN {segment} s ON s.id = i.segment_id
+    LEFT JOIN {document} d ON d.id = s.document_id
+    LEFT JOIN {system} sy ON sy.id = i.system_id
+    CROSS JOIN LATERAL (
+      SELECT c.position::int AS candidate, n.name AS system,
+        c.value->>'type' AS candidate_type, c.position AS first, n.position AS second
+      FROM jsonb_array_elements(i.candidates) WITH ORDINALITY AS c(value, position)
+      CROSS JOIN LATERAL jsonb_array_elements_text(c.value->'systems')
+        WITH ORDINALITY AS n(name, position)
+      WHERE j.task_type = ANY(%(multi)s::text[])
+      UNION ALL
+      SELECT NULL, sy.name, NULL, 0, 0
+      WHERE NOT j.task_type = ANY(%(multi)s::text[]) AND sy.name IS NOT NULL
+      UNION ALL
+      SELECT NULL, n.name, NULL, 0, n.position
+      FROM unnest(coalesce(
+        nullif(ARRAY(SELECT jsonb_path_query(i.candidates, '$[*].systems[*]') #>> '{{}}'),
+          '{{}}'),
+        ARRAY[%(human)s::text])) WITH ORDINALITY AS n(name, position)
+      WHERE NOT j.task_type = ANY(%(multi)s::text[]) AND sy.name IS NULL
+    ) AS x
+    WHERE i.campaign_id = %(campaign)s {extra_filter}
+    ORDER BY j.id, x.first, x.second
+    """  # noqa: S608
+
+
+def judgment_csv_chunks(
+    *,
+    campaign: Campaign,
+    names: dict[int, str],
+    columns: list[str],
+    task_id: int | None = None,
+    included_only: bool = False,
+) -> Iterator[bytes]:
+    """The judgment CSV (``columns`` as the header row, then one row per judgment and system
+    judged), written by PostgreSQL's COPY and streamed in chunks: a million judgments take
+    seconds, where a Python loop over rows took half a minute.
+
+    ``names`` maps annotator ids to the names to print (usernames or pseudonyms).
+    """
+    extra_filter = ""
+    if task_id is not None:
+        extra_filter += " AND j.task_id = %(task)s"
+    if included_only:
+        extra_filter += " AND NOT j.excluded AND NOT j.annotator_id = ANY(%(excluded)s::int[])"
+    params = {
+        "language_pair": campaign.language_pair,
+        "excluded": sorted(excluded_annotators(campaign.id)),
+        "annotator_ids": list(names),
+        "annotator_names": list(names.values()),
+        "multi": MULTI_OUTPUT,
+        "human": HUMAN,
+        "campaign": campaign.id,
+        "task": task_id,
+    }
+    buffer = bytearray((",".join(columns) + "\n").encode())
+    with connection.cursor() as cursor:
+        # COPY takes no server-side parameters: the values are bound on the client.
+        query = cursor.mogrify(_judgment_csv_sql(extra_filter), params)
+        with cursor.cursor.copy(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)") as copy:
+            for data in copy:
+                buffer += data
+                if len(buffer) >= COPY_CHUNK_BYTES:
+                    yield bytes(buffer)
+                    buffer.clear()
+    if buffer:
+        yield bytes(buffer)

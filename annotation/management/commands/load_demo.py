@@ -1,5 +1,11 @@
-"""Loads the demo campaign (WMT21 en-de, 100 segments, 5 systems) and its users; idempotent."""
+"""Loads the demo campaigns (WMT21 en-de, 100 segments, 5 systems) and their users; idempotent.
 
+The first campaign is for trying the annotator pages; the second has been judged already by
+simulated raters, so that its human results page shows rankings, agreement and quality
+control on a fresh stack.
+"""
+
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -7,7 +13,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
+from annotation.demo import demo_task_simulate
 from annotation.models import Campaign, Role
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import upload_import
@@ -16,6 +24,19 @@ from annotation.services.tasks import task_create, task_launch
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo" / "wmt21-en-de"
 DEMO_CAMPAIGN = "WMT21 en-de demo"
+SIMULATED_CAMPAIGN = "WMT21 en-de demo, judged by simulated raters"
+# Raters with unusable passwords; the last one answers at random.
+SIMULATED_RATERS = ("sim-rater-1", "sim-rater-2", "sim-rater-3", "sim-rater-4")
+SIMULATED_TASKS = {
+    "adequacy": {
+        "judgments_per_item": 3,
+        "repeat_rate": 0.1,
+        "bad_reference_rate": 0.1,
+        "reference_rate": 0.2,
+        "seed": 21,
+    },
+    "ranking": {"ranking_size": 5, "judgments_per_item": 2, "repeat_rate": 0.2, "seed": 22},
+}
 SYSTEMS = ("Facebook-AI", "Online-B", "UEdin", "VolcTrans-GLAT", "happypoet")
 # Demo accounts for a local stack; their passwords are printed by `make up`.
 DEMO_USERS = {
@@ -84,6 +105,37 @@ class Command(BaseCommand):
             f"demo campaign {campaign.name!r} ready ({campaign.segments.count()} "
             f"segments, {campaign.systems.count()} systems)"
         )
+        if not Campaign.objects.filter(name=SIMULATED_CAMPAIGN).exists():
+            self._simulated(users)
+        self.stdout.write(f"demo campaign {SIMULATED_CAMPAIGN!r} ready")
+
+    def _simulated(self, users):
+        User = get_user_model()
+        campaign = campaign_create(
+            name=SIMULATED_CAMPAIGN,
+            source_language="en",
+            target_language="de",
+            owner=users["manager"],
+            description="The same data, judged by four simulated raters (one careless) "
+            "over three days: a populated human results page.",
+        )
+        self._import(campaign, users["manager"])
+        membership_set(campaign=campaign, user=users["organiser"], role=Role.ORGANISER)
+        raters = []
+        for username in SIMULATED_RATERS:
+            rater, created = User.objects.get_or_create(username=username)
+            if created:
+                rater.set_unusable_password()
+                rater.save()
+            membership_set(campaign=campaign, user=rater, role=Role.ANNOTATOR)
+            raters.append(rater)
+        start = timezone.now() - timedelta(days=3)
+        for seed, (task_type, task_settings) in enumerate(SIMULATED_TASKS.items()):
+            task = task_create(campaign=campaign, task_type=task_type, **task_settings)
+            task_launch(task_id=task.id)
+            demo_task_simulate(
+                task=task, annotators=raters, careless=raters[-1:], start=start, seed=seed
+            )
 
     def _import(self, campaign, manager):
         def read(name):

@@ -1,0 +1,94 @@
+"""Simulated annotators for the demo, so that a fresh stack shows a populated results page.
+
+They judge through the same services as people do (claim, then record), over three simulated
+days. The system qualities below are made up for the demo; they are not WMT's findings.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from annotation.models import Slot, Task, TaskType
+from annotation.scales import scale_range
+from annotation.services.assignment import slot_claim_next
+from annotation.services.judgments import judgment_record
+
+# Mean adequacy on 1-5 of each demo system and of the human reference.
+QUALITY = {
+    "Human": 4.6,
+    "Facebook-AI": 4.3,
+    "VolcTrans-GLAT": 4.0,
+    "Online-B": 3.9,
+    "UEdin": 3.6,
+    "happypoet": 2.4,
+}
+
+
+def _likert(rng: random.Random, slot: Slot, careless: bool, low: int, high: int) -> int:
+    if careless:
+        return rng.randint(low, high)
+    item = slot.item
+    if item.item_type == "BAD":
+        quality = 1.6
+    else:
+        quality = QUALITY.get(item.system.name if item.system else "Human", 3.0)
+    value = quality + rng.gauss(0, 0.5)
+    # Scale 1-5 onto the task's range, then round and clip.
+    scaled = low + (value - 1) * (high - low) / 4
+    return int(min(high, max(low, round(scaled))))
+
+
+def _ranks(rng: random.Random, slot: Slot, careless: bool) -> list[int]:
+    candidates = slot.item.candidates
+    quality = [
+        rng.random() if careless else max(QUALITY.get(s, 3.0) for s in c["systems"])
+        for c in candidates
+    ]
+    noisy = [q + rng.gauss(0, 0.4) for q in quality]
+    order = sorted(range(len(noisy)), key=lambda i: -noisy[i])
+    ranks = [0] * len(noisy)
+    for rank, index in enumerate(order, start=1):
+        ranks[index] = rank
+    return ranks
+
+
+def _answer(rng: random.Random, task: Task, slot: Slot, careless: bool) -> dict[str, Any]:
+    if task.task_type == TaskType.RANKING:
+        return {"ranks": _ranks(rng, slot, careless)}
+    low, high = scale_range(task.scale)
+    return {"score": _likert(rng, slot, careless, low, high)}
+
+
+def demo_task_simulate(
+    *, task: Task, annotators: Sequence[Any], careless: Sequence[Any], start: datetime, seed: int
+) -> int:
+    """The annotators take turns until the task is done; returns the judgments recorded.
+
+    ``careless`` annotators answer at random (the bad-reference test should catch them).
+    """
+    rng = random.Random(seed)
+    careless_ids = {user.id for user in careless}
+    now = start
+    active = list(annotators)
+    recorded = 0
+    while active:
+        for user in list(active):
+            now += timedelta(seconds=rng.uniform(5, 40))
+            slot = slot_claim_next(task=task, annotator_id=user.id, now=now)
+            if slot is None:
+                active.remove(user)
+                continue
+            slot = Slot.objects.select_related("item__system").get(id=slot.id)
+            answer = _answer(rng, task, slot, user.id in careless_ids)
+            judgment_record(
+                task_id=task.id,
+                slot_id=slot.id,
+                annotator_id=user.id,
+                answer=answer,
+                now=now + timedelta(seconds=rng.uniform(8, 60)),
+            )
+            recorded += 1
+    return recorded

@@ -1,0 +1,40 @@
+"""`manage.py load_demo`: both demo campaigns, idempotent, and simulated raters whose results
+show what the demo promises (the careless rater fails the bad-reference test)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Campaign, Judgment, Task
+from annotation.selectors.human import human_results
+
+pytestmark = pytest.mark.django_db
+
+
+def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
+    call_command("load_demo")
+    counts = (Campaign.objects.count(), Task.objects.count(), Judgment.objects.count())
+    call_command("load_demo")
+    assert (Campaign.objects.count(), Task.objects.count(), Judgment.objects.count()) == counts
+
+    demo = Campaign.objects.get(name="WMT21 en-de demo")
+    assert demo.systems.count() == 5 and demo.segments.count() == 100
+    assert set(demo.tasks.values_list("state", flat=True)) == {"launched"}
+    assert not Judgment.objects.filter(task__campaign=demo).exists()
+
+    simulated = Campaign.objects.get(name__contains="simulated raters")
+    results = human_results(simulated)
+    adequacy = next(t for t in results.tasks if t.task.task_type == "adequacy")
+    verdicts = {row.username: row.quality.verdict for row in adequacy.quality}
+    assert verdicts == {
+        "sim-rater-1": "passed",
+        "sim-rater-2": "passed",
+        "sim-rater-3": "passed",
+        "sim-rater-4": "failed",
+    }
+    ranked = [s.name for s in adequacy.likert[0].systems]
+    assert ranked[0] == "Human" and ranked[-1] == "happypoet"
+    # Every slot of both simulated tasks was judged.
+    for task in simulated.tasks.all():
+        assert not task.slots.exclude(state="done").exists()
