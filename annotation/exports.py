@@ -6,7 +6,8 @@ Formats:
   judged, so that each row names one system (a ranking of five outputs is five rows); its
   ``annotator, language_pair, system, segment_id, item_type, score`` columns are what
   ``python -m metrics human --judgments`` reads (``score`` is empty where the task gives no
-  absolute score, so give that command a Likert or direct-assessment task's file).
+  absolute score, so give that command a Likert or direct-assessment task's file). PostgreSQL
+  writes this one (``judgment_csv_chunks``): a million rows in seconds.
 * Appraise's headerless score CSV (``username, systemID, itemID, itemType, sourceLanguage,
   targetLanguage, score, documentID, isCompleteDocument, start_time, end_time``), as
   ``python -m metrics human --format appraise`` reads it; itemID is the segment index.
