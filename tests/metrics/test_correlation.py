@@ -6,6 +6,7 @@ import csv
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -46,3 +47,46 @@ def test_too_few_shared_systems_give_nan() -> None:
     result = system_correlations({"raw": {"a": 1.0, "b": 2.0}}, {"bleu": {"a": 3.0, "b": 1.0}})
     assert result[0].systems == 2
     assert math.isnan(result[0].pearson) and math.isnan(result[0].kendall)
+
+
+def scipy_exact_spearman_p(x: list[float], y: list[float]) -> float:
+    """scipy's permutation test over every pairing, with Pearson's r of the ranks (rho)."""
+    ranked_y = stats.rankdata(y)
+
+    def rho(a: np.ndarray, axis: int = -1) -> np.ndarray:
+        ranked = stats.rankdata(a, axis=axis)
+        return stats.pearsonr(ranked, np.broadcast_to(ranked_y, ranked.shape), axis=axis).statistic
+
+    test = stats.permutation_test(
+        (x,), rho, permutation_type="pairings", n_resamples=math.inf, vectorized=True
+    )
+    return float(test.pvalue)
+
+
+@pytest.mark.parametrize(
+    "x, y",
+    [
+        ([1.0, 2.0, 3.0, 4.0, 5.0], [10.0, 20.0, 30.0, 40.0, 50.0]),  # rho = 1: p = 1/60
+        ([3.1, 1.2, 5.5, 4.0, 2.2, 6.3], [2.0, 1.0, 6.0, 3.0, 5.0, 4.0]),
+        ([1.0, 2.0, 2.0, 3.0, 5.0, 4.0, 7.0], [1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 5.0]),  # ties
+        ([8.0, 7.0, 6.0, 5.0, 1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
+    ],
+)
+def test_spearman_p_is_exact_for_few_systems(x: list[float], y: list[float]) -> None:
+    systems = [f"s{i}" for i in range(len(x))]
+    (result,) = system_correlations(
+        {"z": dict(zip(systems, x, strict=True))}, {"bleu": dict(zip(systems, y, strict=True))}
+    )
+    assert result.spearman_p == pytest.approx(scipy_exact_spearman_p(x, y), rel=1e-9)
+    if len(x) == 5:
+        assert result.spearman_p == pytest.approx(2 / 120)
+
+
+def test_spearman_p_of_many_systems_is_scipys() -> None:
+    bleu = wmt21_metric("bleu-A")
+    chrf = wmt21_metric("chrf-A")
+    assert len(bleu) > 8
+    (result,) = system_correlations({"z": chrf}, {"bleu": bleu})
+    shared = sorted(set(bleu) & set(chrf))
+    expected = stats.spearmanr([chrf[s] for s in shared], [bleu[s] for s in shared]).pvalue
+    assert result.spearman_p == pytest.approx(expected)
