@@ -2,7 +2,13 @@
 
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands.load_demo import ADMIN, DEMO_USERS, demo_password
+from annotation.management.commands.load_demo import (
+    ADMIN,
+    DEMO_USERS,
+    SIMULATED_CAMPAIGN,
+    demo_password,
+)
+from annotation.models import Campaign
 
 
 class Command(BaseCommand):
@@ -18,6 +24,14 @@ class Command(BaseCommand):
             f"  health    {url}/healthz",
             f"  API docs  {url}/api/docs/",
             f"  admin     {url}/admin/",
+        ]
+        simulated = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
+        if simulated is not None:
+            lines.append(
+                f"  results   {url}/campaigns/{simulated.id}/results/human/ "
+                "(judged by simulated raters; log in as organiser)"
+            )
+        lines += [
             "",
             "Demo logins (username / password):",
         ]
