@@ -1,17 +1,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from annotation.views import annotate, campaigns, results, tasks
+from annotation.views import annotate, auth, campaigns, results, tasks
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="auth/login.html", redirect_authenticated_user=True
-        ),
-        name="login",
-    ),
+    path("login/", auth.LockoutLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/new/", campaigns.campaign_create_view, name="campaign-create"),
     path("campaigns/<int:campaign_id>/", campaigns.campaign_detail, name="campaign-detail"),

@@ -1,10 +1,9 @@
 from django.urls import include, path
-from rest_framework.authtoken.views import ObtainAuthToken
 
-from annotation.api import annotation, campaigns
+from annotation.api import annotation, auth, campaigns
 
 urlpatterns = [
-    path("auth/token", ObtainAuthToken.as_view(), name="api-token"),
+    path("auth/token", auth.TokenApi.as_view(), name="api-token"),
     path("campaigns", campaigns.CampaignListApi.as_view(), name="api-campaigns"),
     path(
         "campaigns/<int:campaign_id>",

@@ -13,6 +13,7 @@ from annotation.models.campaigns import (
     SystemRun,
 )
 from annotation.models.jobs import Job
+from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.tasks import (
@@ -37,6 +38,7 @@ __all__ = [
     "ItemType",
     "Job",
     "Judgment",
+    "LoginFailure",
     "Membership",
     "Output",
     "PairSignificance",

@@ -1,0 +1,61 @@
+"""The API token, with the same lockout as the login page (annotation/services/logins.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth import authenticate
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.client_ip import client_ip
+from annotation.services.logins import LoginLocked, login_attempt
+
+TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})
+DetailSerializer = inline_serializer("Detail", {"detail": serializers.CharField()})
+
+
+class TokenApi(ObtainAuthToken):
+    """A token for a username and password; 429 with Retry-After while the account or the
+    client's address is locked out after repeated failures."""
+
+    @extend_schema(
+        request=AuthTokenSerializer,
+        responses={200: TokenSerializer, 400: OpenApiTypes.OBJECT, 429: DetailSerializer},
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = request.data if isinstance(request.data, Mapping) else {}
+        username, password = data.get("username"), data.get("password")
+        if isinstance(username, str):
+            username = username.strip()  # as AuthTokenSerializer does
+        if not username or not isinstance(username, str) or not isinstance(password, str):
+            # An incomplete request checks no password: DRF's own answer, nothing recorded.
+            return super().post(request, *args, **kwargs)
+        try:
+            user = login_attempt(
+                username=username,
+                ip=client_ip(request._request),
+                authenticate=lambda: authenticate(
+                    request._request, username=username, password=password
+                ),
+            )
+        except LoginLocked as locked:
+            return Response(
+                {"detail": locked.lockout.message},
+                status=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": str(locked.lockout.retry_after)},
+            )
+        if user is None:
+            raise exceptions.ValidationError(
+                {"non_field_errors": ["Unable to log in with provided credentials."]},
+                code="authorization",
+            )
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})

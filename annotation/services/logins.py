@@ -1,0 +1,132 @@
+"""Failed log-ins and lockouts, for the login page, the admin login and the API token.
+
+An account (by the username tried, whether or not it exists, so that a lockout reveals
+nothing) is locked after ``LOGIN_LOCKOUT_FAILURES`` failures within
+``LOGIN_LOCKOUT_WINDOW_SECONDS``; an IP address after ``LOGIN_LOCKOUT_IP_FAILURES`` failures
+over all usernames (password spraying). While locked, not even the right password is checked.
+A successful log-in clears its username's failures. Rows older than the window are deleted
+whenever a failure is recorded, so the table stays small.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotation.models import LoginFailure
+
+T = TypeVar("T")
+
+# The first key of the two-key advisory lock: our namespace for per-username login locks.
+_LOCK_CLASS = 0x4C4F47
+
+
+@dataclass(frozen=True)
+class Lockout:
+    retry_after: int  # seconds until another attempt is considered
+
+    @property
+    def minutes(self) -> int:
+        return max(1, math.ceil(self.retry_after / 60))
+
+    @property
+    def message(self) -> str:
+        unit = "minute" if self.minutes == 1 else "minutes"
+        return f"Too many failed attempts; try again in {self.minutes} {unit}."
+
+
+class LoginLocked(Exception):
+    def __init__(self, lockout: Lockout) -> None:
+        super().__init__(lockout.message)
+        self.lockout = lockout
+
+
+def username_normalise(username: str) -> str:
+    """The key failures are counted under: "Alice" and "alice " are the same account."""
+    return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
+
+
+def _window() -> timedelta:
+    return timedelta(seconds=settings.LOGIN_LOCKOUT_WINDOW_SECONDS)
+
+
+def _locked_until(times: list[datetime], limit: int) -> datetime | None:
+    """``times`` newest first: locked while ``limit`` of them are inside the window, that is
+    until the ``limit``-th newest leaves it."""
+    if limit <= 0 or len(times) < limit:
+        return None
+    return times[limit - 1] + _window()
+
+
+def login_lockout_check(*, username: str, ip: str | None) -> Lockout | None:
+    """The lockout in force for this username or IP address, if any."""
+    now = timezone.now()
+    since = now - _window()
+    recent = LoginFailure.objects.filter(at__gt=since).order_by("-at")
+    until = [
+        _locked_until(
+            list(
+                recent.filter(username=username_normalise(username)).values_list("at", flat=True)[
+                    : settings.LOGIN_LOCKOUT_FAILURES
+                ]
+            ),
+            settings.LOGIN_LOCKOUT_FAILURES,
+        )
+    ]
+    if ip is not None:
+        limit = settings.LOGIN_LOCKOUT_IP_FAILURES
+        until.append(
+            _locked_until(list(recent.filter(ip=ip).values_list("at", flat=True)[:limit]), limit)
+        )
+    latest = max((moment for moment in until if moment is not None), default=None)
+    if latest is None or latest <= now:
+        return None
+    return Lockout(retry_after=math.ceil((latest - now).total_seconds()))
+
+
+@transaction.atomic
+def login_failure_record(*, username: str, ip: str | None) -> LoginFailure:
+    LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()
+    return LoginFailure.objects.create(username=username_normalise(username), ip=ip)
+
+
+@transaction.atomic
+def login_failures_clear(*, username: str) -> int:
+    deleted, _ = LoginFailure.objects.filter(username=username_normalise(username)).delete()
+    return deleted
+
+
+@transaction.atomic
+def login_attempt(
+    *, username: str, ip: str | None, authenticate: Callable[[], T | None]
+) -> T | None:
+    """Runs ``authenticate`` unless the username or IP is locked out, and records the outcome:
+    returns what it returned (None: a failure) or raises :class:`LoginLocked`.
+
+    Attempts on one username wait for each other (a transaction-scoped advisory lock), so that
+    a burst of parallel guesses cannot all pass the check before the first failure is written.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+            [_LOCK_CLASS, username_normalise(username)],
+        )
+    lockout = login_lockout_check(username=username, ip=ip)
+    if lockout is not None:
+        # Not recorded: the password was not checked, and counting these would let anyone
+        # keep an account locked for ever.
+        raise LoginLocked(lockout)
+    user = authenticate()
+    if user is None:
+        login_failure_record(username=username, ip=ip)
+    else:
+        login_failures_clear(username=username)
+    return user
