@@ -13,6 +13,8 @@ from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from evalsite.csp import DEFAULT_POLICY
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 INSECURE_DEFAULT_SECRET_KEY = "insecure-evalsite-development-key-do-not-use-in-production"  # noqa: S105
@@ -76,6 +78,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "evalsite.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,6 +141,7 @@ if DEBUG:
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx and the keyboard script read the token from the page
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 HTTPS = env_bool("HTTPS")
 SESSION_COOKIE_SECURE = HTTPS
@@ -145,7 +149,23 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
 SECURE_HSTS_SECONDS = 31536000 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", True)
+# Behind a TLS-terminating proxy, name the header it sets (e.g. X-Forwarded-Proto); trusted
+# only when configured, since a client could otherwise claim HTTPS itself.
+_proxy_ssl_header = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https") if _proxy_ssl_header else None
+)
+# How many proxies in front append to X-Forwarded-For; 0 (default) uses REMOTE_ADDR, which
+# behind a proxy is the proxy's address (then login limits per IP would count everyone).
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Scripts and styles only from our own origin (evalsite/csp.py); empty turns the header off.
+CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", DEFAULT_POLICY)
+# Failed logins (HTML and API): an account locks after this many failures in the window, and
+# an IP address after LOGIN_LOCKOUT_IP_FAILURES failures over all usernames (password spraying).
+LOGIN_LOCKOUT_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_FAILURES", "5"))
+LOGIN_LOCKOUT_IP_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_IP_FAILURES", "30"))
+LOGIN_LOCKOUT_WINDOW_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_WINDOW_SECONDS", "900"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

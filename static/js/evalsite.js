@@ -130,3 +130,10 @@
   const username = form.querySelector('input[name="username"]');
   if (username) username.focus();
 })();
+
+// Behaviour that would otherwise be inline handlers, which the Content-Security-Policy forbids.
+(function () {
+  document.querySelectorAll("[data-select-on-click]").forEach((input) => {
+    input.addEventListener("click", () => input.select());
+  });
+})();
