@@ -1,8 +1,10 @@
 """Settings come from the environment; production refuses the default secret key."""
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +57,120 @@ def test_database_url_must_be_postgres():
 
     with pytest.raises(ImproperlyConfigured, match="postgres"):
         database_from_url("sqlite:///db.sqlite3")
+
+
+def _production_env(**extra: str) -> dict[str, str]:
+    """Production as README describes it: DEBUG off, HTTPS=1, a strong key, a real host name."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_SETTINGS_MODULE"}}
+    return {
+        **base,
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "HTTPS": "1",
+        "SECRET_KEY": "kV3r9pQ2-production-strength-secret-Zx81mLw0aTq7YbN4cJd6HfE5",
+        "ALLOWED_HOSTS": "evalsite.example.org",
+        # The test database, so that a log-in in the subprocess finds the test's user.
+        "DATABASE_URL": (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}"
+        ),
+        **extra,
+    }
+
+
+def _manage_check_deploy(env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_check_deploy_passes_with_production_settings():
+    result = _manage_check_deploy(_production_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+    assert "WARNING" not in result.stdout + result.stderr
+
+
+def test_check_deploy_fails_without_https():
+    """The check above can fail: without HTTPS=1 Django warns about cookies, HSTS, redirect."""
+    result = _manage_check_deploy(_production_env(HTTPS=""))
+    assert result.returncode != 0
+    for warning in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert warning in result.stdout + result.stderr
+
+
+PROBE = """
+import json
+import django
+django.setup()
+from django.test import Client
+
+client = Client(HTTP_HOST="evalsite.example.org")
+insecure = client.get("/login/")
+page = client.get("/login/", secure=True)
+login = client.post(
+    "/login/", {"username": "prod", "password": "prod-password-1"}, secure=True
+)
+cookies = {
+    name: {"secure": bool(m["secure"]), "httponly": bool(m["httponly"]), "samesite": m["samesite"]}
+    for name, m in client.cookies.items()
+}
+print(json.dumps({
+    "insecure": [insecure.status_code, insecure.get("Location", "")],
+    "headers": dict(page.headers),
+    "login": login.status_code,
+    "cookies": cookies,
+}))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_production_responses_carry_the_security_headers(django_user_model):
+    django_user_model.objects.create_user("prod", password="prod-password-1")
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=_production_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["insecure"] == [301, "https://evalsite.example.org/login/"]
+    headers = seen["headers"]
+    assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
+    assert headers["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self'")
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["Referrer-Policy"] == "same-origin"
+    assert seen["login"] == 302
+    assert seen["cookies"]["sessionid"] == {"secure": True, "httponly": True, "samesite": "Lax"}
+    assert seen["cookies"]["csrftoken"]["secure"] is True
+
+
+def test_proxy_ssl_header_is_trusted_only_when_configured():
+    show = "import evalsite.settings as s; print(s.SECURE_PROXY_SSL_HEADER, s.SECURE_HSTS_PRELOAD)"
+
+    def settings_with(**env: str) -> str:
+        base = {k: v for k, v in os.environ.items() if k != "SECURE_PROXY_SSL_HEADER"}
+        result = subprocess.run(
+            [sys.executable, "-c", show],
+            env={**base, "SECRET_KEY": "a-real-secret", "HTTPS": "1", **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return result.stdout.strip()
+
+    assert settings_with() == "None True"
+    assert settings_with(SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto", HSTS_PRELOAD="0") == (
+        "('HTTP_X_FORWARDED_PROTO', 'https') False"
+    )
