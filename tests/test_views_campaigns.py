@@ -63,7 +63,7 @@ def test_detail_page_lists_systems_with_their_job(web, campaign):
     web.post(f"/campaigns/{campaign.id}/upload/{PendingUpload.objects.get().id}/confirm/")
     page = web.get(f"/campaigns/{campaign.id}/").content.decode()
     assert "Sys-1" in page
-    assert 'role="progressbar"' in page or "Done" in page
+    assert '<progress class="progress"' in page or "Done" in page
 
 
 def test_annotator_cannot_see_the_manager_page(client, campaign, django_user_model):
