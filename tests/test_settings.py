@@ -64,7 +64,9 @@ def _production_env(**extra: str) -> dict[str, str]:
     from django.conf import settings
 
     db = settings.DATABASES["default"]
-    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_SETTINGS_MODULE"}}
+    # The browser tests' conftest allows async-unsafe ORM calls, which production must not.
+    dropped = {"DEBUG", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    base = {k: v for k, v in os.environ.items() if k not in dropped}
     return {
         **base,
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
