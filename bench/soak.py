@@ -232,6 +232,11 @@ class Group:
             f"  {self.name}: {measure} start {start:.1f} MB, end {end:.1f} MB, "
             f"growth {end - start:+.1f} MB ({100 * (end - start) / start:+.1f}%)"
         )
+        at_start, at_end = self.samples[0][3], self.samples[-1][3]
+        kept = " ".join(
+            f"{p} {at_start[p] / MB:.0f}→{at_end[p] / MB:.0f}" for p in at_start if p in at_end
+        )
+        print(f"    RSS per process, MB: {kept}")
         pids = [set(s[3]) for s in self.samples]
         gone = set().union(*pids) - pids[-1]
         if gone:
