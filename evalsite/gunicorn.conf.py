@@ -8,3 +8,6 @@ timeout = 60
 graceful_timeout = 20
 max_requests = 20000
 max_requests_jitter = 2000
+# Django logs request errors (with tracebacks) to stderr; a daemonised gunicorn would send
+# them to /dev/null, so they go to the error log instead.
+capture_output = True
