@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "annotation.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -10,9 +12,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from celery import Celery
 from django.conf import settings
 
 from evalsite.celery import app as celery_app
+from tests.faults_support import fault_database, private_postgres, private_redis  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -23,17 +27,28 @@ TEST_QUEUE = f"evalsite-test-{uuid.uuid4().hex[:8]}"
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
-def start_worker(queue: str, **extra_env: str) -> subprocess.Popen:
-    """Starts ``celery worker`` on the test database and the test Redis, listening on
-    ``queue``, and waits until it answers a ping."""
+def start_worker(
+    queue: str,
+    *,
+    database_url: str | None = None,
+    redis_url: str | None = None,
+    beat: bool = False,
+    **extra_env: str,
+) -> subprocess.Popen:
+    """Starts ``celery worker`` listening on ``queue`` and waits until it answers a ping.
+
+    It uses the test database and the test Redis unless ``database_url`` and ``redis_url``
+    name others (the fault tests' private servers); ``beat`` embeds the periodic tasks."""
     db = settings.DATABASES["default"]
+    database_url = database_url or (
+        f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+    redis_url = redis_url or settings.CELERY_BROKER_URL
     env = {
         **os.environ,
-        "DATABASE_URL": (
-            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}"
-        ),
-        "REDIS_URL": settings.CELERY_BROKER_URL,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
         "CELERY_QUEUE": queue,
         "DISPATCH_INTERVAL_SECONDS": "2",
         **extra_env,
@@ -41,6 +56,8 @@ def start_worker(queue: str, **extra_env: str) -> subprocess.Popen:
     node = f"{queue}-{uuid.uuid4().hex[:4]}@localhost"
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / f"{node}.log", "w")  # noqa: SIM115 (closed with the process)
+    schedule = ROOT / "var" / f"{node}.schedule"
+    beat_args = ["-B", "--schedule", str(schedule)] if beat else []
     process = subprocess.Popen(
         [
             sys.executable,
@@ -57,18 +74,28 @@ def start_worker(queue: str, **extra_env: str) -> subprocess.Popen:
             "-n",
             node,
             "--loglevel=INFO",
+            *beat_args,
         ],
         cwd=ROOT,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: stop_worker also ends a beat child
     )
     process.log = log  # type: ignore[attr-defined]
+    process.schedule = schedule  # type: ignore[attr-defined]
+    # Control messages go through the app's own producer pool, so another broker needs an
+    # app of its own to ping through.
+    pinger = celery_app if redis_url == settings.CELERY_BROKER_URL else Celery(broker=redis_url)
     deadline = time.monotonic() + 30
-    while not celery_app.control.ping(destination=[node], timeout=0.5):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"the test worker did not start; see {log.name}")
+    try:
+        while not pinger.control.ping(destination=[node], timeout=0.5):
+            if process.poll() is not None or time.monotonic() > deadline:
+                stop_worker(process)
+                raise RuntimeError(f"the test worker did not start; see {log.name}")
+    finally:
+        if pinger is not celery_app:
+            pinger.close()
     return process
 
 
@@ -79,7 +106,10 @@ def stop_worker(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # whatever the worker left in its group
     process.log.close()  # type: ignore[attr-defined]
+    process.schedule.unlink(missing_ok=True)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.models import Task, TaskType
@@ -60,14 +62,28 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
     }
 
 
+def _sent_by_script(request) -> bool:
+    # The annotate page's script sends answers with fetch and this header; it shows errors
+    # itself and retries lost connections, so it gets JSON instead of a redirect.
+    return request.headers.get("X-Requested-With") == "fetch"
+
+
+INCOMPLETE = "The form was incomplete; please answer again."
+_ERROR_STATUS = {"invalid": 400, "not_found": 404, "conflict": 409}
+
+
 @login_required
 @require_POST
 def submit(request, task_id: int):
     task = _task_for(request, task_id)
+    by_script = _sent_by_script(request)
+    next_url = reverse("annotate", args=[task.id])
     try:
         slot_id = int(request.POST.get("slot", ""))
     except ValueError:
-        messages.error(request, "The form was incomplete; please answer again.")
+        if by_script:
+            return JsonResponse({"detail": INCOMPLETE}, status=400)
+        messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
         recorded = judgment_record(
@@ -77,9 +93,20 @@ def submit(request, task_id: int):
             answer=_answer_from_post(task, request.POST),
         )
     except JudgmentError as error:
+        if by_script:
+            return JsonResponse(
+                {"detail": f"Not saved: {error}.", "code": error.code, "next": next_url},
+                status=_ERROR_STATUS[error.code],
+            )
         level = messages.error if error.code == "invalid" else messages.warning
         level(request, f"Not saved: {error}.")
     else:
         if not recorded.created:
             messages.info(request, "That answer was already saved; nothing changed.")
+        if by_script:
+            # A retry of an answer that did reach the database is a success too.
+            status = "recorded" if recorded.created else "already_recorded"
+            return JsonResponse(
+                {"status": status, "judgment": recorded.judgment.id, "next": next_url}
+            )
     return redirect("annotate", task.id)

@@ -36,15 +36,77 @@
   const form = document.getElementById("judgment");
   if (!form) return;
   const type = form.dataset.taskType;
+  const status = document.getElementById("submit-status");
   let submitted = false;
+
+  const say = (text, kind) => {
+    if (!status) return;
+    status.textContent = text;
+    status.className = `submit-status ${kind || ""}`;
+    status.hidden = !text;
+  };
+  const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+  const detail = async (response) => {
+    try { return await response.json(); } catch (error) { return null; }
+  };
+
+  // The answer goes with fetch, so that a lost connection or a database restart (503) is
+  // retried here with the same body: safe, as the server records one answer per slot and
+  // treats a repeat as already saved. Without JavaScript the form posts as usual.
+  const send = async () => {
+    const body = new FormData(form);
+    const headers = {
+      "X-Requested-With": "fetch",
+      "X-CSRFToken": body.get("csrfmiddlewaretoken"),
+      Accept: "application/json",
+    };
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    let backoff = 1000;
+    for (;;) {
+      let response = null;
+      try {
+        response = await fetch(form.action, { method: "POST", body, headers, credentials: "same-origin" });
+      } catch (error) {
+        response = null;  // network error: the server is unreachable
+      }
+      if (response && response.ok) {
+        const data = response.redirected ? null : await detail(response);
+        say("Saved.", "saved");
+        window.location.assign((data && data.next) || (response.redirected ? response.url : window.location.href));
+        return;
+      }
+      if (response && ![502, 503, 504].includes(response.status)) {
+        const data = await detail(response);
+        say((data && data.detail) || `Not saved: the server answered ${response.status}.`, "error");
+        if (status && data && data.next && [404, 409].includes(response.status)) {
+          const link = document.createElement("a");
+          link.href = data.next;
+          link.textContent = " Take the next item.";
+          status.append(link);
+        }
+        if (button) button.disabled = false;
+        submitted = false;
+        return;
+      }
+      say("Connection lost — retrying…", "retrying");
+      const retryAfter = response ? Number(response.headers.get("Retry-After")) * 1000 : 0;
+      await pause(Math.max(backoff, retryAfter || 0));
+      backoff = Math.min(backoff * 2, 10000);
+    }
+  };
 
   const submit = () => {
     if (submitted) return;  // one submit per page: a held Enter key cannot post twice
     if (!form.reportValidity()) return;
-    submitted = true;
     form.requestSubmit();
   };
-  form.addEventListener("submit", () => { submitted = true; });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (submitted) return;
+    submitted = true;
+    send();
+  });
 
   const choose = (name, value) => {
     const input = form.querySelector(`input[name="${name}"][value="${value}"]`);

@@ -1,0 +1,77 @@
+"""A lost database connection answers 503 with Retry-After, not a 500.
+
+While PostgreSQL restarts, requests in flight and new ones fail to reach it. That is not a
+bug in the request: the same request sent again a moment later succeeds (answers are recorded
+once per slot, so a retry never duplicates one). Clients, the annotate page's script among
+them, retry on 503.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 2
+MESSAGE = "The database is briefly unavailable; retry."
+# SQLSTATEs of a server going away or not accepting connections yet: connection exceptions
+# (class 08), and administrator shutdown, crash shutdown, "cannot connect now" (starting up).
+_UNAVAILABLE_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def database_unavailable(error: BaseException) -> bool:
+    """True for a lost or refused connection; False for constraint and query errors."""
+    if isinstance(error, InterfaceError):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    sqlstate = getattr(error.__cause__, "sqlstate", None)
+    # No SQLSTATE: the client library failed (refused, closed, timed out), not a query.
+    return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_STATES)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return (
+        request.path.startswith("/api/")
+        or "X-Requested-With" in request.headers
+        or "application/json" in request.headers.get("Accept", "")
+    )
+
+
+def unavailable_response(request: HttpRequest) -> HttpResponse:
+    response: HttpResponse
+    if _wants_json(request):
+        response = JsonResponse({"detail": MESSAGE, "retryable": True}, status=503)
+    else:
+        # Rendered without the request: its context processors would query the database.
+        html = render_to_string(
+            "db_unavailable.html",
+            {"retry_after": RETRY_AFTER_SECONDS, "reload": request.method in ("GET", "HEAD")},
+        )
+        response = HttpResponse(html, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Turns connection errors raised by views (DRF views re-raise them too) into 503s."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not database_unavailable(exception):
+            return None
+        logger.warning(
+            "database unavailable, %s %s answered 503: %s", request.method, request.path, exception
+        )
+        return unavailable_response(request)
