@@ -53,7 +53,7 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     import signal
     import uuid
 
-    from annotation.models import RunScore, RunStatistics, SystemRun
+    from annotation.models import Output, RunScore, RunStatistics, SystemRun
     from annotation.services.imports import upload_import
     from annotation.tasks import run_job
     from tests.conftest import DATA, start_worker, stop_worker
@@ -102,6 +102,7 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     first.log.close()
     assert Job.objects.get(id=job.id).state == Job.State.RUNNING
     assert RunScore.objects.filter(run=run, metric="ter").count() == 0
+    before = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
 
     second = start_worker(queue, **fast_redelivery)
     try:
@@ -117,3 +118,12 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
         "ter",
     ]
     assert RunStatistics.objects.filter(run=run).count() == 3
+    # Complete: every metric over every segment; what the killed attempt stored is the same.
+    segments = Output.objects.filter(run=run).count()
+    assert segments > 1000
+    assert (
+        list(RunStatistics.objects.filter(run=run).values_list("rows", flat=True)) == [segments] * 3
+    )
+    after = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
+    assert set(before) == {"bleu", "chrf"}
+    assert {metric: after[metric] for metric in before} == before

@@ -1,0 +1,62 @@
+"""POST /annotate/<task>/submit/: a plain form post redirects; the page's script (fetch,
+``X-Requested-With: fetch``) gets JSON it can act on, and a resend is acknowledged."""
+
+import pytest
+
+from annotation.models import Judgment
+from annotation.services.assignment import slot_claim_next
+from annotation.services.campaigns import membership_set
+
+pytestmark = pytest.mark.django_db
+
+FETCH = {"HTTP_X_REQUESTED_WITH": "fetch"}
+
+
+@pytest.fixture
+def annotator_client(client, launched, loaded_campaign, make_annotator):
+    task = launched("adequacy")
+    user = make_annotator(loaded_campaign, "ann")
+    client.force_login(user)
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    return client, task, slot
+
+
+def test_plain_form_post_redirects_to_the_next_item(annotator_client):
+    client, task, slot = annotator_client
+    response = client.post(f"/annotate/{task.id}/submit/", {"slot": slot.id, "score": "4"})
+    assert response.status_code == 302 and response.url == f"/annotate/{task.id}/"
+    assert list(Judgment.objects.values_list("slot_id", "score")) == [(slot.id, 4)]
+
+
+def test_script_gets_json_and_a_resend_is_acknowledged(annotator_client):
+    client, task, slot = annotator_client
+    url = f"/annotate/{task.id}/submit/"
+    first = client.post(url, {"slot": slot.id, "score": "4"}, **FETCH)
+    again = client.post(url, {"slot": slot.id, "score": "4"}, **FETCH)
+    assert first.status_code == again.status_code == 200
+    assert first.json()["status"] == "recorded"
+    assert again.json()["status"] == "already_recorded"
+    assert first.json()["next"] == again.json()["next"] == f"/annotate/{task.id}/"
+    assert first.json()["judgment"] == again.json()["judgment"]
+    assert Judgment.objects.count() == 1
+    # The next page says the resend changed nothing.
+    assert b"That answer was already saved" in client.get(f"/annotate/{task.id}/").content
+
+
+def test_script_gets_the_reason_of_a_refusal(annotator_client, django_user_model):
+    client, task, slot = annotator_client
+    url = f"/annotate/{task.id}/submit/"
+    invalid = client.post(url, {"slot": slot.id, "score": "9"}, **FETCH)
+    assert invalid.status_code == 400
+    assert invalid.json()["detail"] == "Not saved: score must be from 1 to 5."
+    incomplete = client.post(url, {"score": "3"}, **FETCH)
+    assert incomplete.status_code == 400 and "incomplete" in incomplete.json()["detail"]
+    # Someone else's slot: a conflict, with the way to the next item.
+    other = django_user_model.objects.create_user("other")
+    membership_set(campaign=task.campaign, user=other, role="annotator")
+    client.force_login(other)
+    conflict = client.post(url, {"slot": slot.id, "score": "3"}, **FETCH)
+    assert conflict.status_code == 409
+    assert conflict.json()["code"] == "conflict"
+    assert conflict.json()["next"] == f"/annotate/{task.id}/"
+    assert Judgment.objects.count() == 0
