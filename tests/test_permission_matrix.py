@@ -1,0 +1,563 @@
+"""Every URL of the site against every role: the exact status code each one gets.
+
+The policy is ``annotation/permissions.py``: anonymous visitors are sent to the login page
+(pages) or get 401 (API); members of the campaign whose role does not allow the action get
+403; everyone else gets 404, so that ids reveal nothing; admins (superusers) may do
+everything except annotate, which needs an annotator's membership. Every named URL pattern
+must be in the matrix (``test_every_url_is_in_the_matrix``), so a new endpoint cannot be
+left out.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.test import Client, override_settings
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotation.models import Invitation, Judgment, Task
+from tests.security_world import (
+    ADMIN,
+    ANN,
+    ANN_OTHER,
+    ANON,
+    MGR,
+    MGR_OTHER,
+    ORG,
+    PASSWORD,
+    ROLES,
+    World,
+    lines,
+    world_for_module,
+)
+
+LOGIN = "302 to the login page"
+ADMIN_LOGIN = "302 to the admin's login page"
+
+
+def row(*codes: Any) -> dict[str, Any]:
+    """Expected codes in the order of ``ROLES``: anonymous, annotator, annotator of another
+    campaign, manager of another campaign, manager, organiser, admin."""
+    assert len(codes) == len(ROLES)
+    return dict(zip(ROLES, codes, strict=True))
+
+
+def everyone(code: Any) -> dict[str, Any]:
+    return row(*[code] * len(ROLES))
+
+
+def results_page(ok: Any = 200) -> dict[str, Any]:
+    return row(LOGIN, 403, 404, 404, ok, ok, ok)
+
+
+def results_api(ok: Any = 200) -> dict[str, Any]:
+    return row(401, 403, 404, 404, ok, ok, ok)
+
+
+def manager_page(ok: Any) -> dict[str, Any]:
+    return row(LOGIN, 403, 404, 404, ok, 403, ok)
+
+
+def manager_api(ok: Any) -> dict[str, Any]:
+    return row(401, 403, 404, 404, ok, 403, ok)
+
+
+def annotator_page(ok: Any) -> dict[str, Any]:
+    return row(LOGIN, ok, 404, 404, 403, 403, 404)
+
+
+def annotator_api(ok: Any) -> dict[str, Any]:
+    return row(401, ok, 404, 404, 403, 403, 404)
+
+
+POST_ONLY_PAGE = row(LOGIN, *[405] * 6)
+POST_ONLY_API = row(401, *[405] * 6)
+STAFF_ONLY = row(*[ADMIN_LOGIN] * 6, 200)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the URL pattern's name
+    method: str
+    expected: dict[str, Any]
+    kwargs: Callable[[World], dict[str, Any]] = lambda w: {}
+    query: Callable[[World], str] = lambda w: ""
+    data: Callable[[World], dict[str, Any]] | None = None
+    json: bool = False
+    label: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)  # overridden for the request
+
+    @property
+    def id(self) -> str:
+        return f"{self.method.upper()} {self.name}" + (f" ({self.label})" if self.label else "")
+
+
+def campaign(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.id}
+
+
+def pending(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.id, "pending_id": w.pending.id}
+
+
+def fmt(value: str) -> Callable[[World], dict[str, Any]]:
+    return lambda w: {"campaign_id": w.campaign.id, "fmt": value}
+
+
+def task_of(task_type: str) -> Callable[[World], dict[str, Any]]:
+    return lambda w: {"task_id": w.tasks[task_type].id}
+
+
+def upload_form(w: World) -> dict[str, Any]:
+    return {
+        "kind": "system",
+        "name": "Sysname-Upload",
+        "files": SimpleUploadedFile("new.de", lines("VolcTrans-GLAT.de", 12)),
+    }
+
+
+def upload_api(kind: str, name: str, demo: str) -> Callable[[World], dict[str, Any]]:
+    return lambda w: {"name": name, "files": SimpleUploadedFile("f.txt", lines(demo, 12))}
+
+
+def other_task_query(w: World) -> str:
+    return f"?task={w.other_task.id}"
+
+
+def pairwise_query(w: World) -> str:
+    return f"?task={w.tasks['pairwise'].id}"
+
+
+NEW_CAMPAIGN = {"name": "Made by the matrix", "source_language": "en", "target_language": "fr"}
+TASK_TYPES = ("adequacy", "fluency", "adequacy_fluency", "pairwise", "ranking", "postedit")
+
+CASES = [
+    # Pages: accounts.
+    Case("login", "get", row(200, *[302] * 6)),
+    Case("login", "post", row(200, *[302] * 6), data=lambda w: {"username": "x", "password": "y"}),
+    Case("login", "put", row(200, *[302] * 6)),
+    Case("logout", "get", everyone(405)),
+    Case("logout", "post", everyone(302)),
+    Case("invitation-accept", "get", everyone(200)),
+    Case(
+        "invitation-accept",
+        "post",
+        everyone(302),
+        data=lambda w: {"token": w.token, "username": "perm-invited", "password": PASSWORD},
+    ),
+    # Pages: campaigns.
+    Case("home", "get", row(LOGIN, 302, 302, 200, 200, 200, 200)),
+    Case("campaign-create", "get", row(LOGIN, 403, 403, 200, 200, 403, 200)),
+    Case(
+        "campaign-create",
+        "post",
+        row(LOGIN, 403, 403, 302, 302, 403, 302),
+        data=lambda w: NEW_CAMPAIGN,
+    ),
+    Case("campaign-detail", "get", results_page(), campaign),
+    Case("campaign-systems", "get", results_page(), campaign),
+    Case("campaign-upload", "get", POST_ONLY_PAGE, campaign),
+    Case("campaign-upload", "post", manager_page(200), campaign, data=upload_form),
+    Case("campaign-upload-confirm", "get", POST_ONLY_PAGE, pending),
+    Case("campaign-upload-confirm", "post", manager_page(302), pending),
+    Case("campaign-upload-cancel", "get", POST_ONLY_PAGE, pending),
+    Case("campaign-upload-cancel", "post", manager_page(302), pending),
+    Case("campaign-metrics-rerun", "get", POST_ONLY_PAGE, campaign),
+    Case("campaign-metrics-rerun", "post", manager_page(302), campaign),
+    Case("task-add", "get", POST_ONLY_PAGE, campaign),
+    Case(
+        "task-add",
+        "post",
+        manager_page(302),
+        campaign,
+        data=lambda w: {"task_type": "fluency", "scale": "likert5", "judgments_per_item": 1},
+    ),
+    Case(
+        "task-launch",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {"campaign_id": w.campaign.id, "task_id": w.tasks["fluency"].id},
+    ),
+    Case(
+        "task-launch",
+        "post",
+        manager_page(302),
+        lambda w: {"campaign_id": w.campaign.id, "task_id": w.tasks["fluency"].id},
+    ),
+    Case("invitation-add", "get", POST_ONLY_PAGE, campaign),
+    Case(
+        "invitation-add",
+        "post",
+        manager_page(200),
+        campaign,
+        data=lambda w: {"role": "annotator", "note": "matrix"},
+    ),
+    # Pages: annotation.
+    Case("task-list", "get", row(LOGIN, *[200] * 6)),
+    *(
+        Case("annotate", "get", annotator_page(200), task_of(task_type), label=task_type)
+        for task_type in TASK_TYPES
+    ),
+    Case("annotate-submit", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case(
+        "annotate-submit",
+        "post",
+        annotator_page(302),
+        task_of("adequacy"),
+        data=lambda w: {"slot": w.leased.id, "score": "3", "candidates": "1"},
+    ),
+    # Pages: results and downloads.
+    Case("results-automatic", "get", results_page(), campaign),
+    Case("results-automatic-download", "get", results_page(), fmt("csv"), label="csv"),
+    Case("results-automatic-download", "get", results_page(), fmt("json"), label="json"),
+    Case(
+        "results-automatic-download",
+        "get",
+        row(LOGIN, 403, 404, 404, 404, 404, 404),
+        fmt("xml"),
+        label="unknown format",
+    ),
+    Case("results-human", "get", results_page(), campaign),
+    *(
+        Case("results-human-judgments", "get", results_page(), fmt(name), label=name)
+        for name in ("csv", "jsonl", "appraise")
+    ),
+    Case(
+        "results-human-judgments",
+        "get",
+        results_page(),
+        fmt("wmt"),
+        query=pairwise_query,
+        label="wmt",
+    ),
+    Case(
+        "results-human-judgments",
+        "get",
+        results_page(400),
+        fmt("wmt"),
+        label="wmt without a task",
+    ),
+    Case(
+        "results-human-judgments",
+        "get",
+        row(LOGIN, 403, 404, 404, 404, 404, 404),
+        fmt("csv"),
+        query=other_task_query,
+        label="task of another campaign",
+    ),
+    *(
+        Case("results-human-rankings", "get", results_page(), fmt(name), label=name)
+        for name in ("csv", "json")
+    ),
+    Case(
+        "results-human-exclusion",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {"campaign_id": w.campaign.id, "annotator_id": w.annotator2.id},
+    ),
+    Case(
+        "results-human-exclusion",
+        "post",
+        manager_page(302),
+        lambda w: {"campaign_id": w.campaign.id, "annotator_id": w.annotator2.id},
+        data=lambda w: {"excluded": "1"},
+    ),
+    # API.
+    Case("api-token", "get", everyone(405)),
+    Case(
+        "api-token",
+        "post",
+        everyone(200),
+        data=lambda w: {"username": w.users[ANN].username, "password": PASSWORD},
+    ),
+    Case(
+        "api-token",
+        "post",
+        everyone(400),
+        data=lambda w: {"username": w.users[ANN].username, "password": "wrong"},
+        label="wrong password",
+    ),
+    Case("api-campaigns", "get", row(401, *[200] * 6)),
+    Case(
+        "api-campaigns",
+        "post",
+        row(401, 403, 403, 201, 201, 403, 201),
+        data=lambda w: NEW_CAMPAIGN,
+        json=True,
+    ),
+    Case("api-campaign", "get", results_api(), campaign),
+    Case("api-systems", "get", results_api(), campaign),
+    Case("api-source-upload", "get", POST_ONLY_API, campaign),
+    # The campaign has its source: the manager passes the permission check, then gets 400.
+    Case(
+        "api-source-upload",
+        "post",
+        manager_api(400),
+        campaign,
+        data=upload_api("source", "", "source.en"),
+    ),
+    Case("api-reference-upload", "get", POST_ONLY_API, campaign),
+    Case(
+        "api-reference-upload",
+        "post",
+        manager_api(200),  # the same reference again: unchanged
+        campaign,
+        data=upload_api("reference", "A", "reference.A.de"),
+    ),
+    Case("api-system-upload", "get", POST_ONLY_API, campaign),
+    Case(
+        "api-system-upload",
+        "post",
+        manager_api(201),
+        campaign,
+        data=upload_api("system", "Sysname-Api", "VolcTrans-GLAT.de"),
+    ),
+    *(
+        Case("api-next-item", "get", annotator_api(200), task_of(task_type), label=task_type)
+        for task_type in TASK_TYPES
+    ),
+    Case("api-judgments", "get", POST_ONLY_API),
+    Case(
+        "api-judgments",
+        "post",
+        annotator_api(201),
+        data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "score": 3},
+        json=True,
+    ),
+    Case("api-results-automatic", "get", results_api(), campaign),
+    Case("api-results-human", "get", results_api(), campaign),
+    Case("api-results-human-exclusions", "get", POST_ONLY_API, campaign),
+    Case(
+        "api-results-human-exclusions",
+        "post",
+        manager_api(200),
+        campaign,
+        data=lambda w: {"annotator": w.annotator2.id, "excluded": True},
+        json=True,
+    ),
+    *(
+        Case("api-results-human-judgments", "get", results_api(), fmt(name), label=name)
+        for name in ("csv", "jsonl")
+    ),
+    Case(
+        "api-results-human-judgments",
+        "get",
+        row(401, 403, 404, 404, 404, 404, 404),
+        fmt("csv"),
+        query=other_task_query,
+        label="task of another campaign",
+    ),
+    # Public: health, the API's schema and its docs.
+    # With the broker unreachable the answer is 503 at once (without, it waits for a worker).
+    Case("healthz", "get", everyone(503), settings={"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}),
+    Case("api-schema", "get", everyone(200)),
+    Case("api-docs", "get", everyone(200)),
+    # The admin: staff only (its other pages share the same check).
+    Case("admin:index", "get", STAFF_ONLY),
+    Case("admin:auth_user_changelist", "get", STAFF_ONLY),
+    Case(
+        "admin:auth_user_change",
+        "get",
+        STAFF_ONLY,
+        lambda w: {"object_id": w.users[ANN].id},
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker) -> Iterator[World]:
+    with world_for_module(django_db_blocker) as built:
+        yield built
+
+
+def client_for(world: World, role: str, **options: Any) -> Client:
+    client = Client(**options)
+    if role != ANON:
+        client.force_login(world.users[role])
+    return client
+
+
+@pytest.fixture(scope="module")
+def clients(world: World, django_db_blocker) -> dict[str, Client]:
+    """A logged-in client per role, kept for the module: a new client loads the middleware
+    again, and WhiteNoise then indexes every static file."""
+    with django_db_blocker.unblock():
+        return {role: client_for(world, role) for role in ROLES}
+
+
+def send(client: Client, case: Case, world: World):
+    url = reverse(case.name, kwargs=case.kwargs(world)) + case.query(world)
+    method = getattr(client, case.method)
+    if case.data is None:
+        return url, method(url)
+    if case.json:
+        return url, method(url, json.dumps(case.data(world)), content_type="application/json")
+    return url, method(url, case.data(world))
+
+
+def _outcome(case: Case, role: str, world: World, client: Client) -> str | None:
+    """What went wrong with this role's request, or None. The request runs in a savepoint
+    that is rolled back and the client's cookies are put back (a case may log in or out),
+    so the roles and the cases do not see each other's changes."""
+    cookies = copy.deepcopy(client.cookies)
+    with override_settings(**case.settings), transaction.atomic():
+        url, response = send(client, case, world)
+        if response.streaming:
+            b"".join(response.streaming_content)  # a download fails while streaming, if at all
+        transaction.set_rollback(True)
+    client.cookies = cookies
+    expected, status = case.expected[role], response.status_code
+    if expected == LOGIN:
+        redirect = response.get("Location", "").startswith(reverse("login") + "?next=")
+        ok = status == 302 and redirect
+    elif expected == ADMIN_LOGIN:
+        redirect = response.get("Location", "").startswith(reverse("admin:login") + "?next=")
+        ok = status == 302 and redirect
+    else:
+        ok = status == expected
+    if ok:
+        return None
+    return f"{role} at {url}: expected {expected}, got {status} {response.get('Location', '')}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_status(case: Case, world: World, clients: dict[str, Client], db) -> None:
+    wrong = [p for role in ROLES if (p := _outcome(case, role, world, clients[role]))]
+    assert not wrong, f"{case.id}:\n" + "\n".join(wrong)
+
+
+def _patterns(resolver: URLResolver, namespace: str = "") -> Iterator[tuple[str, URLPattern]]:
+    for pattern in resolver.url_patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            yield from _patterns(pattern, inner)
+        else:
+            yield namespace, pattern
+
+
+def _site_patterns() -> dict[str, URLPattern]:
+    """Every pattern outside the admin (whose pages all share one staff check), by name."""
+    named: dict[str, URLPattern] = {}
+    for namespace, pattern in _patterns(get_resolver()):
+        if namespace.startswith("admin:"):
+            continue
+        assert pattern.name, f"URL pattern {pattern.pattern} has no name: name it and add it here"
+        named[namespace + pattern.name] = pattern
+    return named
+
+
+def test_every_url_is_in_the_matrix() -> None:
+    site = _site_patterns()
+    listed = {case.name for case in CASES}
+    missing = set(site) - listed
+    assert not missing, f"URL names missing from the permission matrix: {sorted(missing)}"
+    stale = {name for name in listed - set(site) if not name.startswith("admin:")}
+    assert not stale, f"the matrix lists URL names that no longer exist: {sorted(stale)}"
+
+
+def test_every_method_of_the_class_based_views_is_in_the_matrix() -> None:
+    """Class-based views (the API, login, logout, schema) say which methods they take; each
+    needs its row. Function views take GET and POST, which the matrix lists where they
+    exist."""
+    listed = {(case.name, case.method) for case in CASES}
+    for name, pattern in _site_patterns().items():
+        view_class = getattr(pattern.callback, "view_class", None)
+        if view_class is None:
+            continue
+        for method in view_class.http_method_names:
+            if method in {"options", "head", "trace"} or not hasattr(view_class, method):
+                continue
+            assert (name, method) in listed, f"{method.upper()} {name} is not in the matrix"
+
+
+@pytest.mark.parametrize("method", ["put", "patch", "delete"])
+def test_the_api_refuses_methods_it_does_not_have(
+    method: str, world: World, clients: dict[str, Client], db
+) -> None:
+    for case in CASES:
+        if not case.name.startswith("api-") or case.name in {"api-schema", "api-docs"}:
+            continue
+        url = reverse(case.name, kwargs=case.kwargs(world))
+        assert getattr(clients[ADMIN], method)(url).status_code == 405, f"{method.upper()} {url}"
+        anonymous = 405 if case.name == "api-token" else 401
+        assert getattr(clients[ANON], method)(url).status_code == anonymous, url
+
+
+# CSRF: the test client skips the check unless asked; these ask.
+
+
+def _csrf_token(client: Client, url: str) -> str:
+    client.get(url)
+    return client.cookies["csrftoken"].value
+
+
+def test_a_page_post_without_csrf_token_is_refused(world: World, db) -> None:
+    client = client_for(world, MGR, enforce_csrf_checks=True)
+    url = reverse("invitation-add", kwargs=campaign(world))
+    before = Invitation.objects.count()
+    assert client.post(url, {"role": "annotator"}).status_code == 403
+    assert Invitation.objects.count() == before
+    token = _csrf_token(client, reverse("campaign-detail", kwargs=campaign(world)))
+    response = client.post(url, {"role": "annotator", "csrfmiddlewaretoken": token})
+    assert response.status_code == 200
+    assert Invitation.objects.count() == before + 1
+
+
+def test_a_judgment_without_csrf_token_is_refused(world: World, db) -> None:
+    client = client_for(world, ANN, enforce_csrf_checks=True)
+    task = world.tasks["adequacy"]
+    url = reverse("annotate-submit", kwargs={"task_id": task.id})
+    answer = {"slot": world.leased.id, "score": "3", "candidates": "1"}
+    before = Judgment.objects.count()
+    assert client.post(url, answer).status_code == 403
+    assert Judgment.objects.count() == before
+    token = _csrf_token(client, reverse("annotate", kwargs={"task_id": task.id}))
+    assert client.post(url, {**answer, "csrfmiddlewaretoken": token}).status_code == 302
+    assert Judgment.objects.count() == before + 1
+
+
+def test_login_and_logout_need_the_csrf_token(world: World, db) -> None:
+    client = Client(enforce_csrf_checks=True)
+    credentials = {"username": world.users[MGR].username, "password": PASSWORD}
+    assert client.post(reverse("login"), credentials).status_code == 403
+    token = _csrf_token(client, reverse("login"))
+    assert (
+        client.post(reverse("login"), {**credentials, "csrfmiddlewaretoken": token}).status_code
+        == 302
+    )
+    assert client.get(reverse("home")).status_code == 200
+    assert client.post(reverse("logout")).status_code == 403  # a forged logout is refused
+    assert client.get(reverse("home")).status_code == 200
+
+
+def test_the_api_with_a_session_needs_the_csrf_token_and_with_a_token_does_not(
+    world: World, db
+) -> None:
+    url = reverse("api-results-human-exclusions", kwargs=campaign(world))
+    body = json.dumps({"annotator": world.annotator2.id, "excluded": True})
+    session = client_for(world, MGR, enforce_csrf_checks=True)
+    assert session.post(url, body, content_type="application/json").status_code == 403
+    token = Client().post(
+        reverse("api-token"), {"username": world.users[MGR].username, "password": PASSWORD}
+    )
+    headers = {"Authorization": f"Token {token.json()['token']}"}
+    api = Client(enforce_csrf_checks=True, headers=headers)
+    assert api.post(url, body, content_type="application/json").status_code == 200
+
+
+def test_the_world_is_what_the_matrix_assumes(world: World, db) -> None:
+    """Guards the fixture: if these change, the matrix's expectations mean something else."""
+    assert set(world.tasks) == set(TASK_TYPES)
+    assert all(task.state == Task.State.LAUNCHED for task in world.tasks.values())
+    assert world.leased.annotator_id == world.users[ANN].id
+    assert Judgment.objects.filter(annotator=world.annotator2).exists()
+    assert not world.users[ORG].has_perm("annotation.add_campaign")
+    assert world.users[MGR_OTHER].has_perm("annotation.add_campaign")
+    assert world.users[ANN_OTHER].memberships.get().campaign == world.other
