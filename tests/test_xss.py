@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
@@ -91,6 +92,9 @@ def _answer(task: Task):
 def build() -> Payloads:
     users = get_user_model().objects
     manager = users.create_user("xss-manager")
+    manager.user_permissions.add(
+        Permission.objects.get(codename="add_campaign", content_type__app_label="annotation")
+    )
     campaign = campaign_create(
         name=CAMPAIGN,
         source_language="en",
@@ -219,6 +223,20 @@ def test_campaign_pages(world: Payloads, db) -> None:
     assert_shown_as_text(systems, "sys " + SCRIPT_SHOWN, IMG_SHOWN, ARABIC, where="systems")
     invitation = manager.post(reverse("invitation-add", kwargs=campaign), {"role": "annotator"})
     assert_shown_as_text(html_of(invitation), "XSS " + SCRIPT_SHOWN, where="invitation")
+
+
+def test_forms_show_what_was_typed_as_text(world: Payloads, db) -> None:
+    manager = client(world.manager)
+    taken = {"name": CAMPAIGN, "source_language": "en", "target_language": "de"}
+    html = html_of(manager.post(reverse("campaign-create"), taken))
+    assert "exists already" in html
+    assert_shown_as_text(html, SCRIPT_SHOWN, where="campaign form")
+    wrong = {"token": "not-a-token", "username": SCRIPT, "password": "long-enough-1"}
+    html = html_of(Client().post(reverse("invitation-accept"), wrong))
+    assert "not valid" in html
+    assert_shown_as_text(html, SCRIPT_SHOWN, where="invitation form")
+    html = html_of(Client().post(reverse("login"), {"username": IMG, "password": "wrong"}))
+    assert_shown_as_text(html, IMG_SHOWN, where="login form")
 
 
 def test_upload_preview_and_upload_errors(world: Payloads, db) -> None:
