@@ -36,10 +36,12 @@ HEBREW = "שלום עולם"
 # How Django's escaping writes them; a page showing the payload must show these.
 SCRIPT_SHOWN = "&lt;script&gt;alert(1)&lt;/script&gt;"
 IMG_SHOWN = "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"
-RAW = ("<script>alert", "<img src=x", 'onerror=alert(1)>"', "onerror=alert(1)>")
+RAW = ("<script>alert", "<img src=x", 'onerror=alert(1)>"', "onerror=alert(1)>", "<u>")
 
 CAMPAIGN = f"XSS {SCRIPT}"
 DESCRIPTION = f"about {IMG}"
+# Language codes are free text (16 characters at most): a formula and markup.
+SOURCE_LANGUAGE, TARGET_LANGUAGE = "=2+5", "de<u>x"
 REFERENCE = f"ref {SCRIPT}"
 FORMULA = '=HYPERLINK("http://evil.example","x")'
 SYSTEMS = (f"sys {SCRIPT}", IMG, FORMULA, "@SUM(A1)", f"{ARABIC} نظام")
@@ -97,8 +99,8 @@ def build() -> Payloads:
     )
     campaign = campaign_create(
         name=CAMPAIGN,
-        source_language="en",
-        target_language="de",
+        source_language=SOURCE_LANGUAGE,
+        target_language=TARGET_LANGUAGE,
         owner=manager,
         description=DESCRIPTION,
     )
@@ -190,6 +192,7 @@ def test_annotator_page_of_every_task_type(task_type: str, world: Payloads, db) 
         HEBREW,
         "XSS " + SCRIPT_SHOWN,
         "viewer " + IMG_SHOWN,
+        "de&lt;u&gt;x",
         where=task_type,
     )
     assert 'dir="auto"' in html  # right-to-left text lays itself out
@@ -356,6 +359,7 @@ def test_every_csv_download_neutralises_formulas(world: Payloads, db) -> None:
     for name in ("judgments", "appraise", "api judgments"):
         cells = neutralised[name]
         assert {"'" + FORMULA, "'=1+2", "'\t@tab", "'\r+cr", "'-2+3", "'=doc(1)"} <= cells, name
+        assert "'=2+5" in cells or "'=2+5-de<u>x" in cells, name  # the languages
     assert "'" + POST_EDIT in neutralised["judgments"]
 
 

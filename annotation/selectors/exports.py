@@ -113,7 +113,8 @@ def _judgment_csv_sql(extra_filter: str) -> str:
     # else their candidates' systems (the human reference is named as it was judged).
     # Only table names and fixed fragments are formatted in; every value is a parameter.
     return f"""
-    SELECT {_safe("names.name")} AS annotator, %(language_pair)s AS language_pair,
+    SELECT {_safe("names.name")} AS annotator,
+      {_safe("%(language_pair)s::text")} AS language_pair,
       j.task_id, j.task_type, j.id AS judgment_id, i.external_id AS item_id,
       CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type, i.item_type) END
         AS item_type,
