@@ -359,7 +359,14 @@ CASES = [
     Case("healthz", "get", everyone(503), settings={"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}),
     Case("api-schema", "get", everyone(200)),
     Case("api-docs", "get", everyone(200)),
-    # The admin: staff only (its other pages share the same check).
+    # The admin: staff only (its other pages share the same check); its login page is ours.
+    Case("admin-login", "get", row(*[200] * 6, 302)),
+    Case(
+        "admin-login",
+        "post",
+        everyone(200),
+        data=lambda w: {"username": w.users[ADMIN].username, "password": "wrong"},
+    ),
     Case("admin:index", "get", STAFF_ONLY),
     Case("admin:auth_user_changelist", "get", STAFF_ONLY),
     Case(
