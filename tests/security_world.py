@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from annotation.models import Campaign, PendingUpload, Slot, Task
 from annotation.services.assignment import slot_claim_next
@@ -189,6 +189,13 @@ def build_world() -> World:
         token=token,
         pending=pending,
     )
+
+
+def client_for(world: World, role: str, **options: Any) -> Client:
+    client = Client(**options)
+    if role != ANON:
+        client.force_login(world.users[role])
+    return client
 
 
 @contextmanager

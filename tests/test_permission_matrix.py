@@ -22,18 +22,18 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.models import Invitation, Judgment, Task
+from annotation.models import Judgment, Task
 from tests.security_world import (
     ADMIN,
     ANN,
     ANN_OTHER,
     ANON,
-    MGR,
     MGR_OTHER,
     ORG,
     PASSWORD,
     ROLES,
     World,
+    client_for,
     lines,
     world_for_module,
 )
@@ -384,13 +384,6 @@ def world(django_db_setup, django_db_blocker) -> Iterator[World]:
         yield built
 
 
-def client_for(world: World, role: str, **options: Any) -> Client:
-    client = Client(**options)
-    if role != ANON:
-        client.force_login(world.users[role])
-    return client
-
-
 @pytest.fixture(scope="module")
 def clients(world: World, django_db_blocker) -> dict[str, Client]:
     """A logged-in client per role, kept for the module: a new client loads the middleware
@@ -495,68 +488,6 @@ def test_the_api_refuses_methods_it_does_not_have(
         assert getattr(clients[ADMIN], method)(url).status_code == 405, f"{method.upper()} {url}"
         anonymous = 405 if case.name == "api-token" else 401
         assert getattr(clients[ANON], method)(url).status_code == anonymous, url
-
-
-# CSRF: the test client skips the check unless asked; these ask.
-
-
-def _csrf_token(client: Client, url: str) -> str:
-    client.get(url)
-    return client.cookies["csrftoken"].value
-
-
-def test_a_page_post_without_csrf_token_is_refused(world: World, db) -> None:
-    client = client_for(world, MGR, enforce_csrf_checks=True)
-    url = reverse("invitation-add", kwargs=campaign(world))
-    before = Invitation.objects.count()
-    assert client.post(url, {"role": "annotator"}).status_code == 403
-    assert Invitation.objects.count() == before
-    token = _csrf_token(client, reverse("campaign-detail", kwargs=campaign(world)))
-    response = client.post(url, {"role": "annotator", "csrfmiddlewaretoken": token})
-    assert response.status_code == 200
-    assert Invitation.objects.count() == before + 1
-
-
-def test_a_judgment_without_csrf_token_is_refused(world: World, db) -> None:
-    client = client_for(world, ANN, enforce_csrf_checks=True)
-    task = world.tasks["adequacy"]
-    url = reverse("annotate-submit", kwargs={"task_id": task.id})
-    answer = {"slot": world.leased.id, "score": "3", "candidates": "1"}
-    before = Judgment.objects.count()
-    assert client.post(url, answer).status_code == 403
-    assert Judgment.objects.count() == before
-    token = _csrf_token(client, reverse("annotate", kwargs={"task_id": task.id}))
-    assert client.post(url, {**answer, "csrfmiddlewaretoken": token}).status_code == 302
-    assert Judgment.objects.count() == before + 1
-
-
-def test_login_and_logout_need_the_csrf_token(world: World, db) -> None:
-    client = Client(enforce_csrf_checks=True)
-    credentials = {"username": world.users[MGR].username, "password": PASSWORD}
-    assert client.post(reverse("login"), credentials).status_code == 403
-    token = _csrf_token(client, reverse("login"))
-    assert (
-        client.post(reverse("login"), {**credentials, "csrfmiddlewaretoken": token}).status_code
-        == 302
-    )
-    assert client.get(reverse("home")).status_code == 200
-    assert client.post(reverse("logout")).status_code == 403  # a forged logout is refused
-    assert client.get(reverse("home")).status_code == 200
-
-
-def test_the_api_with_a_session_needs_the_csrf_token_and_with_a_token_does_not(
-    world: World, db
-) -> None:
-    url = reverse("api-results-human-exclusions", kwargs=campaign(world))
-    body = json.dumps({"annotator": world.annotator2.id, "excluded": True})
-    session = client_for(world, MGR, enforce_csrf_checks=True)
-    assert session.post(url, body, content_type="application/json").status_code == 403
-    token = Client().post(
-        reverse("api-token"), {"username": world.users[MGR].username, "password": PASSWORD}
-    )
-    headers = {"Authorization": f"Token {token.json()['token']}"}
-    api = Client(enforce_csrf_checks=True, headers=headers)
-    assert api.post(url, body, content_type="application/json").status_code == 200
 
 
 def test_the_world_is_what_the_matrix_assumes(world: World, db) -> None:
