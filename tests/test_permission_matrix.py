@@ -93,6 +93,7 @@ class Case:
     json: bool = False
     label: str = ""
     settings: dict[str, Any] = field(default_factory=dict)  # overridden for the request
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -212,6 +213,15 @@ CASES = [
         annotator_page(302),
         task_of("adequacy"),
         data=lambda w: {"slot": w.leased.id, "score": "3", "candidates": "1"},
+    ),
+    Case(
+        "annotate-submit",
+        "post",
+        annotator_page(200),  # the page's script gets JSON, not a redirect
+        task_of("adequacy"),
+        data=lambda w: {"slot": w.leased.id, "score": "3", "candidates": "1"},
+        headers={"X-Requested-With": "fetch"},
+        label="by the page's script",
     ),
     # Pages: results and downloads.
     Case("results-automatic", "get", results_page(), campaign),
@@ -396,10 +406,11 @@ def send(client: Client, case: Case, world: World):
     url = reverse(case.name, kwargs=case.kwargs(world)) + case.query(world)
     method = getattr(client, case.method)
     if case.data is None:
-        return url, method(url)
+        return url, method(url, headers=case.headers)
     if case.json:
-        return url, method(url, json.dumps(case.data(world)), content_type="application/json")
-    return url, method(url, case.data(world))
+        body = json.dumps(case.data(world))
+        return url, method(url, body, content_type="application/json", headers=case.headers)
+    return url, method(url, case.data(world), headers=case.headers)
 
 
 def _outcome(case: Case, role: str, world: World, client: Client) -> str | None:

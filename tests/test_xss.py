@@ -404,3 +404,12 @@ def test_json_keeps_the_raw_text_as_json(world: Payloads, db) -> None:
     task = world.tasks["adequacy"]
     item = json.loads(fetch(viewer.get(reverse("api-next-item", kwargs={"task_id": task.id}))))
     assert SCRIPT in item["source"] and IMG in item["candidates"][0]["text"]
+    # The annotate page's script gets its errors as JSON (and shows them as text).
+    response = viewer.post(
+        reverse("annotate-submit", kwargs={"task_id": task.id}),
+        {"slot": item["slot"], "score": SCRIPT, "candidates": "1"},
+        headers={"X-Requested-With": "fetch"},
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert SCRIPT in response.json()["detail"]
