@@ -69,7 +69,7 @@ class LikertData:
 
 
 def likert_data(task: Task, names: dict[int, str]) -> LikertData:
-    """The task's judgments (not those excluded one by one) in one query."""
+    """The task's judgments (not those excluded one by one) in one COPY query."""
     measures = MEASURES[TaskType(task.task_type)]
     columns = [
         int_column("annotator", "annotator_id"),
