@@ -24,3 +24,5 @@ urlpatterns = [
     path("api/v1/", include("annotation.api.urls")),
     path("", include("annotation.urls")),
 ]
+
+handler404 = "annotation.views.errors.not_found"

@@ -65,6 +65,24 @@ def test_errors_are_clear(launched, loaded_campaign, make_annotator, api_for):
     assert stolen.status_code == 409
 
 
+def test_bodies_must_be_json_of_the_documented_types(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    task = launched("adequacy")
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    slot = api.get(f"/api/v1/tasks/{task.id}/next").json()["slot"]
+    as_text = api.post(
+        "/api/v1/judgments", {"task": task.id, "slot": slot, "score": "3"}, format="json"
+    )
+    assert as_text.status_code == 400 and "score" in as_text.json()
+    as_form = api.post("/api/v1/judgments", {"task": task.id, "slot": slot, "score": 3})
+    assert as_form.status_code == 415
+    assert not Judgment.objects.exists()
+    # A URL that matches no route answers JSON under /api/, like the API's own 404s.
+    unrouted = api.get("/api/v1/tasks/not-a-number/next")
+    assert unrouted.status_code == 404 and unrouted.json() == {"detail": "Not found."}
+
+
 def test_only_annotators_of_the_campaign(launched, manager, django_user_model, api_for):
     task = launched("adequacy")
     assert api_for(manager).get(f"/api/v1/tasks/{task.id}/next").status_code == 403

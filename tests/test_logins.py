@@ -148,7 +148,19 @@ def test_api_incomplete_request_is_not_a_failure(client, alice):
         "/api/v1/auth/token", {"username": "alice"}, content_type="application/json"
     )
     assert response.status_code == 400 and "password" in response.json()
-    assert client.post("/api/v1/auth/token", [1], content_type="application/json").status_code
+    assert (
+        client.post("/api/v1/auth/token", [1], content_type="application/json").status_code == 400
+    )
+    assert LoginFailure.objects.count() == 0
+
+
+def test_nul_bytes_and_wrong_types_are_refused_without_a_password_check(client, alice):
+    # Found by the API fuzz test: a NUL byte in the username reached PostgreSQL (a 500).
+    for username, password in (("ali\x00ce", PASSWORD), ("alice", "pass\x00word"), (7, PASSWORD)):
+        response = api_token(client, username, password)
+        assert response.status_code == 400, response.content
+    assert page_login(client, "ali\x00ce", PASSWORD).status_code == 200
+    assert not logged_in(client)
     assert LoginFailure.objects.count() == 0
 
 

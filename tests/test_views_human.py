@@ -203,6 +203,21 @@ def test_api_results_exclusions_and_downloads(manager, results):
     assert bad.status_code == 400
 
 
+def test_api_query_parameters_are_validated(manager, results):
+    # Found by the API fuzz test: unknown values were silently ignored.
+    api = APIClient()
+    api.force_authenticate(manager)
+    base = f"/api/v1/campaigns/{results['campaign'].id}/results/human"
+    for query in ("weights=cubic", "task=abc", "task=0"):
+        response = api.get(f"{base}?{query}")
+        assert response.status_code == 400, query
+        assert list(response.json()) == [query.split("=")[0]]
+    assert api.get(f"{base}?weights=quadratic&task={results['task'].id}").status_code == 200
+    assert api.get(f"{base}/judgments.csv?included=maybe").status_code == 400
+    missing = api.get(f"{base}/judgments.xlsx")
+    assert missing.status_code == 404 and ".csv, .jsonl" in missing.json()["detail"]
+
+
 def test_page_before_any_judgment(client, manager, launched):
     for task_type in ("adequacy", "ranking", "postedit"):
         task = launched(task_type)

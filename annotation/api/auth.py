@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import authenticate
@@ -10,11 +9,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.authtoken.models import Token
-from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.api.fields import StrictCharField
 from annotation.client_ip import client_ip
 from annotation.services.logins import LoginLocked, login_attempt
 
@@ -26,18 +25,21 @@ class TokenApi(ObtainAuthToken):
     """A token for a username and password; 429 with Retry-After while the account or the
     client's address is locked out after repeated failures."""
 
+    class TokenInputSerializer(serializers.Serializer):
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=4096, trim_whitespace=False)
+
     @extend_schema(
-        request=AuthTokenSerializer,
+        request=TokenInputSerializer,
         responses={200: TokenSerializer, 400: OpenApiTypes.OBJECT, 429: DetailSerializer},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        data = request.data if isinstance(request.data, Mapping) else {}
-        username, password = data.get("username"), data.get("password")
-        if isinstance(username, str):
-            username = username.strip()  # as AuthTokenSerializer does
-        if not username or not isinstance(username, str) or not isinstance(password, str):
-            # An incomplete request checks no password: DRF's own answer, nothing recorded.
-            return super().post(request, *args, **kwargs)
+        # A malformed request (missing fields, NUL bytes, a username no account can have)
+        # checks no password and records no failure: a 400 naming the fields.
+        data = self.TokenInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        username = data.validated_data["username"]
+        password = data.validated_data["password"]
         try:
             user = login_attempt(
                 username=username,

@@ -6,11 +6,13 @@ from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.fields import StrictCharField
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
@@ -36,10 +38,10 @@ class CampaignOutputSerializer(serializers.Serializer):
 
 class CampaignListApi(APIView):
     class CampaignCreateInputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=200)
-        source_language = serializers.CharField(max_length=16)
-        target_language = serializers.CharField(max_length=16)
-        description = serializers.CharField(required=False, allow_blank=True, default="")
+        name = StrictCharField(max_length=200)
+        source_language = StrictCharField(max_length=16)
+        target_language = StrictCharField(max_length=16)
+        description = StrictCharField(required=False, allow_blank=True, default="")
 
     @extend_schema(responses=CampaignOutputSerializer(many=True))
     def get(self, request):
@@ -52,9 +54,7 @@ class CampaignListApi(APIView):
     )
     def post(self, request):
         if not request.user.has_perm("annotation.add_campaign"):
-            return Response(
-                {"error": "you may not create campaigns"}, status=status.HTTP_403_FORBIDDEN
-            )
+            raise PermissionDenied("you may not create campaigns")
         data = self.CampaignCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

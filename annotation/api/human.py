@@ -12,6 +12,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.fields import StrictBooleanField, StrictIntegerField
 from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
@@ -134,21 +135,23 @@ class HumanResultsApi(APIView):
     """Rankings with intervals and clusters, agreement and quality control of every launched
     task, and system-level correlations with the automatic metrics."""
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("weights", OpenApiTypes.STR, enum=["linear", "quadratic"]),
-            OpenApiParameter("task", OpenApiTypes.INT),
-        ],
-        responses=HumanResultsSerializer,
-    )
+    class QuerySerializer(serializers.Serializer):
+        weights = serializers.ChoiceField(
+            choices=["linear", "quadratic"],
+            required=False,
+            help_text="weighted kappa for Likert agreement",
+        )
+        task = serializers.IntegerField(required=False, min_value=1, help_text="one task only")
+
+    @extend_schema(parameters=[QuerySerializer], responses=HumanResultsSerializer)
     def get(self, request, campaign_id: int):
         campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        weights = request.query_params.get("weights")
-        task = request.query_params.get("task")
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         results = human_results(
             campaign,
-            weights=weights if weights in {"linear", "quadratic"} else None,
-            task_id=int(task) if task and task.isdigit() else None,
+            weights=query.validated_data.get("weights"),
+            task_id=query.validated_data.get("task"),
         )
         body = {
             "tasks": results.tasks,
@@ -162,8 +165,8 @@ class ExclusionApi(APIView):
     """Leaves an annotator out of the rankings and agreement, or lets them back in."""
 
     class ExclusionSerializer(serializers.Serializer):
-        annotator = serializers.IntegerField()
-        excluded = serializers.BooleanField()
+        annotator = StrictIntegerField()
+        excluded = StrictBooleanField()
 
     @extend_schema(
         request=ExclusionSerializer,
@@ -189,24 +192,32 @@ class JudgmentsExportApi(APIView):
     """Every judgment, streamed: ``csv``, ``jsonl``, ``appraise`` or ``wmt`` (a pairwise or
     ranking task's WMT ranking CSV); ``included=1`` keeps what the rankings count."""
 
+    FORMATS = ["csv", "jsonl", "appraise", "wmt"]
+
+    class QuerySerializer(serializers.Serializer):
+        task = serializers.IntegerField(required=False, min_value=1)
+        included = serializers.BooleanField(required=False, default=False)
+        pseudonymise = serializers.BooleanField(required=False, default=False)
+
     @extend_schema(
         parameters=[
-            OpenApiParameter("task", OpenApiTypes.INT),
-            OpenApiParameter("included", OpenApiTypes.BOOL),
-            OpenApiParameter("pseudonymise", OpenApiTypes.BOOL),
+            OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=FORMATS),
+            QuerySerializer,
         ],
-        responses={(200, "text/csv"): OpenApiTypes.STR, 400: ErrorSerializer},
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/x-ndjson"): OpenApiTypes.STR,
+            400: ErrorSerializer,
+        },
     )
     def get(self, request, campaign_id: int, fmt: str):
         campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        if fmt not in {"csv", "jsonl", "appraise", "wmt"}:
+        if fmt not in self.FORMATS:
             raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
-        task_id = request.query_params.get("task", "")
-        task = (
-            get_object_or_404(Task, id=int(task_id), campaign=campaign)
-            if task_id.isdigit()
-            else None
-        )
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        task_id = query.validated_data.get("task")
+        task = None if task_id is None else get_object_or_404(Task, id=task_id, campaign=campaign)
         if fmt == "wmt" and (
             task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
         ):
@@ -214,11 +225,10 @@ class JudgmentsExportApi(APIView):
                 {"error": "the WMT ranking CSV needs ?task= a pairwise or ranking task"},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        flag = {"1", "true", "yes"}
         return judgments_download(
             campaign=campaign,
             fmt=fmt,
             task=task,
-            included_only=request.query_params.get("included", "").lower() in flag,
-            pseudonymise=request.query_params.get("pseudonymise", "").lower() in flag,
+            included_only=query.validated_data["included"],
+            pseudonymise=query.validated_data["pseudonymise"],
         )

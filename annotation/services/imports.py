@@ -154,6 +154,13 @@ def upload_plan(
         if not label or not label.strip():
             raise UploadError(filename, f"a {kind} needs a name")
         label = label.strip()
+        longest = (Reference if kind == "reference" else System)._meta.get_field("name").max_length
+        if len(label) > longest:
+            raise UploadError(
+                filename, f"the {kind} name is {len(label)} characters long; at most {longest}"
+            )
+        if "\x00" in label:
+            raise UploadError(filename, f"the {kind} name contains a NUL character")
         if label in seen_names and not add_run:
             raise UploadError(filename, f"the name {label!r} is also that of {seen_names[label]}")
         if digest in seen_hashes:

@@ -1,0 +1,33 @@
+"""JSON body fields that take only the JSON type the schema names.
+
+DRF's own fields coerce: ``"5"`` and ``5.0`` pass as integers, ``1`` and ``"yes"`` as booleans,
+``7`` as a string. A client sending the wrong type has a bug it should hear about (and the
+schema, which says ``integer``, should be the whole truth), so JSON bodies use these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
