@@ -52,6 +52,16 @@ def test_database_url_is_parsed():
     )
 
 
+@pytest.mark.django_db
+def test_connections_run_without_jit():
+    # With JIT on, the demo's simulated raters took over ten minutes on a fresh cluster.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone() == ("off",)
+
+
 def test_database_url_must_be_postgres():
     from django.core.exceptions import ImproperlyConfigured
 
