@@ -155,7 +155,7 @@ def upload_plan(
             raise UploadError(filename, f"a {kind} needs a name")
         label = label.strip()
         longest = (Reference if kind == "reference" else System)._meta.get_field("name").max_length
-        if len(label) > longest:
+        if longest is not None and len(label) > longest:
             raise UploadError(
                 filename, f"the {kind} name is {len(label)} characters long; at most {longest}"
             )
