@@ -45,10 +45,10 @@ def database_from_url(url: str) -> dict[str, object]:
         # Persistent connections: a web request then costs no connection set-up.
         "CONN_MAX_AGE": int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
         "CONN_HEALTH_CHECKS": True,
-        # JIT off: on a table without statistics (freshly filled, not yet analysed) the
-        # planner's estimates can pass the JIT threshold for a primary-key lookup, and
-        # compiling then costs seconds per query; the demo's simulated raters took over ten
-        # minutes instead of twenty seconds on a fresh cluster with it on.
+        # JIT off: our queries are short lookups and a few aggregates. When statistics are
+        # missing or stale, mis-estimated lookups pass the JIT threshold and compiling costs
+        # far more than the query (with both, the demo's simulated raters took over ten
+        # minutes instead of twenty seconds on a fresh cluster).
         "OPTIONS": {"connect_timeout": 5, "options": "-c jit=off"},
     }
 

@@ -54,7 +54,7 @@ def test_database_url_is_parsed():
 
 @pytest.mark.django_db
 def test_connections_run_without_jit():
-    # With JIT on, the demo's simulated raters took over ten minutes on a fresh cluster.
+    # JIT compiled mis-estimated lookups for longer than they ran (evalsite/settings.py).
     from django.db import connection
 
     with connection.cursor() as cursor:
