@@ -213,7 +213,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A metrics job leaves its pool process ~100 MB larger (NumPy buffers, glibc arenas kept):
 # a process past this size (KiB) is replaced once its job is done, so memory stays flat.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(
-    os.environ.get("CELERY_WORKER_MAX_MEMORY_PER_CHILD", str(250 * 1024))
+    os.environ.get("CELERY_WORKER_MAX_MEMORY_PER_CHILD", str(200 * 1024))
 )
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "900"))
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30
