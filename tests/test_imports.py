@@ -142,12 +142,15 @@ def test_system_name_already_used(loaded, manager):
     assert "the system name 'sys1' is already used in this campaign" in message
 
 
-def test_names_longer_than_the_database_holds_are_refused(loaded, manager):
-    # Found by the API fuzz test: these were 500s (a DataError from PostgreSQL).
+def test_names_the_database_cannot_hold_are_refused(loaded, manager):
+    # Over-long names were 500s (DataErrors from PostgreSQL), found by the API fuzz test;
+    # a NUL byte in a name would have been one too.
     refused(loaded, manager, "reference", [("r.de", lines(5, "r"))], "at most 100", name="R" * 101)
     named_by_file = [("s" * 201 + ".txt", lines(5, "s"))]
     message = refused(loaded, manager, "system", named_by_file, "at most 200")
     assert "the system name is 201 characters long" in message
+    nul_in_name = [("s\x00ys.txt", lines(5, "s"))]
+    refused(loaded, manager, "system", nul_in_name, "the system name contains a NUL character")
 
 
 def test_same_system_file_twice_is_idempotent(loaded, manager):

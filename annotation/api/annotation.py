@@ -99,7 +99,6 @@ class JudgmentApi(APIView):
         responses={
             201: JudgmentOutputSerializer,
             200: JudgmentOutputSerializer,
-            400: ErrorSerializer,
             404: ErrorSerializer,
             409: ErrorSerializer,
         },

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import authenticate
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.authtoken.models import Token
@@ -31,7 +30,7 @@ class TokenApi(ObtainAuthToken):
 
     @extend_schema(
         request=TokenInputSerializer,
-        responses={200: TokenSerializer, 400: OpenApiTypes.OBJECT, 429: DetailSerializer},
+        responses={200: TokenSerializer, 429: DetailSerializer},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # A malformed request (missing fields, NUL bytes, a username no account can have)

@@ -21,8 +21,6 @@ from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import upload_import
 from annotation.textfiles import UploadError, read_uploaded
 
-ErrorSerializer = inline_serializer("Error", {"error": serializers.CharField()})
-
 
 class CampaignOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
@@ -50,7 +48,7 @@ class CampaignListApi(APIView):
 
     @extend_schema(
         request=CampaignCreateInputSerializer,
-        responses={201: CampaignOutputSerializer, 400: ErrorSerializer},
+        responses={201: CampaignOutputSerializer},
     )
     def post(self, request):
         if not request.user.has_perm("annotation.add_campaign"):
@@ -103,7 +101,6 @@ class UploadApi(APIView):
         responses={
             201: ImportedFileSerializer(many=True),
             200: ImportedFileSerializer(many=True),
-            400: ErrorSerializer,
         },
     )
     def post(self, request, campaign_id: int):

@@ -7,7 +7,7 @@ import math
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,8 +18,6 @@ from annotation.models import Task, TaskType
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.human import human_results
 from annotation.services.exclusions import ExclusionError, annotator_exclude
-
-ErrorSerializer = inline_serializer("HumanResultsError", {"error": serializers.CharField()})
 
 
 class Number(serializers.FloatField):
@@ -170,7 +168,7 @@ class ExclusionApi(APIView):
 
     @extend_schema(
         request=ExclusionSerializer,
-        responses={200: ExclusionSerializer, 400: ErrorSerializer},
+        responses=ExclusionSerializer,
     )
     def post(self, request, campaign_id: int):
         campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
@@ -207,7 +205,6 @@ class JudgmentsExportApi(APIView):
         responses={
             (200, "text/csv"): OpenApiTypes.STR,
             (200, "application/x-ndjson"): OpenApiTypes.STR,
-            400: ErrorSerializer,
         },
     )
     def get(self, request, campaign_id: int, fmt: str):

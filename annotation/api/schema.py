@@ -2,7 +2,9 @@
 
 Views document their own successes and the errors particular to them (409, 429); the errors
 that come from the framework around them are the same everywhere and are listed here, so the
-schema names every status code a client can meet (the fuzz tests hold the API to it):
+schema names every status code a client can meet (the fuzz tests hold the API to it). The
+400 is always the one below, whatever a view says: validation errors have more shapes than
+a view's own ``{"error": ...}``.
 
 - 400 on operations that take a body or query parameters: ``{"error": "..."}`` from the
   services, ``{"detail": "..."}`` for a body that does not parse, or the serializers'
@@ -85,8 +87,7 @@ def add_common_errors(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             if "requestBody" in operation:
                 responses.setdefault("415", _answer("Unsupported media type", "Detail"))
             responses.setdefault("401", _answer("Not authenticated", "Detail"))
-            if {} not in operation.get("security", []):  # anonymous callers get no 403
-                responses.setdefault("403", _answer("Not allowed for this role", "Detail"))
+            responses.setdefault("403", _answer("Not allowed for this role", "Detail"))
             if "404" in responses:
                 _also_detail(responses["404"])
             elif any(parameter["in"] == "path" for parameter in parameters):
