@@ -28,8 +28,8 @@ BAD_REQUEST = {
     "description": '{"error": message} from the services, {"detail": message} for a body'
     " that does not parse, or field names (and non_field_errors) mapped to the serializers'"
     " messages.",
+    # The services' message first: Swagger UI shows the first alternative as the example.
     "anyOf": [
-        DETAIL,
         {
             "type": "object",
             "properties": {"error": {"type": "string"}},
@@ -41,6 +41,7 @@ BAD_REQUEST = {
             "minProperties": 1,
             "additionalProperties": {"oneOf": [{"type": "array"}, {"type": "object"}]},
         },
+        DETAIL,
     ],
 }
 UNAVAILABLE = {
