@@ -63,8 +63,8 @@ class LengthBucket:
         return {
             "bucket": self.label,
             "sentences": self.sentences,
-            "sys1": self.bleu_1,
-            "sys2": self.bleu_2,
+            "sys1": None if self.sentences == 0 else self.bleu_1,
+            "sys2": None if self.sentences == 0 else self.bleu_2,
         }
 
 
