@@ -96,48 +96,66 @@ def _pair_correct(pairs: ItemPairs, epsilon: float) -> NDArray[np.bool_]:
     return np.where(metric_tie, human_tie, ~human_tie & ordered)
 
 
-def _item_means(pairs: ItemPairs, values: FloatArray) -> FloatArray:
-    sums = np.bincount(pairs.item, weights=values, minlength=pairs.n_items)
-    return sums / pairs.pairs_per_item
+def _dot(first: FloatArray, second: FloatArray) -> float:
+    # Not ``@``: BLAS's threaded dot product is a hundred times slower on a busy machine.
+    return float(np.sum(first * second))
 
 
-def _weighted_acc23(pairs: ItemPairs, item_weights: FloatArray, epsilon: float) -> float:
-    per_item = _item_means(pairs, _pair_correct(pairs, epsilon).astype(np.float64))
-    return float(item_weights @ per_item / item_weights.sum())
+def _item_sums(pairs: ItemPairs, values: NDArray[np.generic]) -> FloatArray:
+    return np.bincount(pairs.item, weights=values.astype(np.float64), minlength=pairs.n_items)
 
 
-def _weighted_kendall_like(pairs: ItemPairs, item_weights: FloatArray, threshold: float) -> float:
-    counted = np.abs(pairs.human) >= threshold
-    concordant = counted & (np.sign(pairs.human) == np.sign(pairs.metric)) & (pairs.metric != 0)
-    signed = np.where(concordant, 1.0, np.where(counted, -1.0, 0.0))
-    weights = item_weights[pairs.item]
-    total = float(weights @ counted)
-    return float(weights @ signed) / total if total else math.nan
+def _item_acc23(pairs: ItemPairs, epsilon: float) -> FloatArray:
+    """acc23 of each item."""
+    return _item_sums(pairs, _pair_correct(pairs, epsilon)) / pairs.pairs_per_item
 
 
-def _tie_search(pairs: ItemPairs, order: IntArray, item_weights: FloatArray) -> tuple[float, float]:
-    """Best item-averaged acc23 over tie thresholds and the smallest threshold reaching it.
+class _TieCurve:
+    """Item-weighted acc23 as a function of the tie threshold, for any item weights.
 
     Candidates are 0 and every pair's absolute metric difference (mt-metrics-eval's
     ``tau_optimization``); at threshold t, pairs with ``|metric difference| <= t`` are ties.
     Raising t past a pair's difference changes its correctness from "ordered the same" to
-    "tied in the human scores", so the whole curve is one cumulative sum.
+    "tied in the human scores", so the whole curve is one cumulative sum. The sort is done
+    once; each set of weights (a bootstrap draw) costs a few passes over the pairs.
     """
-    distance = np.abs(pairs.metric)[order]
-    human_tie = (pairs.human == 0)[order]
-    ordered = (np.sign(pairs.human) == np.sign(pairs.metric))[order]
-    untied_correct = (~human_tie & ordered & (distance > 0)).astype(np.float64)
-    weight = (item_weights / pairs.pairs_per_item)[pairs.item[order]] / item_weights.sum()
-    base = float(weight @ np.where(distance == 0, human_tie, untied_correct))
-    gains = np.where(distance == 0, 0.0, weight * (human_tie - untied_correct))
-    curve = base + np.cumsum(gains)
-    # A threshold flips every pair at its distance: keep the last pair of each distance.
-    last = np.r_[distance[1:] != distance[:-1], True]
-    thresholds = np.r_[0.0, distance[last]]
-    values = np.r_[base, curve[last]]
-    # The smallest threshold reaching the maximum, up to the cumulative sum's rounding.
-    best = int(np.flatnonzero(values >= values.max() - _ROUNDING)[0])
-    return float(values[best]), float(thresholds[best])
+
+    def __init__(self, pairs: ItemPairs) -> None:
+        order = np.argsort(np.abs(pairs.metric), kind="stable")
+        distance = np.abs(pairs.metric)[order]
+        human_tie = (pairs.human == 0)[order]
+        ordered = (np.sign(pairs.human) == np.sign(pairs.metric))[order]
+        untied_correct = ~human_tie & ordered & (distance > 0)
+        self.pairs = pairs
+        self.item = pairs.item[order]
+        self.correct_at_zero = np.where(distance == 0, human_tie, untied_correct).astype(float)
+        self.gain = np.where(distance == 0, 0.0, human_tie.astype(float) - untied_correct)
+        # A threshold flips every pair at its distance: keep the last pair of each distance.
+        self.last = np.r_[distance[1:] != distance[:-1], True] if len(distance) else distance
+        self.thresholds = np.r_[0.0, distance[self.last]]
+
+    def best(self, item_weights: FloatArray) -> tuple[float, float]:
+        """The highest weighted acc23 and the smallest threshold reaching it."""
+        per_pair = item_weights / self.pairs.pairs_per_item / item_weights.sum()
+        weight = per_pair[self.item]
+        base = _dot(weight, self.correct_at_zero)
+        values = np.r_[base, base + np.cumsum(weight * self.gain)[self.last]]
+        # The smallest threshold reaching the maximum, up to the cumulative sum's rounding.
+        best = int(np.flatnonzero(values >= values.max() - _ROUNDING)[0])
+        return float(values[best]), float(self.thresholds[best])
+
+
+def _kendall_like_terms(pairs: ItemPairs, threshold: float) -> tuple[FloatArray, FloatArray]:
+    """Per item: concordant minus discordant, and counted pairs (WMT's Kendall-like tau)."""
+    counted = np.abs(pairs.human) >= threshold
+    concordant = counted & (np.sign(pairs.human) == np.sign(pairs.metric)) & (pairs.metric != 0)
+    signed = concordant.astype(float) - (counted & ~concordant)
+    return _item_sums(pairs, signed), _item_sums(pairs, counted)
+
+
+def _ratio(weights: FloatArray, numerator: FloatArray, denominator: FloatArray) -> float:
+    total = _dot(weights, denominator)
+    return _dot(weights, numerator) / total if total else math.nan
 
 
 def acc23(human: ArrayLike, metric: ArrayLike, *, epsilon: float = 0.0) -> float:
@@ -147,7 +165,7 @@ def acc23(human: ArrayLike, metric: ArrayLike, *, epsilon: float = 0.0) -> float
     pairs = item_pairs(human, metric)
     if not pairs.n_items:
         return math.nan
-    return _weighted_acc23(pairs, np.ones(pairs.n_items), epsilon)
+    return float(np.mean(_item_acc23(pairs, epsilon)))
 
 
 def acc23_tie_optimised(human: ArrayLike, metric: ArrayLike) -> tuple[float, float]:
@@ -158,10 +176,8 @@ def acc23_tie_optimised(human: ArrayLike, metric: ArrayLike) -> tuple[float, flo
     pairs = item_pairs(human, metric)
     if not pairs.n_items:
         return math.nan, 0.0
-    ones = np.ones(pairs.n_items)
-    order = np.argsort(np.abs(pairs.metric), kind="stable")
-    epsilon = _tie_search(pairs, order, ones)[1]
-    return _weighted_acc23(pairs, ones, epsilon), epsilon
+    epsilon = _TieCurve(pairs).best(np.ones(pairs.n_items))[1]
+    return float(np.mean(_item_acc23(pairs, epsilon))), epsilon
 
 
 def kendall_like(human: ArrayLike, metric: ArrayLike, *, threshold: float = DA_THRESHOLD) -> float:
@@ -171,7 +187,7 @@ def kendall_like(human: ArrayLike, metric: ArrayLike, *, threshold: float = DA_T
     pairs = item_pairs(human, metric)
     if not pairs.n_items:
         return math.nan
-    return _weighted_kendall_like(pairs, np.ones(pairs.n_items), threshold)
+    return _ratio(np.ones(pairs.n_items), *_kendall_like_terms(pairs, threshold))
 
 
 @dataclass(frozen=True)
@@ -229,11 +245,13 @@ def segment_meta(
     if not pairs.n_items:
         raise ValueError("no item has two systems scored by both the human and the metric")
     ones = np.ones(pairs.n_items)
-    order = np.argsort(np.abs(pairs.metric), kind="stable")
-    like = _weighted_kendall_like(pairs, ones, threshold)
-    accuracy = _weighted_acc23(pairs, ones, 0.0)
-    epsilon = _tie_search(pairs, order, ones)[1]
-    optimised = _weighted_acc23(pairs, ones, epsilon)  # exact, not the running sum
+    like_terms = _kendall_like_terms(pairs, threshold)
+    item_accuracy = _item_acc23(pairs, 0.0)
+    curve = _TieCurve(pairs)
+    like = _ratio(ones, *like_terms)
+    accuracy = float(np.mean(item_accuracy))
+    epsilon = curve.best(ones)[1]
+    optimised = float(np.mean(_item_acc23(pairs, epsilon)))  # exact, not the running sum
     rng = np.random.default_rng(seed)
     draws = np.empty((n_resamples, 3))
     for index in range(n_resamples):
@@ -241,9 +259,9 @@ def segment_meta(
             rng.integers(0, pairs.n_items, pairs.n_items), minlength=pairs.n_items
         ).astype(np.float64)
         draws[index] = (
-            _weighted_kendall_like(pairs, weights, threshold),
-            _weighted_acc23(pairs, weights, 0.0),
-            _tie_search(pairs, order, weights)[0],
+            _ratio(weights, *like_terms),
+            _dot(weights, item_accuracy) / weights.sum(),
+            curve.best(weights)[0],
         )
     return SegmentMeta(
         items=pairs.n_items,

@@ -48,7 +48,7 @@ def _agreement(human: FloatArray, metric: FloatArray, system_weights: FloatArray
     if not weights.sum():
         return math.nan
     agree = np.sign(human[second] - human[first]) == np.sign(metric[second] - metric[first])
-    return float(weights @ agree / weights.sum())
+    return float(np.sum(weights * agree) / weights.sum())
 
 
 @dataclass(frozen=True)
