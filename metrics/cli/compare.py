@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from metrics.analysis import Comparison, compare_systems, tokenise
-from metrics.automatic import TOKENIZERS
+if TYPE_CHECKING:
+    from metrics.analysis import Comparison
+
+# Not a list of choices: that would import sacrebleu whenever the parser is built.
+TOKENIZE_HELP = "a sacrebleu tokeniser applied first (13a, intl, char, zh, ...)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,10 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sys2", required=True, metavar="FILE")
     parser.add_argument(
         "--tokenize",
-        choices=TOKENIZERS,
         default="none",
-        help="sacrebleu tokeniser applied first (default none: the text is tokenised already,"
-        " words are split on whitespace, as compare-mt expects)",
+        metavar="NAME",
+        help=TOKENIZE_HELP + "; the default, none, means the text is tokenised already and"
+        " words are split on whitespace, as compare-mt expects",
     )
     parser.add_argument("--lowercase", action="store_true")
     parser.add_argument("--ngrams", type=int, default=50, metavar="N", help="n-grams listed")
@@ -48,6 +52,8 @@ def _read_lines(path: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from metrics.analysis import compare_systems, tokenise  # imports sacrebleu
+
     if args.ngrams < 0 or args.sentences < 0:
         print("error: --ngrams and --sentences must be at least 0", file=sys.stderr)
         return 2

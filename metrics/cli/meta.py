@@ -6,13 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+from metrics.meta import DA_THRESHOLD, RESAMPLING_UNITS
 
-from metrics.meta.report import MetaEvaluation, meta_evaluate
-from metrics.meta.segment import DA_THRESHOLD, Estimate
-from metrics.meta.system import RESAMPLING_UNITS
-from metrics.meta.tsv import ScoresFileError, align, read_scores
+if TYPE_CHECKING:
+    from metrics.meta.report import MetaEvaluation
+    from metrics.meta.segment import Estimate
 
 FORMAT_HELP = """\
 Scores files: UTF-8 text, one score per line as three tab-separated fields
@@ -68,6 +68,11 @@ def _named(argument: str) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from metrics.meta.report import meta_evaluate
+    from metrics.meta.tsv import ScoresFileError, align, read_scores
+
     named = [_named(argument) for argument in args.metric]
     names = [name for name, _ in named]
     if len(set(names)) != len(names):

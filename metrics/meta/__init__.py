@@ -7,3 +7,9 @@
 * ``metrics.meta.system``: system-level pairwise accuracy with a bootstrap interval.
 * ``metrics.meta.tsv``: the ``system<TAB>segment<TAB>score`` files of ``python -m metrics meta``.
 """
+
+# Constants shared with the command line, here so that reading them imports no NumPy.
+# WMT's DA threshold: pairs whose human scores differ by less are not counted (WMT17-20).
+DA_THRESHOLD = 25.0
+# What a system-level bootstrap may resample (``metrics.meta.system``).
+RESAMPLING_UNITS = ("items", "systems")

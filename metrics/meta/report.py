@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from metrics.meta.segment import DA_THRESHOLD, SegmentMeta, check_matrices, segment_meta
+from metrics.meta import DA_THRESHOLD
+from metrics.meta.segment import SegmentMeta, check_matrices, segment_meta
 from metrics.meta.system import SystemAccuracy, system_pairwise_accuracy, system_scores
 
 

@@ -18,14 +18,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics.meta import DA_THRESHOLD
 from metrics.meta.kendall import FloatArray
 
 IntArray = NDArray[np.int64]
 
 _ROUNDING = 1e-12
-
-# WMT's DA threshold: pairs whose human scores differ by less are not counted (WMT17-20).
-DA_THRESHOLD = 25.0
 
 
 @dataclass(frozen=True)
@@ -214,7 +212,7 @@ class SegmentMeta:
         }
 
 
-def _interval(values: FloatArray, value: float, confidence: float) -> Estimate:
+def percentile_interval(values: FloatArray, value: float, confidence: float) -> Estimate:
     finite = values[np.isfinite(values)]
     if not len(finite):
         return Estimate(value, math.nan, math.nan)
@@ -266,9 +264,9 @@ def segment_meta(
     return SegmentMeta(
         items=pairs.n_items,
         pairs=len(pairs.item),
-        kendall_like=_interval(draws[:, 0], like, confidence),
+        kendall_like=percentile_interval(draws[:, 0], like, confidence),
         kendall_like_threshold=threshold,
-        acc23=_interval(draws[:, 1], accuracy, confidence),
-        acc23_tie_optimised=_interval(draws[:, 2], optimised, confidence),
+        acc23=percentile_interval(draws[:, 1], accuracy, confidence),
+        acc23_tie_optimised=percentile_interval(draws[:, 2], optimised, confidence),
         tie_epsilon=epsilon,
     )

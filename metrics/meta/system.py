@@ -22,10 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from metrics.meta import RESAMPLING_UNITS
 from metrics.meta.kendall import FloatArray
-from metrics.meta.segment import Estimate, _interval, check_matrices
-
-RESAMPLING_UNITS = ("items", "systems")
+from metrics.meta.segment import Estimate, check_matrices, percentile_interval
 
 
 def _system_means(matrix: FloatArray, item_weights: FloatArray | None = None) -> FloatArray:
@@ -117,6 +116,6 @@ def system_pairwise_accuracy(
     return SystemAccuracy(
         systems=scored,
         pairs=scored * (scored - 1) // 2,
-        accuracy=_interval(draws, value, confidence),
+        accuracy=percentile_interval(draws, value, confidence),
         resampled=resample,
     )
