@@ -204,3 +204,48 @@ def test_bad_input_is_refused() -> None:
         kendall_tau([1, 2], [1, 2], variant="a")
     with pytest.raises(ValueError, match="no item"):
         segment_meta(column([1.0]), column([2.0]))
+
+
+def _accuracy_of_draw(human: np.ndarray, metric: np.ndarray, systems: np.ndarray) -> float:
+    """Pairwise accuracy over the pairs of distinct systems of a draw, straight from the
+    definition (a system drawn twice is not paired with itself)."""
+    human_means, metric_means = np.nanmean(human, axis=1), np.nanmean(metric, axis=1)
+    agree = total = 0
+    for a, b in itertools.combinations(systems, 2):
+        if a != b:
+            total += 1
+            agree += np.sign(human_means[a] - human_means[b]) == np.sign(
+                metric_means[a] - metric_means[b]
+            )
+    return agree / total
+
+
+@pytest.mark.parametrize("unit", ["items", "systems"])
+def test_system_bootstrap_agrees_with_scipy_bootstrap(unit: str) -> None:
+    rng = np.random.default_rng(8)
+    human = rng.normal(size=(8, 60)) + np.linspace(0, 0.6, 8)[:, None]
+    metric = human + rng.normal(scale=2.0, size=human.shape)
+    ours = system_pairwise_accuracy(human, metric, resample=unit, n_resamples=2000, seed=1)
+    everyone = np.arange(8)
+    if unit == "items":
+        data = np.arange(60)
+
+        def statistic(items: np.ndarray) -> float:
+            return _accuracy_of_draw(human[:, items], metric[:, items], everyone)
+    else:
+        data = everyone
+
+        def statistic(systems: np.ndarray) -> float:
+            return _accuracy_of_draw(human, metric, systems)
+
+    reference = stats.bootstrap(
+        (data,),
+        statistic,
+        vectorized=False,
+        n_resamples=2000,
+        method="percentile",
+        rng=np.random.default_rng(2),
+    ).confidence_interval
+    assert ours.accuracy.value == pytest.approx(_accuracy_of_draw(human, metric, everyone))
+    assert ours.accuracy.low == pytest.approx(reference.low, abs=0.04)
+    assert ours.accuracy.high == pytest.approx(reference.high, abs=0.04)
