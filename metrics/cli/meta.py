@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from metrics.meta import DA_THRESHOLD, RESAMPLING_UNITS
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from metrics.meta.report import MetaEvaluation
     from metrics.meta.segment import Estimate
 
@@ -55,6 +57,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--resample", choices=RESAMPLING_UNITS, default="items")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
+    parser.add_argument(
+        "--permutations",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with two metrics or more: PERM-BOTH tests of every pair of metrics on each"
+        " segment-level statistic, N permutations (default 0: none)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)
@@ -82,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"error: --lower-better names no metric: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    if args.bootstrap < 0:
-        print("error: --bootstrap must be at least 0", file=sys.stderr)
+    if args.bootstrap < 0 or args.permutations < 0:
+        print("error: --bootstrap and --permutations must be at least 0", file=sys.stderr)
         return 2
     try:
         human = read_scores(args.human)
@@ -94,15 +104,19 @@ def run(args: argparse.Namespace) -> int:
     systems, segments, human_matrix, matrices = align(human, metric_scores)
     if args.human_lower_better:
         human_matrix = -human_matrix
+    oriented = {
+        name: -matrix if name in args.lower_better else matrix
+        for name, matrix in zip(names, matrices, strict=True)
+    }
     results: dict[str, MetaEvaluation] = {}
-    for name, matrix in zip(names, matrices, strict=True):
+    for name, matrix in oriented.items():
         if np.isnan(matrix).all():
             print(f"error: {name} scores none of the human file's segments", file=sys.stderr)
             return 2
         try:
             results[name] = meta_evaluate(
                 human_matrix,
-                -matrix if name in args.lower_better else matrix,
+                matrix,
                 threshold=args.threshold,
                 resample=args.resample,
                 n_resamples=args.bootstrap,
@@ -111,17 +125,53 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"error: {name}: {error}", file=sys.stderr)
             return 2
+    try:
+        tests = _pairwise_tests(human_matrix, oriented, args) if args.permutations else []
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.json:
         document = {
             "human": human.name,
             "systems": len(systems),
             "segments": len(segments),
             "metrics": {name: result.as_dict() for name, result in results.items()},
+            "pairwise_tests": tests,
         }
         print(json.dumps(document, indent=2))
         return 0
     _print_table(results, len(systems), len(segments))
+    if tests:
+        print("\nPERM-BOTH tests (p for 'b agrees better than a')")
+        for test in tests:
+            print(
+                f"{test['a']:<16} {test['b']:<16} {test['statistic']:<20} "
+                f"b-a {test['b_minus_a']:+.4f}  p {test['p_value']:.4f}"
+            )
     return 0
+
+
+def _pairwise_tests(
+    human: np.ndarray, metrics: dict[str, np.ndarray], args: argparse.Namespace
+) -> list[dict[str, object]]:
+    from metrics.meta.significance import SEGMENT_STATISTICS, permutation_test
+
+    tests = []
+    names = list(metrics)
+    for index, name_a in enumerate(names):
+        for name_b in names[index + 1 :]:
+            for statistic in SEGMENT_STATISTICS:
+                result = permutation_test(
+                    human,
+                    metrics[name_a],
+                    metrics[name_b],
+                    statistic=statistic,
+                    threshold=args.threshold,
+                    n_permutations=args.permutations,
+                    seed=args.seed,
+                )
+                tests.append({"a": name_a, "b": name_b, **result.as_dict()})
+    return tests
 
 
 def _fmt(value: float | None) -> str:
