@@ -47,15 +47,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="[NAME=]FILE.tsv",
         help="a metric's scores (repeatable); NAME defaults to the file's name without suffix",
     )
-    parser.add_argument("--human-lower-better", action="store_true")
-    parser.add_argument("--lower-better", action="append", default=[], metavar="NAME")
+    parser.add_argument(
+        "--human-lower-better", action="store_true", help="the human scores are errors (MQM)"
+    )
+    parser.add_argument(
+        "--lower-better",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="this metric is an error rate, e.g. TER (repeatable)",
+    )
     parser.add_argument(
         "--threshold",
         type=float,
         default=DA_THRESHOLD,
         help="minimum human difference of a Kendall-like pair (default 25, WMT's DA rule)",
     )
-    parser.add_argument("--resample", choices=RESAMPLING_UNITS, default="items")
+    parser.add_argument(
+        "--resample",
+        choices=RESAMPLING_UNITS,
+        default="items",
+        help="what the system-level bootstrap draws (default items: the test set's segments)",
+    )
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument(
         "--permutations",

@@ -63,6 +63,17 @@ def test_tau_b_and_c_match_scipy() -> None:
     )
 
 
+def test_correlation_class_vectors_without_grouping() -> None:
+    # stats_test.CorrelationTest: Correlation(2, [1..6], [2, 1, 4, 3, 3, 7]), average_by="none"
+    gold, metric = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 3, 7]
+    assert kendall_tau(gold, metric, variant="b") == pytest.approx(0.552, abs=5e-4)
+    assert kendall_tau(gold, metric, variant="c") == pytest.approx(0.556, abs=5e-4)
+    # average_by="item" over num_sys=2 rows: items (1, 4), (2, 5), (3, 6) each give tau 1.
+    human = np.array(gold, dtype=float).reshape(2, 3)
+    scores = np.array(metric, dtype=float).reshape(2, 3)
+    assert acc23(human, scores) == pytest.approx(1.0)
+
+
 def test_constant_side_gives_nan_for_tau_b() -> None:
     assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3], variant="b"))
 
