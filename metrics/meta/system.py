@@ -4,14 +4,15 @@ A system's score is the mean of its scored segments, for the human and the metri
 separately. Pairwise accuracy is the share of system pairs both sides order the same way
 (a tie agrees only with a tie), mt-metrics-eval's ``Agreement``.
 
-The interval resamples either segments (items) or systems:
+The interval is a percentile bootstrap over one of two units:
 
-* ``"items"`` (the default): draw items with replacement, recompute every system's human and
-  metric means on the draw, then the accuracy. This is the uncertainty of the test set, the
-  one mt-metrics-eval's significance tests capture: they resample segments even for
-  system-level correlations (Deutsch et al. 2021, "bootstrap inputs").
+* ``"items"`` (the default): draw items (source segments) with replacement, recompute every
+  system's human and metric means on the draw, then the accuracy: the uncertainty due to the
+  test set (Deutsch et al. 2021's "bootstrap inputs" resampling).
 * ``"systems"``: draw systems with replacement and count the pairs of distinct systems drawn:
-  how much the figure depends on which systems took part.
+  how much the figure depends on which systems took part. This works on the system scores
+  alone, the level at which mt-metrics-eval's system-level tests (``CompareMetrics`` with
+  ``average_by="none"``) resample.
 """
 
 from __future__ import annotations
