@@ -11,8 +11,8 @@ The interval is a percentile bootstrap over one of two units:
   test set (Deutsch et al. 2021's "bootstrap inputs" resampling).
 * ``"systems"``: draw systems with replacement and count the pairs of distinct systems drawn:
   how much the figure depends on which systems took part. This works on the system scores
-  alone, the level at which mt-metrics-eval's system-level tests (``CompareMetrics`` with
-  ``average_by="none"``) resample.
+  alone, the level at which mt-metrics-eval's system-level significance tests
+  (``CompareMetrics`` with ``average_by="none"``) permute scores.
 """
 
 from __future__ import annotations
