@@ -9,6 +9,8 @@ from collections.abc import Sequence
 # compare-mt's defaults (``bucketers.py``).
 LENGTH_CUTOFFS = (10, 20, 30, 40, 50, 60)  # reference length in words
 FREQUENCY_CUTOFFS = (1, 2, 3, 4, 5, 10, 100, 1000)  # occurrences of the word in the reference
+# output length minus reference length, in words
+LENGTH_DIFFERENCE_CUTOFFS = (-20, -10, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 11, 21)
 
 
 def bucket_labels(cutoffs: Sequence[int]) -> list[str]:

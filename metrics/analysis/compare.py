@@ -13,6 +13,7 @@ from metrics.analysis.sentences import (
     bleu_by_length,
     bleu_statistics,
     largest_differences,
+    length_difference_counts,
 )
 from metrics.analysis.words import WordBucket, reference_frequencies, word_accuracy_by_frequency
 
@@ -36,6 +37,8 @@ class Comparison:
     bleu_1: float
     bleu_2: float
     length_buckets: list[LengthBucket]
+    length_differences_1: dict[str, int]  # sentences per (output - reference) length bucket
+    length_differences_2: dict[str, int]
     word_buckets_1: list[WordBucket]
     word_buckets_2: list[WordBucket]
     ngrams_better_1: list[NGramDifference]
@@ -50,6 +53,10 @@ class Comparison:
             "options": self.options,
             "bleu": {"sys1": self.bleu_1, "sys2": self.bleu_2},
             "bleu_by_reference_length": [bucket.as_dict() for bucket in self.length_buckets],
+            "sentences_by_length_difference": [
+                {"bucket": label, "sys1": count, "sys2": self.length_differences_2[label]}
+                for label, count in self.length_differences_1.items()
+            ],
             "word_f_measure_by_reference_frequency": [
                 {
                     "bucket": first.label,
@@ -107,6 +114,8 @@ def compare_systems(
         bleu_1=automatic.corpus_score("bleu", stats_1),
         bleu_2=automatic.corpus_score("bleu", stats_2),
         length_buckets=bleu_by_length(reference, stats_1, stats_2),
+        length_differences_1=length_difference_counts(reference, output_1),
+        length_differences_2=length_difference_counts(reference, output_2),
         word_buckets_1=word_accuracy_by_frequency(reference, output_1, frequencies=frequencies),
         word_buckets_2=word_accuracy_by_frequency(reference, output_2, frequencies=frequencies),
         ngrams_better_1=better_ngrams[0],

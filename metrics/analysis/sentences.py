@@ -26,7 +26,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metrics import automatic
-from metrics.analysis.buckets import LENGTH_CUTOFFS, bucket_labels, bucket_of
+from metrics.analysis.buckets import (
+    LENGTH_CUTOFFS,
+    LENGTH_DIFFERENCE_CUTOFFS,
+    bucket_labels,
+    bucket_of,
+)
 
 Sentence = Sequence[str]
 
@@ -87,6 +92,21 @@ def bleu_by_length(
         ]
         result.append(LengthBucket(label, int(chosen.sum()), *scores))
     return result
+
+
+def length_difference_counts(
+    reference: Sequence[Sentence],
+    output: Sequence[Sentence],
+    *,
+    cutoffs: Sequence[int] = LENGTH_DIFFERENCE_CUTOFFS,
+) -> dict[str, int]:
+    """How many sentences fall in each bucket of output length minus reference length (words),
+    compare-mt's ``lengthdiff`` buckets."""
+    counts = dict.fromkeys(bucket_labels(cutoffs), 0)
+    labels = list(counts)
+    for ref_sentence, out_sentence in zip(reference, output, strict=True):
+        counts[labels[bucket_of(len(out_sentence) - len(ref_sentence), cutoffs)]] += 1
+    return counts
 
 
 @dataclass(frozen=True)

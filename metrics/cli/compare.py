@@ -87,6 +87,9 @@ def _print_report(
     print("\n--- BLEU by reference length (words)\nlength\tsentences\tsys1\tsys2")
     for bucket in result.length_buckets:
         print(f"{bucket.label}\t{bucket.sentences}\t{bucket.bleu_1:.4f}\t{bucket.bleu_2:.4f}")
+    print("\n--- sentences by output length minus reference length (words)\ndifference\tsys1\tsys2")
+    for label, count in result.length_differences_1.items():
+        print(f"{label}\t{count}\t{result.length_differences_2[label]}")
     print("\n--- word F-measure by frequency in the reference\nfrequency\tsys1\tsys2")
     for first, second in zip(result.word_buckets_1, result.word_buckets_2, strict=True):
         print(f"{first.label}\t{first.f_measure:.4f}\t{second.f_measure:.4f}")

@@ -121,6 +121,17 @@ def test_bleu_by_length_matches_the_report_where_the_definitions_agree() -> None
     assert table["<10"] == (23.3613, 26.3236)
 
 
+def test_length_difference_counts_match_the_report() -> None:
+    table = report_table("--- bucket type: len(output)-len(reference), statistic type: count")
+    result = comparison()
+    assert list(table) == list(result.length_differences_1)
+    for label, (first, second) in table.items():
+        assert (result.length_differences_1[label], result.length_differences_2[label]) == (
+            first,
+            second,
+        )
+
+
 NGRAM_ROW = re.compile(r"^(.*)\t([0-9.]+) \(sys1=(\d+), sys2=(\d+)\)$")
 
 

@@ -41,6 +41,7 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "[10,20)\t979\t22.0624\t24.8458" in out
+    assert "\n-5\t107\t93\n" in out  # compare-mt's length-difference counts
     assert "sys2: This is a thrill of self ." in out
 
 
