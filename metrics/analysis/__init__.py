@@ -3,7 +3,8 @@
 Neubig et al. (2019), "compare-mt: A Tool for Holistic Comparison of Language Generation
 Systems". ``compare_systems`` gives, for two systems and one reference:
 
-* corpus BLEU per reference-length bucket (``metrics.analysis.sentences``);
+* corpus BLEU per reference-length bucket, and sentence counts per output-minus-reference
+  length bucket (``metrics.analysis.sentences``);
 * word F-measure per reference-frequency bucket (``metrics.analysis.words``);
 * the n-grams one system matches in the reference and the other does not
   (``metrics.analysis.ngrams``);
