@@ -73,7 +73,9 @@ def read_appraise_esa(lines: Iterable[str], *, name: str = "<input>") -> Iterato
         if not row:
             continue
         if len(row) != len(APPRAISE_COLUMNS):
-            raise InputError(name, line, f"expected {len(APPRAISE_COLUMNS)} fields, found {len(row)}")
+            raise InputError(
+                name, line, f"expected {len(APPRAISE_COLUMNS)} fields, found {len(row)}"
+            )
         try:
             yield _parse_row(row)
         except (ValueError, SpanError) as error:
@@ -188,3 +190,22 @@ def write_appraise_esa(rows: Iterable[AppraiseScore]) -> Iterator[str]:
 def format_number(value: float) -> str:
     """An integer-valued score without ``.0``; any other as Python's shortest repr."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def appraise_segments(rows: Iterable[AppraiseScore]) -> list[str]:
+    """A segment key per row: ``document_id#position``.
+
+    The export names no segment, only the document and the annotator's item number. Each
+    annotator sees a document's segments as consecutive items, so the position of a row
+    among that annotator's rows of the same document and item type (by itemId) is the
+    segment's place in the document, the same for every system that translated it.
+    """
+    rows = list(rows)
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for index, row in enumerate(rows):
+        groups.setdefault((row.login, row.document, row.item_type), []).append(index)
+    keys = [""] * len(rows)
+    for members in groups.values():
+        for position, index in enumerate(sorted(members, key=lambda i: rows[i].item_id)):
+            keys[index] = f"{rows[index].document_id}#{position}"
+    return keys

@@ -69,10 +69,15 @@ class MqmWeights:
         default = cls()
         exceptions = data.get("exceptions")
         return cls(
-            severity={k.lower(): float(v) for k, v in data.get("severity", default.severity).items()},
+            severity={
+                k.lower(): float(v) for k, v in data.get("severity", default.severity).items()
+            },
             exceptions=default.exceptions
             if exceptions is None
-            else {(e["severity"].lower(), e["category"].lower()): float(e["weight"]) for e in exceptions},
+            else {
+                (e["severity"].lower(), e["category"].lower()): float(e["weight"])
+                for e in exceptions
+            },
             non_translation=float(data.get("non_translation", default.non_translation)),
             non_translation_categories=tuple(
                 c.lower()
@@ -167,7 +172,9 @@ def rank_mqm(
         units, unit_system, n_systems, n_boot=n_boot, seed=seed, confidence=confidence
     )
     # Lower MQM is better: test and cluster on the negated scores.
-    p = paired_wilcoxon_greater(-per_segment.mean, per_segment.system, per_segment.segment, n_systems)
+    p = paired_wilcoxon_greater(
+        -per_segment.mean, per_segment.system, per_segment.segment, n_systems
+    )
     clusters = wmt_clusters(-means, p, alpha=alpha)
     segment_counts = np.bincount(per_segment.system, minlength=n_systems)
     rating_counts = np.bincount(systems, minlength=n_systems)

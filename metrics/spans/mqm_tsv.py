@@ -16,7 +16,17 @@ from dataclasses import dataclass
 from metrics.spans.span import Span, SpanError
 from metrics.wmt_csv import InputError
 
-MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+MQM_COLUMNS = (
+    "system",
+    "doc",
+    "doc_id",
+    "seg_id",
+    "rater",
+    "source",
+    "target",
+    "category",
+    "severity",
+)
 COMMENT_COLUMN = "comment"
 NO_ERROR = "No-error"
 OPEN_MARK, CLOSE_MARK = "<v>", "</v>"
@@ -58,7 +68,9 @@ def read_mqm_tsv(lines: Iterable[str], *, name: str = "<input>") -> Iterator[Mqm
             continue
         fields = text.split("\t")
         if len(fields) not in (len(MQM_COLUMNS), len(MQM_COLUMNS) + 1):
-            raise InputError(name, line_number, f"expected {len(header)} fields, found {len(fields)}")
+            raise InputError(
+                name, line_number, f"expected {len(header)} fields, found {len(fields)}"
+            )
         try:
             yield _parse_row(fields, with_comment)
         except (ValueError, SpanError) as error:

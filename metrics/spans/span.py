@@ -49,7 +49,9 @@ class Span:
             if not isinstance(self.start, int) or not isinstance(self.end, int):
                 raise SpanError("span offsets must be integers")
             if not 0 <= self.start <= self.end:
-                raise SpanError(f"span offsets must satisfy 0 <= start <= end: {self.start}, {self.end}")
+                raise SpanError(
+                    f"span offsets must satisfy 0 <= start <= end: {self.start}, {self.end}"
+                )
         if not isinstance(self.severity, str) or not self.severity.strip():
             raise SpanError("a span needs a severity")
         if self.side not in SIDES:
