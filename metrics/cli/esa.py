@@ -8,7 +8,15 @@ import sys
 from typing import Any
 
 from metrics.cli.spans_common import number, open_text, p_value_table, print_ranking, system_rows
-from metrics.spans import appraise_segments, error_breakdown, rank_esa, read_appraise_esa
+from metrics.spans import (
+    annotator_pairs,
+    appraise_segments,
+    corpus_span_f1,
+    error_breakdown,
+    rank_esa,
+    read_appraise_esa,
+    score_agreement,
+)
 from metrics.spans.appraise import AppraiseScore
 from metrics.spans.breakdown import span_statistics
 from metrics.wmt_csv import InputError
@@ -76,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         n_boot=args.bootstrap,
         seed=args.seed,
     )
-    report = _report(rows, ranking)
+    report = _report(rows, [segments[i] for i in chosen], ranking)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
@@ -94,10 +102,22 @@ def run(args: argparse.Namespace) -> int:
             f"{s['by_severity'].get('minor', 0):>6} {s['by_severity'].get('major', 0):>6} "
             f"{s['missing']:>7} {s['error_free_share']:>7.0%} {length:>6}"
         )
+    agreement = report["agreement"]
+    print()
+    print(
+        f"agreement over {agreement['annotator_pairs']} doubly annotated outputs: span F1 "
+        f"{_fmt(agreement['span_f1'])} (with severity {_fmt(agreement['span_f1_with_severity'])}),"
+        f" Krippendorff's alpha {_fmt(agreement['krippendorff_alpha'])},"
+        f" Kendall's tau {_fmt(agreement['kendall_tau'])}"
+    )
     return 0
 
 
-def _report(rows: list[AppraiseScore], ranking: Any) -> dict[str, Any]:
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _report(rows: list[AppraiseScore], segments: list[str], ranking: Any) -> dict[str, Any]:
     systems = system_rows(ranking.systems)
     order = [s["system"] for s in systems]
     statistics = {s.system: s.as_dict() for s in span_statistics((r.system, r.spans) for r in rows)}
@@ -113,6 +133,23 @@ def _report(rows: list[AppraiseScore], ranking: Any) -> dict[str, Any]:
         "p_values": p_value_table(ranking.p_values),
         "spans": [statistics[name] for name in order],
         "errors": breakdown.as_dict(),
+        "agreement": _agreement(rows, segments),
+    }
+
+
+def _agreement(rows: list[AppraiseScore], segments: list[str]) -> dict[str, Any]:
+    """Between annotators of the same system's segment: span F1 (micro) and score agreement."""
+    items = [f"{row.system}\t{segment}" for row, segment in zip(rows, segments, strict=True)]
+    logins = [row.login for row in rows]
+    pairs = annotator_pairs(zip(items, logins, (row.spans for row in rows), strict=True))
+    scores = score_agreement(items, logins, [row.score for row in rows], n_boot=0)
+    return {
+        "annotator_pairs": len(pairs),
+        "span_f1": number(corpus_span_f1(pairs).f1),
+        "span_f1_with_severity": number(corpus_span_f1(pairs, severity=True).f1),
+        "krippendorff_alpha": number(scores.alpha.kappa),
+        "kendall_tau": number(scores.tau),
+        "tau_annotator_pairs": scores.tau_pairs,
     }
 
 

@@ -6,6 +6,7 @@ Pure: plain Python and NumPy, no Django; scipy is imported inside the functions 
 from metrics.spans.agreement import (
     ScoreAgreement,
     SpanOverlap,
+    annotator_pairs,
     corpus_span_f1,
     score_agreement,
     span_f1,
@@ -59,6 +60,7 @@ __all__ = [
     "SpanError",
     "SpanItem",
     "SpanOverlap",
+    "annotator_pairs",
     "appraise_segments",
     "combine_stouffer",
     "corpus_span_f1",

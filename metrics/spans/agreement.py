@@ -135,3 +135,19 @@ def score_agreement(
         tau_pairs=pairs,
         tau_items=weight,
     )
+
+
+def annotator_pairs(
+    judgments: Iterable[tuple[Hashable, Hashable, Sequence[Span]]],
+) -> list[tuple[Sequence[Span], Sequence[Span]]]:
+    """Every pair of distinct annotators' spans on the same item, from (item, annotator,
+    spans) judgments; an annotator's first judgment of an item counts."""
+    by_item: dict[Hashable, dict[Hashable, Sequence[Span]]] = {}
+    for item, annotator, spans in judgments:
+        by_item.setdefault(item, {}).setdefault(annotator, spans)
+    pairs = []
+    for annotators in by_item.values():
+        spans_of = list(annotators.values())
+        for i, first in enumerate(spans_of):
+            pairs.extend((first, second) for second in spans_of[i + 1 :])
+    return pairs

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from metrics.rankings._resample import percentiles, resampled_group_means
-from metrics.rankings.likert import segment_scores, wmt_clusters
 from metrics.spans.significance import paired_wilcoxon_greater
 
 
@@ -59,6 +57,10 @@ def rank_esa(
     ``domains`` gives each judgment's domain, the same for every judgment of a segment.
     Intervals: percentile bootstrap resampling segments within each (system, domain).
     """
+    # Imported here: metrics.rankings loads scipy.stats, and metrics.spans stays quick to import.
+    from metrics.rankings._resample import percentiles, resampled_group_means
+    from metrics.rankings.likert import segment_scores, wmt_clusters
+
     raw = np.asarray(scores, dtype=np.float64)
     if not raw.size == len(systems) == len(segments):
         raise ValueError("scores, systems and segments need one entry per judgment")

@@ -16,7 +16,6 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics.rankings.likert import bootstrap_system_means, segment_scores, wmt_clusters
 from metrics.spans.significance import paired_wilcoxon_greater
 
 FloatArray = NDArray[np.float64]
@@ -156,6 +155,9 @@ def rank_mqm(
     significance is the one-sided Wilcoxon signed-rank test on the segments two systems share
     (a segment's score being its raters' mean); clusters and rank ranges as for DA.
     """
+    # Imported here: metrics.rankings loads scipy.stats, and metrics.spans stays quick to import.
+    from metrics.rankings.likert import bootstrap_system_means, segment_scores, wmt_clusters
+
     if average not in ("rating", "segment"):
         raise ValueError(f"unknown MQM average {average!r}")
     names, systems = np.unique(np.asarray(ratings.system, dtype=str), return_inverse=True)

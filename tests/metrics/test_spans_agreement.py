@@ -16,6 +16,7 @@ from scipy import stats
 
 from metrics.spans import (
     Span,
+    annotator_pairs,
     corpus_span_f1,
     error_breakdown,
     read_mqm_tsv,
@@ -147,3 +148,10 @@ def test_round_trip_reader_accepts_any_text_stream():
     text += "s\td\t1\t1\tr\tsrc\t<v>Ab</v>c\tStyle/Awkward\tMinor\n"
     (row,) = read_mqm_tsv(io.StringIO(text))
     assert row.span == Span(0, 2, "minor", "Style/Awkward") and row.target == "Abc"
+
+
+def test_annotator_pairs_pair_every_two_annotators_of_an_item():
+    a, b, c = [Span(0, 1, "minor")], [Span(1, 2, "minor")], []
+    judgments = [("x", "r1", a), ("x", "r2", b), ("x", "r3", c), ("y", "r1", a), ("x", "r1", c)]
+    # Item x: r1 (first judgment a), r2, r3 -> 3 pairs; item y has one annotator.
+    assert annotator_pairs(judgments) == [(a, b), (a, c), (b, c)]

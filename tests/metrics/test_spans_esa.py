@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import krippendorff
 import numpy as np
 import pytest
 from scipy import stats
@@ -182,3 +183,31 @@ def test_esa_command_refuses_bad_input(tmp_path, capsys):
     assert main(["esa", "--appraise", str(only_bad)]) == 2
     _, err = capsys.readouterr()
     assert "no judgments" in err
+
+
+def test_esa_command_agreement_matches_krippendorff_on_the_export(capsys):
+    code = main(["esa", "--appraise", str(ESA_EXPORT), "--json", "--bootstrap", "0"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    agreement = json.loads(out)["agreement"]
+    # Independently: a reliability matrix annotator x (system, document, position) of TGT rows.
+    with open(ESA_EXPORT, encoding="utf-8", newline="") as handle:
+        rows = [r for r in csv.reader(handle) if r[3] == "TGT"]
+    by_task: dict[tuple[str, str], list[list[str]]] = defaultdict(list)
+    for row in rows:
+        by_task[(row[0], row[7])].append(row)
+    cells: dict[tuple[str, str], float] = {}
+    for (login, document), task_rows in by_task.items():
+        for position, row in enumerate(sorted(task_rows, key=lambda r: int(r[2]))):
+            cells.setdefault(
+                (login, f"{row[1]}|{document.rsplit('#', 1)[0]}#{position}"), float(row[6])
+            )
+    logins = sorted({k[0] for k in cells})
+    units = sorted({k[1] for k in cells})
+    matrix = np.full((len(logins), len(units)), np.nan)
+    for (login, unit), value in cells.items():
+        matrix[logins.index(login), units.index(unit)] = value
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+    assert agreement["krippendorff_alpha"] == pytest.approx(expected, rel=1e-9)
+    assert agreement["annotator_pairs"] > 0
+    assert 0 < agreement["span_f1_with_severity"] <= agreement["span_f1"] < 1
