@@ -145,7 +145,7 @@ def annotator_pairs(
     by_item: dict[Hashable, dict[Hashable, Sequence[Span]]] = {}
     for item, annotator, spans in judgments:
         by_item.setdefault(item, {}).setdefault(annotator, spans)
-    pairs = []
+    pairs: list[tuple[Sequence[Span], Sequence[Span]]] = []
     for annotators in by_item.values():
         spans_of = list(annotators.values())
         for i, first in enumerate(spans_of):
