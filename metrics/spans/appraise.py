@@ -5,7 +5,8 @@ documentId#system, isCompleteDocument, error_spans_json, timeStart, timeEnd``. T
 JSON list of ``{"start_i", "end_i", "severity", "error_type"}`` with an inclusive end, or
 ``"missing"`` for both offsets (the missing-content marker). Written output is canonical: the
 JSON compact with the keys in that order, the score an integer when it is one, the times
-verbatim; a canonical file therefore comes back byte for byte.
+verbatim; a canonical file therefore comes back byte for byte. The export does not say which
+spans were pre-filled: that flag is lost on the way out.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from metrics.spans.span import Span, SpanError
 from metrics.wmt_csv import InputError
@@ -116,18 +118,23 @@ def _finite(text: str, label: str) -> float:
     return value
 
 
-def parse_appraise_spans(text: str) -> tuple[Span, ...]:
-    """Spans from Appraise's ``error_spans_json`` (inclusive ends, ``"missing"`` offsets)."""
-    try:
-        data = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError as error:
-        raise ValueError(f"error_spans_json is not JSON: {error.msg}") from None
+def parse_appraise_spans(spans: str | list[Any], *, prefilled: bool = False) -> tuple[Span, ...]:
+    """Spans in Appraise's form (inclusive ends, ``"missing"`` offsets): the export's
+    ``error_spans_json`` text, or the already-parsed list of a batch item's ``mqm`` field
+    (pass ``prefilled=True`` for ESA^AI's pre-filled spans)."""
+    if isinstance(spans, str):
+        try:
+            data = json.loads(spans) if spans.strip() else []
+        except json.JSONDecodeError as error:
+            raise ValueError(f"error_spans_json is not JSON: {error.msg}") from None
+    else:
+        data = spans
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
-        raise ValueError("error_spans_json must be a list of objects")
-    return tuple(_appraise_span(entry) for entry in data)
+        raise ValueError("Appraise spans must be a list of objects")
+    return tuple(_appraise_span(entry, prefilled) for entry in data)
 
 
-def _appraise_span(entry: dict[str, object]) -> Span:
+def _appraise_span(entry: dict[str, object], prefilled: bool) -> Span:
     start, end = entry.get("start_i"), entry.get("end_i")
     severity, category = entry.get("severity"), entry.get("error_type")
     if not isinstance(severity, str):
@@ -135,12 +142,12 @@ def _appraise_span(entry: dict[str, object]) -> Span:
     if category is not None and not isinstance(category, str):
         raise ValueError(f"error_type must be a string or null: {entry}")
     if start == MISSING_OFFSET and end == MISSING_OFFSET:
-        return Span.missing(severity, category)
+        return Span.missing(severity, category, prefilled=prefilled)
     if type(start) is not int or type(end) is not int:
         raise ValueError(f"start_i and end_i must be integers or both 'missing': {entry}")
     if end < start - 1:
         raise ValueError(f"end_i is before start_i: {entry}")
-    return Span.from_inclusive(start, end, severity, category)
+    return Span.from_inclusive(start, end, severity, category, prefilled=prefilled)
 
 
 def format_appraise_spans(spans: Iterable[Span]) -> str:

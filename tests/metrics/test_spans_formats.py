@@ -265,3 +265,16 @@ def test_bad_jsonl_lines_name_their_line(line, problem):
     good = '{"spans": []}\n'
     with pytest.raises(InputError, match=rf"items.jsonl, line 2: .*{problem}"):
         list(read_spans_jsonl(io.StringIO(good + line + "\n"), name="items.jsonl"))
+
+
+def test_appraise_batch_spans_come_in_as_prefilled():
+    from metrics.spans import parse_appraise_spans
+
+    batch_field = [
+        {"start_i": 0, "end_i": 2, "severity": "major"},
+        {"start_i": "missing", "end_i": "missing", "severity": "minor"},
+    ]
+    spans = parse_appraise_spans(batch_field, prefilled=True)
+    assert spans == (Span(0, 3, "major", prefilled=True), Span.missing("minor", prefilled=True))
+    with pytest.raises(ValueError, match="list of objects"):
+        parse_appraise_spans({"start_i": 0})  # type: ignore[arg-type]
