@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.spans.span import Span, SpanError
+from metrics.spans.span import Span, SpanError, without_bom
 from metrics.wmt_csv import InputError
 
 APPRAISE_COLUMNS = (
@@ -69,7 +69,7 @@ def read_appraise_esa(lines: Iterable[str], *, name: str = "<input>") -> Iterato
     Raises ``InputError`` naming the line of the first bad row; rows before it were yielded.
     Callers that must validate a whole upload before writing collect the rows first.
     """
-    reader = csv.reader(lines)
+    reader = csv.reader(without_bom(lines))
     for row in reader:
         line = reader.line_num
         if not row:

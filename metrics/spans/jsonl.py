@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from metrics.spans.span import SIDES, Span, SpanError
+from metrics.spans.span import SIDES, Span, SpanError, without_bom
 from metrics.wmt_csv import InputError
 
 SPAN_KEYS = ("start", "end", "severity", "category", "prefilled")
@@ -31,7 +31,7 @@ class SpanItem:
 
 def read_spans_jsonl(lines: Iterable[str], *, name: str = "<input>") -> Iterator[SpanItem]:
     """Yield one ``SpanItem`` per non-blank line; ``InputError`` names the first bad line."""
-    for line_number, line in enumerate(lines, start=1):
+    for line_number, line in enumerate(without_bom(lines), start=1):
         if not line.strip():
             continue
         try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from metrics.spans.span import Span, SpanError
+from metrics.spans.span import Span, SpanError, without_bom
 from metrics.wmt_csv import InputError
 
 MQM_COLUMNS = (
@@ -57,7 +57,7 @@ class MqmRow:
 
 def read_mqm_tsv(lines: Iterable[str], *, name: str = "<input>") -> Iterator[MqmRow]:
     """Yield the rows of an MQM TSV; ``InputError`` names the first bad line."""
-    iterator = iter(lines)
+    iterator = without_bom(lines)
     header = next(iterator, "").rstrip("\r\n").split("\t")
     if tuple(header[: len(MQM_COLUMNS)]) != MQM_COLUMNS or len(header) > len(MQM_COLUMNS) + 1:
         raise InputError(name, 1, f"expected the header {' '.join(MQM_COLUMNS)} [comment]")

@@ -15,6 +15,7 @@ translation, which is what Appraise exports as ``"start_i": "missing"``. A zero-
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -101,3 +102,13 @@ def severity_rank(severity: str) -> int:
     """Position in ``SEVERITY_ORDER`` (0 = most severe); unknown severities come last."""
     lowered = severity.lower()
     return SEVERITY_ORDER.index(lowered) if lowered in SEVERITY_ORDER else len(SEVERITY_ORDER)
+
+
+def without_bom(lines: Iterable[str]) -> Iterator[str]:
+    """The lines with a UTF-8 byte-order mark (spreadsheet exports) dropped from the first."""
+    iterator = iter(lines)
+    first = next(iterator, None)
+    if first is None:
+        return
+    yield first.removeprefix("\ufeff")
+    yield from iterator

@@ -278,3 +278,13 @@ def test_appraise_batch_spans_come_in_as_prefilled():
     assert spans == (Span(0, 3, "major", prefilled=True), Span.missing("minor", prefilled=True))
     with pytest.raises(ValueError, match="list of objects"):
         parse_appraise_spans({"start_i": 0})  # type: ignore[arg-type]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_field():
+    appraise = "\ufeffalice,A,1,TGT,eng,deu,70,d#A,False,[],1,2\n"
+    (row,) = read_appraise_esa(io.StringIO(appraise, newline=""))
+    assert row.login == "alice"
+    tsv = "\ufeffsystem\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    assert list(read_mqm_tsv(io.StringIO(tsv + "s\td\t1\t1\tr\tx\ty\tNo-error\tNo-error\n")))
+    (item,) = read_spans_jsonl(io.StringIO('\ufeff{"spans": []}\n'))
+    assert item.spans == ()
