@@ -31,6 +31,7 @@ from metrics.spans.jsonl import (
 )
 from metrics.spans.mqm import (
     DEFAULT_MQM_WEIGHTS,
+    GOOGLE_MQM_CATEGORIES,
     MqmRanking,
     MqmSystemScore,
     MqmWeights,
@@ -44,6 +45,7 @@ from metrics.spans.span import MAJOR, MINOR, Span, SpanError
 
 __all__ = [
     "DEFAULT_MQM_WEIGHTS",
+    "GOOGLE_MQM_CATEGORIES",
     "MAJOR",
     "MINOR",
     "AppraiseScore",

@@ -21,6 +21,34 @@ from metrics.spans.significance import paired_wilcoxon_greater
 FloatArray = NDArray[np.float64]
 Average = Literal["rating", "segment"]
 NO_ERROR_SEVERITY = "no-error"
+NON_TRANSLATION = "Non-translation!"
+
+# Google's MQM typology (Freitag et al., 2021, table 10) as its TSV files spell the categories;
+# a campaign may define its own. Non-translation is always major and covers the segment.
+GOOGLE_MQM_CATEGORIES = (
+    "Accuracy/Mistranslation",
+    "Accuracy/Addition",
+    "Accuracy/Omission",
+    "Accuracy/Untranslated text",
+    "Fluency/Grammar",
+    "Fluency/Spelling",
+    "Fluency/Punctuation",
+    "Fluency/Register",
+    "Fluency/Inconsistency",
+    "Fluency/Character encoding",
+    "Terminology/Inappropriate for context",
+    "Terminology/Inconsistent use of terminology",
+    "Style/Awkward",
+    "Locale convention/Address format",
+    "Locale convention/Currency format",
+    "Locale convention/Date format",
+    "Locale convention/Name format",
+    "Locale convention/Telephone format",
+    "Locale convention/Time format",
+    "Other",
+    "Source error",
+    NON_TRANSLATION,
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +66,7 @@ class MqmWeights:
         default_factory=lambda: {("minor", "fluency/punctuation"): 0.1}
     )
     non_translation: float = 25.0
-    non_translation_categories: tuple[str, ...] = ("non-translation", "non-translation!")
+    non_translation_categories: tuple[str, ...] = ("non-translation", NON_TRANSLATION.lower())
 
     def weight(self, severity: str, category: str | None) -> float:
         """The weight of one error; ``ValueError`` for a severity without a weight."""

@@ -197,3 +197,13 @@ def test_bootstrap_interval_matches_a_percentile_bootstrap_of_the_ratings():
     ).confidence_interval
     assert system.interval[0] == pytest.approx(reference.low, abs=0.03)
     assert system.interval[1] == pytest.approx(reference.high, abs=0.03)
+
+
+def test_the_ted_file_uses_only_googles_typology():
+    from metrics.spans import GOOGLE_MQM_CATEGORIES
+
+    with open(MQM_TSV, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    used = {row["category"] for row in rows} - {"No-error"}
+    assert used <= set(GOOGLE_MQM_CATEGORIES)
+    assert MqmWeights().weight("Major", GOOGLE_MQM_CATEGORIES[-1]) == 25
