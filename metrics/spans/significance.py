@@ -41,20 +41,34 @@ def paired_wilcoxon_greater(
         domain_of[seg] = np.asarray(domains, dtype=np.int64)
     domain_masks = [domain_of == d for d in np.unique(domain_of)]
     rated = ~np.isnan(table)
+    forward: dict[tuple[int, int], list[float]] = {}
+    backward: dict[tuple[int, int], list[float]] = {}
+    for domain in domain_masks:
+        # Pairs sharing the same segments are tested in one vectorised scipy call: in a
+        # campaign where every system has every segment that is all pairs at once.
+        by_shared: dict[bytes, list[tuple[int, int]]] = {}
+        for a in range(n_systems):
+            for b in range(a + 1, n_systems):
+                shared = rated[a] & rated[b] & domain
+                by_shared.setdefault(shared.tobytes(), []).append((a, b))
+        for key, pairs in by_shared.items():
+            columns = np.frombuffer(key, dtype=bool)
+            first = table[np.ix_([a for a, _ in pairs], columns)]
+            second = table[np.ix_([b for _, b in pairs], columns)]
+            differ = np.any(first != second, axis=1)
+            if not differ.any():
+                continue
+            first, second = first[differ], second[differ]
+            tested = [pair for pair, keep in zip(pairs, differ, strict=True) if keep]
+            p_forward = stats.wilcoxon(first, second, alternative="greater", axis=1).pvalue
+            p_backward = stats.wilcoxon(second, first, alternative="greater", axis=1).pvalue
+            for pair, p_ab, p_ba in zip(tested, p_forward, p_backward, strict=True):
+                forward.setdefault(pair, []).append(float(p_ab))
+                backward.setdefault(pair, []).append(float(p_ba))
     p = np.full((n_systems, n_systems), np.nan)
-    for a in range(n_systems):
-        for b in range(a + 1, n_systems):
-            shared = rated[a] & rated[b]
-            forward: list[float] = []
-            backward: list[float] = []
-            for mask in domain_masks:
-                first, second = table[a, shared & mask], table[b, shared & mask]
-                if not np.any(first != second):
-                    continue
-                forward.append(stats.wilcoxon(first, second, alternative="greater").pvalue)
-                backward.append(stats.wilcoxon(second, first, alternative="greater").pvalue)
-            p[a, b] = combine_stouffer(forward)
-            p[b, a] = combine_stouffer(backward)
+    for (a, b), p_values in forward.items():
+        p[a, b] = combine_stouffer(p_values)
+        p[b, a] = combine_stouffer(backward[(a, b)])
     return p
 
 

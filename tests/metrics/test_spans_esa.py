@@ -211,3 +211,33 @@ def test_esa_command_agreement_matches_krippendorff_on_the_export(capsys):
     assert agreement["krippendorff_alpha"] == pytest.approx(expected, rel=1e-9)
     assert agreement["annotator_pairs"] > 0
     assert 0 < agreement["span_f1_with_severity"] <= agreement["span_f1"] < 1
+
+
+def test_every_pair_is_tested_on_its_own_shared_segments():
+    # Four systems over 30 segments with gaps: the pairs share different sets of segments,
+    # two share all of theirs, and C equals D on every segment they share (no test: NaN).
+    rng = np.random.default_rng(8)
+    scores = {}
+    for system, gaps in (("A", ()), ("B", range(0, 30, 4)), ("C", range(1, 30, 5)), ("D", ())):
+        for segment in range(30):
+            if segment not in gaps:
+                scores[(system, segment)] = float(rng.integers(30, 100))
+    for segment in range(30):
+        if ("C", segment) in scores:
+            scores[("D", segment)] = scores[("C", segment)]
+    keys = sorted(scores)
+    ranking = rank_esa(
+        [scores[k] for k in keys], [k[0] for k in keys], [str(k[1]) for k in keys], n_boot=0
+    )
+    for first in "ABCD":
+        for second in "ABCD":
+            if first == second:
+                continue
+            shared = [s for s in range(30) if (first, s) in scores and (second, s) in scores]
+            x = [scores[(first, s)] for s in shared]
+            y = [scores[(second, s)] for s in shared]
+            if x == y:
+                assert np.isnan(ranking.p_values[first][second])
+                continue
+            expected = stats.wilcoxon(x, y, alternative="greater").pvalue
+            assert ranking.p_values[first][second] == pytest.approx(expected, rel=1e-12)
