@@ -39,7 +39,14 @@ from metrics.spans.mqm import (
     rank_mqm,
     rating_scores,
 )
-from metrics.spans.mqm_tsv import MqmRow, read_mqm_tsv, write_mqm_tsv
+from metrics.spans.mqm_tsv import (
+    MqmRating,
+    MqmRow,
+    group_ratings,
+    read_mqm_tsv,
+    write_mqm_tsv,
+    write_ratings,
+)
 from metrics.spans.significance import combine_stouffer, paired_wilcoxon_greater
 from metrics.spans.span import MAJOR, MINOR, Span, SpanError
 
@@ -53,6 +60,7 @@ __all__ = [
     "EsaRanking",
     "EsaSystemScore",
     "MqmRanking",
+    "MqmRating",
     "MqmRow",
     "MqmSystemScore",
     "MqmWeights",
@@ -68,6 +76,7 @@ __all__ = [
     "corpus_span_f1",
     "error_breakdown",
     "format_appraise_spans",
+    "group_ratings",
     "paired_wilcoxon_greater",
     "parse_appraise_spans",
     "rank_esa",
@@ -83,5 +92,6 @@ __all__ = [
     "span_to_dict",
     "write_appraise_esa",
     "write_mqm_tsv",
+    "write_ratings",
     "write_spans_jsonl",
 ]

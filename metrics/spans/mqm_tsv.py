@@ -148,3 +148,47 @@ def write_mqm_tsv(rows: Iterable[MqmRow], *, with_comment: bool = False) -> Iter
             if "\t" in field or "\n" in field or "\r" in field:
                 raise ValueError(f"an MQM TSV field cannot hold a tab or a line break: {field!r}")
         yield "\t".join(fields) + "\n"
+
+
+@dataclass(frozen=True)
+class MqmRating:
+    """One rater's judgment of one system's segment with all its spans (none if clean)."""
+
+    system: str
+    doc: str
+    doc_id: str
+    seg_id: str
+    rater: str
+    source: str
+    target: str
+    spans: tuple[Span, ...]
+
+    def rows(self) -> list[MqmRow]:
+        """The TSV rows of this rating: one per span, or a single No-error row."""
+        key = (self.system, self.doc, self.doc_id, self.seg_id, self.rater)
+        if not self.spans:
+            return [MqmRow(*key, self.source, self.target, None)]
+        return [MqmRow(*key, self.source, self.target, span) for span in self.spans]
+
+
+def group_ratings(rows: Iterable[MqmRow]) -> Iterator[MqmRating]:
+    """Join consecutive rows of the same (system, doc, doc_id, seg_id, rater) into ratings,
+    as Google's files list them; a No-error row contributes no span."""
+    current: MqmRating | None = None
+    current_key: tuple[str, ...] = ()
+    for row in rows:
+        key = (row.system, row.doc, row.doc_id, row.seg_id, row.rater)
+        spans = () if row.span is None else (row.span,)
+        if current is not None and key == current_key:
+            current = MqmRating(*key, current.source, current.target, current.spans + spans)
+            continue
+        if current is not None:
+            yield current
+        current, current_key = MqmRating(*key, row.source, row.target, spans), key
+    if current is not None:
+        yield current
+
+
+def write_ratings(ratings: Iterable[MqmRating]) -> Iterator[str]:
+    """The TSV of whole ratings (header first), for exports that hold judgments, not rows."""
+    return write_mqm_tsv(row for rating in ratings for row in rating.rows())

@@ -288,3 +288,17 @@ def test_a_byte_order_mark_is_not_part_of_the_first_field():
     assert list(read_mqm_tsv(io.StringIO(tsv + "s\td\t1\t1\tr\tx\ty\tNo-error\tNo-error\n")))
     (item,) = read_spans_jsonl(io.StringIO('\ufeff{"spans": []}\n'))
     assert item.spans == ()
+
+
+def test_ratings_group_the_ted_rows_and_write_them_back():
+    from metrics.spans import group_ratings, write_ratings
+
+    original = read_text(MQM_TSV)
+    rows = list(read_mqm_tsv(io.StringIO(original, newline="")))
+    ratings = list(group_ratings(rows))
+    # Google's file: 15 systems x 529 segments, one rater each; clean ratings have no span.
+    assert len(ratings) == 15 * 529
+    assert sum(not r.spans for r in ratings) == 4297
+    assert sum(len(r.spans) for r in ratings) == 9915 - 4297
+    again = list(group_ratings(read_mqm_tsv(io.StringIO("".join(write_ratings(ratings))))))
+    assert again == ratings
