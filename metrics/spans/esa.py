@@ -66,6 +66,8 @@ def rank_esa(
         raise ValueError("scores, systems and segments need one entry per judgment")
     if raw.size == 0:
         raise ValueError("no judgments to rank")
+    if not np.isfinite(raw).all():
+        raise ValueError("scores must be finite numbers")
     names, sys_codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
     seg_names, seg_codes = np.unique(np.asarray(segments, dtype=str), return_inverse=True)
     sys_codes, seg_codes = sys_codes.reshape(-1), seg_codes.reshape(-1)

@@ -188,6 +188,10 @@ def rank_mqm(
 
     if average not in ("rating", "segment"):
         raise ValueError(f"unknown MQM average {average!r}")
+    if not ratings.score.size == len(ratings.system) == len(ratings.segment):
+        raise ValueError("ratings need a system, a segment and a score each")
+    if ratings.score.size == 0:
+        raise ValueError("no ratings to rank")
     names, systems = np.unique(np.asarray(ratings.system, dtype=str), return_inverse=True)
     segments = np.unique(np.asarray(ratings.segment, dtype=str), return_inverse=True)[1]
     systems, segments = systems.reshape(-1), segments.reshape(-1)

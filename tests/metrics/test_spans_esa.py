@@ -241,3 +241,10 @@ def test_every_pair_is_tested_on_its_own_shared_segments():
                 continue
             expected = stats.wilcoxon(x, y, alternative="greater").pvalue
             assert ranking.p_values[first][second] == pytest.approx(expected, rel=1e-12)
+
+
+def test_non_finite_scores_are_refused():
+    with pytest.raises(ValueError, match="finite"):
+        rank_esa([50.0, float("nan")], ["A", "B"], ["s1", "s1"])
+    with pytest.raises(ValueError, match="no judgments"):
+        rank_esa([], [], [])

@@ -207,3 +207,10 @@ def test_the_ted_file_uses_only_googles_typology():
     used = {row["category"] for row in rows} - {"No-error"}
     assert used <= set(GOOGLE_MQM_CATEGORIES)
     assert MqmWeights().weight("Major", GOOGLE_MQM_CATEGORIES[-1]) == 25
+
+
+def test_ranking_nothing_or_nonsense_is_refused():
+    with pytest.raises(ValueError, match="no ratings"):
+        rank_mqm(rating_scores([]))
+    with pytest.raises(ValueError, match="unknown MQM average"):
+        rank_mqm(rating_scores([("A", "1", "r", "Minor", "Other")]), average="median")  # type: ignore[arg-type]
