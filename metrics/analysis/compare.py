@@ -28,6 +28,7 @@ def tokenise(
     if tokenize == "none" and not lowercase:
         return [line.split() for line in lines]
     metric = automatic.make_metric("bleu", tokenize=tokenize, lowercase=lowercase)
+    # sacrebleu's own preprocessing (case, then tokeniser), so the words are BLEU's words.
     return [metric._preprocess_segment(line).split() for line in lines]
 
 
