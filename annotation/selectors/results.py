@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Campaign, PairSignificance, RunScore
+from annotation.selectors.references import current_reference_set
 
 METRICS = ("bleu", "chrf", "ter")
 HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "ter": False}
@@ -42,9 +43,14 @@ class AutomaticResults:
 
 
 def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> AutomaticResults:
+    """Scores against the current reference set only: a run whose job has not yet recomputed
+    them after a reference upload has none (and no tests) until it has."""
     by_system: dict[int, SystemResult] = {}
     per_metric: dict[tuple[int, str], list[RunScore]] = defaultdict(list)
-    for score in RunScore.objects.filter(run__campaign=campaign).select_related("run__system"):
+    current = RunScore.objects.filter(
+        run__campaign=campaign, references=current_reference_set(campaign)
+    )
+    for score in current.select_related("run__system"):
         system = score.run.system
         by_system.setdefault(system.id, SystemResult(system.id, system.name))
         per_metric[(system.id, score.metric)].append(score)

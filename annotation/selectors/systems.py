@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.models import Campaign, Job, SystemRun
+from django.db.models import Prefetch
+
+from annotation.models import Campaign, Job, RunScore, SystemRun
+from annotation.selectors.references import current_reference_set
 
 
 @dataclass
@@ -13,12 +16,13 @@ class RunRow:
 
 
 def system_runs_with_jobs(campaign: Campaign) -> list[RunRow]:
-    """Every run of the campaign with its metrics job and scores, in three queries."""
+    """Every run of the campaign with its metrics job and its scores against the current
+    reference set, in four queries."""
+    current = RunScore.objects.filter(references=current_reference_set(campaign))
     runs = list(
         SystemRun.objects.filter(campaign=campaign)
         .select_related("system")
-        .prefetch_related("scores")
-        .annotate()
+        .prefetch_related(Prefetch("scores", queryset=current))
     )
     jobs = {
         job.target_id: job
