@@ -175,6 +175,7 @@ class AutomaticResultsApi(APIView):
     class ScoreRowSerializer(serializers.Serializer):
         system = serializers.CharField()
         metric = serializers.CharField()
+        references = serializers.CharField(help_text="The reference set scored against: A+C")
         score = serializers.FloatField()
         ci_low = serializers.FloatField()
         ci_high = serializers.FloatField()

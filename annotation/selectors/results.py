@@ -33,6 +33,7 @@ class SystemResult:
 @dataclass
 class AutomaticResults:
     systems: list[SystemResult]
+    reference_set: str  # the key every score here was computed against, e.g. "A+C"
     # (metric, method) -> {(system_a_id, system_b_id): PairSignificance}, both orders.
     tests: dict[tuple[str, str], dict[tuple[int, int], PairSignificance]]
 
@@ -45,11 +46,10 @@ class AutomaticResults:
 def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> AutomaticResults:
     """Scores against the current reference set only: a run whose job has not yet recomputed
     them after a reference upload has none (and no tests) until it has."""
+    reference_set = current_reference_set(campaign)
     by_system: dict[int, SystemResult] = {}
     per_metric: dict[tuple[int, str], list[RunScore]] = defaultdict(list)
-    current = RunScore.objects.filter(
-        run__campaign=campaign, references=current_reference_set(campaign)
-    )
+    current = RunScore.objects.filter(run__campaign=campaign, references=reference_set)
     for score in current.select_related("run__system"):
         system = score.run.system
         by_system.setdefault(system.id, SystemResult(system.id, system.name))
@@ -83,7 +83,7 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
             tie=test.tie,
         )
         tests[(test.metric, test.method)][(test.system_b_id, test.system_a_id)] = mirrored
-    return AutomaticResults(systems, dict(tests))
+    return AutomaticResults(systems, reference_set, dict(tests))
 
 
 def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
@@ -95,6 +95,7 @@ def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
                 {
                     "system": system.name,
                     "metric": metric,
+                    "references": results.reference_set,
                     "score": round(score.score, 6),
                     "ci_low": round(score.ci_low, 6),
                     "ci_high": round(score.ci_high, 6),
