@@ -1,10 +1,13 @@
 """Jobs run by a real Celery worker against the real database and Redis (no eager mode)."""
 
+import threading
+import time
+
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from annotation.models import Job
-from annotation.services.jobs import job_dispatch_pending, job_request
+from annotation.services.jobs import job_dispatch_pending, job_finish, job_request, job_start
 from tests.conftest import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -47,8 +50,9 @@ def test_requesting_a_job_twice_runs_it_once_at_a_time(celery_worker_process):
 
 
 def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
-    """SIGKILL during a metrics job: the unacknowledged message comes back (late ack), a new
-    worker runs the job from the start, and its results are complete and not duplicated."""
+    """SIGKILL during a metrics job, its message lost too (as when Redis restarts): the job's
+    heartbeat stops, the dispatcher of another worker queues it again, and that worker runs it
+    from the start; its results are complete and not duplicated."""
     import os
     import signal
     import uuid
@@ -87,31 +91,33 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     # ... and the job goes to a queue of this test's own, so only its workers take it.
     job = Job.objects.create(kind=Job.Kind.RUN_METRICS, target_id=run.id, state=Job.State.QUEUED)
     queue = f"kill-{uuid.uuid4().hex[:6]}"
-    fast_redelivery = {
-        "CELERY_VISIBILITY_TIMEOUT": "3",
-        "CELERY_RESTORE_INTERVAL": "1",
-        "CELERY_RESTORE_THROTTLE": "1",
-    }
-    first = start_worker(queue, **fast_redelivery)
+    heartbeat = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_HEARTBEAT_TIMEOUT_SECONDS": "3"}
+    first = start_worker(queue, **heartbeat)
     run_job.apply_async(args=[job.id], queue=queue)
     # Kill it once BLEU and chrF are stored and TER (seconds of work) is under way.
     wait_for(lambda: Job.objects.filter(id=job.id, progress__gte=25).exists(), timeout=60)
-    assert Job.objects.get(id=job.id).attempts == 1
+    time.sleep(1.5)  # long enough for a beat after the last progress report
+    running = Job.objects.get(id=job.id)
+    assert running.attempts == 1
+    assert running.heartbeat > running.started_at  # it beats while it runs
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     first.log.close()
+    # The message is not delivered again: the unacknowledged copy expires only after the
+    # visibility timeout (15 minutes), so only the heartbeat can bring the job back.
     assert Job.objects.get(id=job.id).state == Job.State.RUNNING
     assert RunScore.objects.filter(run=run, metric="ter").count() == 0
     before = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
 
-    second = start_worker(queue, **fast_redelivery)
+    second = start_worker(queue, beat=True, **heartbeat)
     try:
         done = wait_for(
-            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=120
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=180
         )
     finally:
         stop_worker(second)
     assert done.attempts == 2
+    assert done.worker == ""
     assert sorted(RunScore.objects.filter(run=run).values_list("metric", flat=True)) == [
         "bleu",
         "chrf",
@@ -127,3 +133,33 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     after = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
     assert set(before) == {"bleu", "chrf"}
     assert {metric: after[metric] for metric in before} == before
+
+
+def test_of_workers_starting_one_job_together_exactly_one_runs_it():
+    job = Job.objects.create(kind=Job.Kind.PING, target_id=5, state=Job.State.QUEUED)
+    workers = 6
+    barrier = threading.Barrier(workers)
+    started: list[Job | None] = []
+
+    def take(name: str) -> None:
+        try:
+            barrier.wait()
+            started.append(job_start(job_id=job.id, worker=name))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=take, args=(f"worker-{n}",)) for n in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [taken for taken in started if taken is not None]
+    assert len(started) == workers and len(winners) == 1
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING
+    assert job.worker == winners[0].worker and job.attempts == 1
+    # A later duplicate message is dropped too, while the job runs and once it is done.
+    assert job_start(job_id=job.id, worker="late") is None
+    job_finish(job_id=job.id, worker=job.worker)
+    assert job_start(job_id=job.id, worker="late") is None
+    assert Job.objects.get(id=job.id).state == Job.State.DONE
