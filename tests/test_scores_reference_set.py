@@ -96,6 +96,7 @@ def test_second_reference_replaces_the_scores_everywhere(
     assert len(listed) == len(SYSTEMS)
     for row in listed:
         assert row["scores"] == pytest.approx(expected[row["system"]], abs=1e-9)
+        assert row["references"] == "A+C"
     body = api.get(f"/api/v1/campaigns/{campaign.id}/results/automatic").json()
     assert len(body["systems"]) == len(SYSTEMS) * 3
     for row in body["systems"]:
@@ -110,6 +111,10 @@ def test_second_reference_replaces_the_scores_everywhere(
         assert scores == pytest.approx({s: expected[s][metric] for s in SYSTEMS}, abs=1e-9)
 
     client.force_login(manager)
+    table = client.get(f"/campaigns/{campaign.id}/systems/").content.decode()
+    assert "reference set A+C" in table
+    assert table.count(f"{expected['UEdin']['chrf']:.2f}") == 1
+    assert f"{single['bleu']:.2f}" not in table
     page = client.get(f"/campaigns/{campaign.id}/results/automatic/").content.decode()
     assert "reference set A+C" in page
     assert f"{expected['Online-B']['bleu']:.2f}" in page

@@ -160,6 +160,7 @@ class SystemRunSerializer(serializers.Serializer):
         source="job.finished_at", allow_null=True, default=None
     )
     scores = serializers.DictField(child=serializers.FloatField())
+    references = serializers.CharField(help_text="The reference set the scores are against: A+C")
 
 
 class SystemListApi(APIView):

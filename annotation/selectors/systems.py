@@ -13,12 +13,14 @@ class RunRow:
     run: SystemRun
     job: Job | None
     scores: dict[str, float]
+    references: str  # the reference set ``scores`` are against, e.g. "A+C"
 
 
 def system_runs_with_jobs(campaign: Campaign) -> list[RunRow]:
     """Every run of the campaign with its metrics job and its scores against the current
     reference set, in four queries."""
-    current = RunScore.objects.filter(references=current_reference_set(campaign))
+    references = current_reference_set(campaign)
+    current = RunScore.objects.filter(references=references)
     runs = list(
         SystemRun.objects.filter(campaign=campaign)
         .select_related("system")
@@ -31,6 +33,11 @@ def system_runs_with_jobs(campaign: Campaign) -> list[RunRow]:
         )
     }
     return [
-        RunRow(run, jobs.get(run.id), {score.metric: score.score for score in run.scores.all()})
+        RunRow(
+            run,
+            jobs.get(run.id),
+            {score.metric: score.score for score in run.scores.all()},
+            references,
+        )
         for run in runs
     ]
