@@ -17,6 +17,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from annotation.models import Job
@@ -32,8 +33,11 @@ STARTABLE_STATES = (Job.State.PENDING, Job.State.QUEUED)
 
 
 def _worker_is_gone() -> Q:
-    """Running jobs whose worker stopped beating (killed, its host gone)."""
-    stale = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
+    """Running jobs whose worker stopped beating (killed, its host gone).
+
+    Heartbeats are written and compared in the database's clock, so workers and dispatchers
+    on hosts whose clocks differ agree on which worker is late."""
+    stale = Now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     return Q(state=Job.State.RUNNING) & (Q(heartbeat__lt=stale) | Q(heartbeat__isnull=True))
 
 
@@ -155,7 +159,6 @@ def job_start(*, job_id: int, worker: str) -> Job | None:
     moves it to running (PostgreSQL re-checks the condition on the row the other committed).
     A running job is taken over only when its worker stopped beating.
     """
-    now = timezone.now()
     startable = Q(state__in=STARTABLE_STATES) | (_worker_is_gone() & Q(attempts__lt=MAX_ATTEMPTS))
     taken = (
         Job.objects.filter(id=job_id)
@@ -163,8 +166,8 @@ def job_start(*, job_id: int, worker: str) -> Job | None:
         .update(
             state=Job.State.RUNNING,
             worker=worker[:200],
-            heartbeat=now,
-            started_at=now,
+            heartbeat=Now(),
+            started_at=Now(),
             finished_at=None,
             attempts=F("attempts") + 1,
             progress=0,
@@ -187,7 +190,7 @@ def job_heartbeat(*, job_id: int, worker: str) -> Iterator[None]:
             while not stop.wait(settings.JOB_HEARTBEAT_SECONDS):
                 try:
                     Job.objects.filter(id=job_id, state=Job.State.RUNNING, worker=worker).update(
-                        heartbeat=timezone.now()
+                        heartbeat=Now()
                     )
                 except DatabaseError as error:  # the next beat tries again
                     logger.warning("job %s: heartbeat not recorded: %s", job_id, error)
@@ -208,7 +211,7 @@ def job_progress_reporter(*, job_id: int) -> Callable[[int], None]:
 
     def report(percent: int) -> None:
         Job.objects.filter(id=job_id).update(
-            progress=max(0, min(100, int(percent))), heartbeat=timezone.now()
+            progress=max(0, min(100, int(percent))), heartbeat=Now()
         )
 
     return report
