@@ -153,3 +153,31 @@ def test_rows_of_a_superseded_set_never_show(campaign, manager):
     }
     # A test needs both systems scored against the same set: none until UEdin's job runs.
     assert not PairSignificance.objects.filter(campaign=campaign).exists()
+
+
+@pytest.mark.django_db
+def test_references_changed_during_the_job_are_noticed_before_storing(campaign, manager):
+    """Reference C arrives after the job stored BLEU against A alone: storing chrF finds the
+    set changed, stores nothing stale, and the job starts again against A and C."""
+    upload(campaign, manager, "source", WMT21 / "newstest2021.en-de.src.en")
+    upload(campaign, manager, "reference", reference_path("A"), name="A")
+    upload(campaign, manager, "system", hypothesis_path("Online-B"), name="Online-B")
+    run = SystemRun.objects.get()
+    seen = []
+
+    def report(percent):
+        seen.append(percent)
+        if len(seen) == 1:
+            assert set(RunScore.objects.values_list("metric", "references")) == {("bleu", "A")}
+            upload(campaign, manager, "reference", reference_path("C"), name="C")
+
+    run_metrics_compute(target_id=run.id, report_progress=report)
+    # BLEU against A, then (the store of chrF refused) every metric against A and C.
+    assert seen == [10, 10, 25, 85, 100]
+    stored = {
+        (m, k): score
+        for m, k, score in RunScore.objects.values_list("metric", "references", "score")
+    }
+    expected = sacrebleu_scores("Online-B", ["A", "C"])
+    assert stored == pytest.approx({(metric, "A+C"): score for metric, score in expected.items()})
+    assert set(RunStatistics.objects.values_list("references", flat=True)) == {"A+C"}
