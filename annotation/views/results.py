@@ -68,7 +68,17 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     writer = csv.writer(response)
-    columns = ["system", "metric", "score", "ci_low", "ci_high", "runs", "run_std", "signature"]
+    columns = [
+        "system",
+        "metric",
+        "references",
+        "score",
+        "ci_low",
+        "ci_high",
+        "runs",
+        "run_std",
+        "signature",
+    ]
     writer.writerow(columns)
     for row in scores:
         writer.writerow([_csv_safe(row[column]) for column in columns])
