@@ -8,13 +8,17 @@ plain loop over the judgments, written from the WMT formula.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from itertools import combinations
 
 import pytest
+from rest_framework.test import APIClient
 
+from annotation.exports import judgments_download
 from annotation.models import Judgment
 from annotation.selectors.human import human_results
+from metrics.cli import main
 from tests.human_support import judge_all
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +74,9 @@ def loop_kappa(listed: bool, intra: bool, task) -> tuple[float, float, float, in
     return (p_a - p_e) / (1 - p_e), p_a, p_e, len(items)
 
 
-def test_wmt_kappa_keys_items_by_display_order(launched, loaded_campaign, make_annotator):
+def test_wmt_kappa_keys_items_by_display_order(
+    launched, loaded_campaign, make_annotator, manager, client, capsys, tmp_path
+):
     # Three systems and the reference in groups of three: the second item of a segment is
     # filled up from the first, so some pairs of systems are shown twice, in either order.
     task = launched(
@@ -98,3 +104,28 @@ def test_wmt_kappa_keys_items_by_display_order(launched, loaded_campaign, make_a
     assert found["WMT kappa, inter-annotator"].kappa != pytest.approx(
         found["WMT kappa, inter-annotator (order-free)"].kappa
     )
+
+    # The API and the page carry both, the page says how they differ, and the WMT export read
+    # by `python -m metrics agreement` gives the same figures (with and without --order-free).
+    api = APIClient()
+    api.force_authenticate(manager)
+    document = api.get(f"/api/v1/campaigns/{loaded_campaign.id}/results/human").json()
+    (ranking,) = [t for t in document["tasks"] if t["task_type"] == "ranking"]
+    listed = {a["coefficient"]: a["value"] for a in ranking["agreement"]}
+    for name, kappa in found.items():
+        assert listed[name] == pytest.approx(kappa.kappa)
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{loaded_campaign.id}/results/human/").content.decode()
+    assert "WMT kappa, inter-annotator (order-free)" in page
+    assert "as the WMT organisers computed it" in page
+    export = tmp_path / "rankings.csv"
+    response = judgments_download(campaign=loaded_campaign, fmt="wmt", task=task)
+    export.write_bytes(b"".join(response.streaming_content))
+    for option, suffix in (([], ""), (["--order-free"], " (order-free)")):
+        command = ["agreement", "--rankings", str(export), "--json", "--bootstrap", "0", *option]
+        assert main(command) == 0
+        (section,) = json.loads(capsys.readouterr().out)["language_pairs"].values()
+        for kind in ("inter", "intra"):
+            assert section[kind]["kappa"] == pytest.approx(
+                found[f"WMT kappa, {kind}-annotator{suffix}"].kappa
+            )
