@@ -92,28 +92,39 @@ def test_z_and_raw_intervals_equal_scipy_bootstrap_over_segments() -> None:
             assert_apart(scipy_percentile((values[rows],), np.mean), expected)
 
 
-# --- HTER: segments resampled within each system.
+# --- HTER: segments (with all their post-edits) resampled within each system.
 
 
 def test_hter_intervals_equal_scipy_bootstrap_over_segments() -> None:
+    """Three post-edits of each output, alike within a segment (some outputs need far more
+    editing than others): the segment, not the single post-edit, is the unit."""
     rng = np.random.default_rng(9)
-    systems = rng.integers(0, 3, 600)
-    lengths = rng.integers(1, 40, 600)
-    edits = rng.binomial(lengths, np.array([0.1, 0.2, 0.3])[systems])
-    result = hter_by_system(systems, edits, lengths, n_boot=B, seed=2)
+    system = np.repeat(np.arange(3), 3 * 120)
+    segment = np.tile(np.repeat(np.arange(120), 3), 3)
+    lengths = rng.integers(5, 40, system.size)
+    difficulty = rng.beta(1, 4, (3, 120))[system, segment]
+    edits = rng.binomial(lengths, np.clip(difficulty + 0.05 * system, 0, 1))
+    result = hter_by_system(system, edits, lengths, segments=segment, n_boot=B, seed=2)
     for entry in result:
-        rows = systems == entry.system
-        e, n = edits[rows].astype(float), lengths[rows].astype(float)
-        expected = scipy_percentile((e / n,), np.mean)
-        assert_close(entry.mean_interval, expected)
+        rows = system == entry.system
+        e, n, g = edits[rows].astype(float), lengths[rows].astype(float), segment[rows]
+        seg_hter = np.array([np.mean(e[g == k] / n[g == k]) for k in range(120)])
+        seg_edits = np.array([e[g == k].sum() for k in range(120)])
+        seg_words = np.array([n[g == k].sum() for k in range(120)])
+        assert entry.segments == 120
+        assert entry.mean_hter == pytest.approx(seg_hter.mean())
+        assert entry.corpus_hter == pytest.approx(e.sum() / n.sum())
 
         def corpus(e, n, axis=-1):
             return e.sum(axis=axis) / n.sum(axis=axis)
 
-        expected = scipy_percentile((e, n), corpus, paired=True)
+        expected = scipy_percentile((seg_hter,), np.mean)
+        assert_close(entry.mean_interval, expected)
+        # Resampling single post-edits would give a much narrower interval.
+        assert_apart(scipy_percentile((e / n,), np.mean), expected)
+        expected = scipy_percentile((seg_edits, seg_words), corpus, paired=True)
         assert_close(entry.corpus_interval, expected)
-        # Resampling edits and lengths independently (not as segments) is another procedure.
-        assert_apart(scipy_percentile((e, n), corpus, paired=False), expected)
+        assert_apart(scipy_percentile((e, n), corpus, paired=True), expected)
 
 
 # --- WMT kappa: items resampled (inter), (judge, segment) groups with a repeat (intra).
