@@ -76,11 +76,13 @@ class PairLabels:
 
     ``system_a < system_b`` always (codes into ``systems``, which is sorted); ``segment`` and
     ``judge`` are codes into ``segments`` and ``judges``; ``label`` is LESS, TIE or GREATER;
-    ``b_listed_first`` is 1 where the ranking listed system B before system A, else 0.
+    ``b_listed_first`` is 1 where the ranking listed system B before system A, else 0;
+    ``ranking`` is the position of the row's ranking in the input (for resampling judgments).
     """
 
     segment: IntArray
     judge: IntArray
+    ranking: IntArray
     system_a: IntArray
     system_b: IntArray
     label: IntArray
@@ -108,8 +110,8 @@ class PairLabels:
 
 def ranking_labels(rankings: Iterable[Ranking]) -> PairLabels:
     """Expand rankings into canonical pairwise labels (see the module docstring)."""
-    rows: list[tuple[Hashable, str, str, str, int, int]] = []
-    for ranking in rankings:
+    rows: list[tuple[Hashable, str, str, str, int, int, int]] = []
+    for position, ranking in enumerate(rankings):
         if len(ranking.outputs) != len(ranking.ranks):
             raise ValueError("a ranking needs one rank per output")
         # A system listed twice in one ranking keeps its first entry only.
@@ -128,7 +130,7 @@ def ranking_labels(rankings: Iterable[Ranking]) -> PairLabels:
                         label, a, b, b_first = _compare(rank_x, rank_y), x, y, 0
                     else:
                         label, a, b, b_first = _compare(rank_y, rank_x), y, x, 1
-                    rows.append((ranking.segment, ranking.judge, a, b, label, b_first))
+                    rows.append((ranking.segment, ranking.judge, a, b, label, b_first, position))
     return _labels_from_rows(rows)
 
 
@@ -136,7 +138,9 @@ def _compare(rank_x: int, rank_y: int) -> int:
     return LESS if rank_x < rank_y else TIE if rank_x == rank_y else GREATER
 
 
-def _labels_from_rows(rows: list[tuple[Hashable, str, str, str, int, int]]) -> PairLabels:
+def _labels_from_rows(
+    rows: list[tuple[Hashable, str, str, str, int, int, int]],
+) -> PairLabels:
     systems = tuple(sorted({r[2] for r in rows} | {r[3] for r in rows}))
     judges = tuple(sorted({r[1] for r in rows}))
     segments = tuple(dict.fromkeys(r[0] for r in rows))
@@ -150,6 +154,7 @@ def _labels_from_rows(rows: list[tuple[Hashable, str, str, str, int, int]]) -> P
     return PairLabels(
         segment=column(segment_code[r[0]] for r in rows),
         judge=column(judge_code[r[1]] for r in rows),
+        ranking=column(r[6] for r in rows),
         system_a=column(system_code[r[2]] for r in rows),
         system_b=column(system_code[r[3]] for r in rows),
         label=column(r[4] for r in rows),

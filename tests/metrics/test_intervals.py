@@ -22,6 +22,8 @@ from metrics.agreement import (
     ORDER_FREE,
     fleiss_kappa,
     inter_annotator_cohen,
+    intra_annotator_cohen,
+    krippendorff_alpha,
     ranking_labels,
     wmt_kappa,
 )
@@ -241,7 +243,62 @@ def test_inter_annotator_cohen_resamples_the_items_it_rests_on() -> None:
     assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.1 * width)
 
 
-# --- Pairwise rank ranges: comparisons resampled; a plain loop with the same seed.
+def test_intra_annotator_cohen_interval_equals_scipy_bootstrap() -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(8)
+    first = rng.integers(1, 6, 200)
+    repeat = np.clip(first + rng.integers(-1, 2, 200), 1, 5)
+    raters = rng.integers(0, 10, 200)
+    items = np.arange(200)
+    ours = intra_annotator_cohen(
+        np.concatenate([items, items]),
+        np.concatenate([raters, raters]),
+        np.concatenate([first, repeat]),
+        n_boot=B,
+        seed=3,
+    )
+    # The unit: an annotator's item with its repeat.
+    expected = stats.bootstrap(
+        (np.arange(200),),
+        lambda i: cohen_kappa_score(first[i], repeat[i], labels=[1, 2, 3, 4, 5]),
+        n_resamples=3000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(1),
+    ).confidence_interval
+    width = expected.high - expected.low
+    assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.1 * width)
+
+
+def test_krippendorff_alpha_interval_equals_scipy_bootstrap() -> None:
+    import krippendorff
+
+    rng = np.random.default_rng(13)
+    truth = rng.integers(1, 6, 150)
+    matrix = np.full((4, 150), np.nan)
+    items, raters, labels = [], [], []
+    for item in range(150):
+        for rater in rng.choice(4, size=rng.integers(2, 5), replace=False):
+            label = int(np.clip(truth[item] + rng.integers(-1, 2), 1, 5))
+            matrix[rater, item] = label
+            items.append(item)
+            raters.append(rater)
+            labels.append(label)
+    ours = krippendorff_alpha(items, raters, labels, level="ordinal", n_boot=B, seed=2)
+    expected = stats.bootstrap(
+        (np.arange(150),),
+        lambda i: krippendorff.alpha(reliability_data=matrix[:, i], level_of_measurement="ordinal"),
+        n_resamples=2000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(1),
+    ).confidence_interval
+    width = expected.high - expected.low
+    assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.12 * width)
+
+
+# --- Pairwise rank ranges: judgments (rankings) resampled; a plain loop with the same seed.
 
 
 def likelihood_fit(wins: np.ndarray) -> np.ndarray:
@@ -253,23 +310,54 @@ def likelihood_fit(wins: np.ndarray) -> np.ndarray:
     return optimize.minimize(negative_log_likelihood, np.zeros(len(wins)), method="BFGS").x
 
 
-def test_rank_ranges_equal_a_plain_loop_with_the_same_seed() -> None:
-    labels = ranking_labels(read_wmt_rankings(WMT13)["French-English"])
-    a, b, label, n = labels.system_a, labels.system_b, labels.label, len(labels.systems)
-    n_boot, seed = 200, 8
-    result = rank_pairwise(a, b, label, n, n_boot=n_boot, seed=seed)
+def plain_rank_ranges(rankings: list, systems: list[str], n_boot: int, seed: int, by_ranking):
+    """Each replicate draws ``by_ranking`` units with replacement (a 5-way ranking and all its
+    comparisons, or single comparisons), counts wins, fits BT, ranks (1 = best)."""
+    code = {s: i for i, s in enumerate(systems)}
+    comparisons = []  # per ranking: (winner, loser) of its decided pairs
+    for ranking in rankings:
+        ranked = [(o[0], r) for o, r in zip(ranking.outputs, ranking.ranks, strict=True) if r != -1]
+        decided = []
+        for (x, rx), (y, ry) in itertools.combinations(ranked, 2):
+            if rx < ry:
+                decided.append((code[x], code[y]))
+            elif ry < rx:
+                decided.append((code[y], code[x]))
+            else:
+                decided.append(None)  # a tie: a comparison, dropped by the fit
+        if decided:
+            comparisons.append(decided)
+    units = comparisons if by_ranking else [[c] for r in comparisons for c in r]
     rng = np.random.default_rng(seed)
-    ranks = np.empty((n_boot, n), dtype=int)
+    ranks = np.empty((n_boot, len(systems)), dtype=int)
     for r in range(n_boot):
-        draw = rng.integers(0, a.size, size=a.size)  # one comparison per draw
-        wins = np.zeros((n, n))
-        for x, y, lab in zip(a[draw], b[draw], label[draw], strict=True):
-            if lab < 0:
-                wins[x, y] += 1
-            elif lab > 0:
-                wins[y, x] += 1
+        wins = np.zeros((len(systems), len(systems)))
+        for unit in rng.integers(0, len(units), size=len(units)):
+            for pair in units[unit]:
+                if pair is not None:
+                    wins[pair] += 1
         strength = likelihood_fit(wins)
         ranks[r] = [1 + int(np.sum(strength > s + 1e-6)) for s in strength]
-    for entry in result:
-        low, high = np.quantile(ranks[:, entry.system], [0.025, 0.975], method="inverted_cdf")
-        assert entry.rank_range == (int(low), int(high))
+    low, high = np.quantile(ranks, [0.025, 0.975], axis=0, method="inverted_cdf")
+    return {s: (int(low[i]), int(high[i])) for i, s in enumerate(systems)}
+
+
+def test_rank_ranges_equal_a_plain_loop_with_the_same_seed() -> None:
+    rankings = read_wmt_rankings(WMT13)["French-English"]
+    labels = ranking_labels(rankings)
+    n_boot, seed = 200, 8
+    result = rank_pairwise(
+        labels.system_a,
+        labels.system_b,
+        labels.label,
+        len(labels.systems),
+        judgments=labels.ranking,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    ours = {labels.systems[entry.system]: entry.rank_range for entry in result}
+    systems = list(labels.systems)
+    assert ours == plain_rank_ranges(rankings, systems, n_boot, seed, by_ranking=True)
+    # Drawing single comparisons, as if a ranking's ten were independent, is too narrow.
+    single = plain_rank_ranges(rankings, systems, n_boot, seed, by_ranking=False)
+    assert sum(h - low for low, h in single.values()) < sum(h - low for low, h in ours.values())

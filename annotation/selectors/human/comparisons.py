@@ -119,9 +119,10 @@ class PairwiseSystem:
 def pairwise_ranking(
     judged: Sequence[Judged], excluded: set[int]
 ) -> tuple[list[PairwiseSystem], int]:
-    """Win rates, Expected Wins and Bradley-Terry (ties dropped) with bootstrap rank ranges,
-    over the judgments of included annotators that are not planned repeats; and the number
-    of resamples behind the rank ranges.
+    """Win rates, Expected Wins and Bradley-Terry (ties dropped) with bootstrap rank ranges
+    (judgments resampled, each with all its comparisons), over the judgments of included
+    annotators that are not planned repeats; and the number of resamples behind the rank
+    ranges.
 
     A system that never wins (or never loses) has no finite Bradley-Terry strength and the
     fit runs to its iteration limit (tens of milliseconds). Resamples of a system with few
@@ -139,7 +140,13 @@ def pairwise_ranking(
     decided = min(wins.sum(axis=1).min(), wins.sum(axis=0).min())
     n_boot = N_BOOT if decided >= MIN_DECIDED else 0
     ranking = rank_pairwise(
-        labels.system_a, labels.system_b, labels.label, n_systems, n_boot=n_boot, seed=SEED
+        labels.system_a,
+        labels.system_b,
+        labels.label,
+        n_systems,
+        judgments=labels.ranking,
+        n_boot=n_boot,
+        seed=SEED,
     )
     return [PairwiseSystem(labels.systems[s.system], s) for s in ranking], n_boot
 
