@@ -217,7 +217,8 @@ def test_fleiss_kappa_interval_equals_scipy_bootstrap() -> None:
 
 
 def test_inter_annotator_cohen_resamples_the_items_it_rests_on() -> None:
-    """Items judged once carry no pair of labels: resampling them only adds noise."""
+    """The unit is an item with a pair of labels; an item judged once is not drawn. A plain
+    loop with the same seed draws the 120 paired items (in item order) and asks sklearn."""
     from sklearn.metrics import cohen_kappa_score
 
     rng = np.random.default_rng(12)
@@ -229,18 +230,16 @@ def test_inter_annotator_cohen_resamples_the_items_it_rests_on() -> None:
     items = np.concatenate([np.arange(120), np.arange(120), np.arange(120, 480)])
     raters = np.concatenate([np.zeros(120), np.ones(120), np.zeros(360)]).astype(int)
     labels = np.concatenate([first, second, solo])
-    ours = inter_annotator_cohen(items, raters, labels, n_boot=B, seed=6)
-
-    expected = stats.bootstrap(
-        (np.arange(120),),
-        lambda i: cohen_kappa_score(first[i], second[i]),
-        n_resamples=3000,
-        method="percentile",
-        vectorized=False,
-        rng=np.random.default_rng(1),
-    ).confidence_interval
-    width = expected.high - expected.low
-    assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.1 * width)
+    n_boot, seed = 2000, 6
+    ours = inter_annotator_cohen(items, raters, labels, n_boot=n_boot, seed=seed)
+    assert ours.items == 120
+    draws = np.random.default_rng(seed)
+    replicates = []
+    for _ in range(n_boot):
+        drawn = draws.integers(0, 120, size=120)
+        replicates.append(cohen_kappa_score(first[drawn], second[drawn]))
+    expected = np.percentile(replicates, [2.5, 97.5])
+    assert ours.interval == pytest.approx(tuple(expected), abs=1e-12)
 
 
 def test_intra_annotator_cohen_interval_equals_scipy_bootstrap() -> None:
