@@ -161,7 +161,8 @@ def comparison_agreement(judged: Sequence[Judged], excluded: set[int]) -> list[A
     """WMT inter- and intra-annotator kappa over every label (repeats included, as WMT
     counted them), as the WMT organisers computed it and order-free; and Fleiss' kappa and
     nominal Krippendorff's alpha over the first judgments when some pair of outputs has more
-    than two annotators."""
+    than two annotators (standard coefficients: an item is a pair of outputs in either
+    order)."""
     counted = [j for j in judged if j.annotator_id not in excluded]
     result = []
     every = ranking_labels(j.ranking for j in counted)
