@@ -198,6 +198,7 @@ def _import_source(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
         planned.segments,
         campaign.id,
         warnings=planned.parsed.warnings,
+        documents=planned.documents,
     )
 
 

@@ -60,6 +60,7 @@ class ImportedFile:
     object_id: int
     run_number: int | None = None
     warnings: list[str] = field(default_factory=list)
+    documents: int = 0  # of a source with document ids
 
 
 def content_hash(texts: list[str]) -> str:
