@@ -60,7 +60,15 @@ def parse_wmt_xml(filename: str, data: bytes) -> WmtTestSet:
 
     reader = _Reader(filename)
     for doc in docs:
+        if doc.get("testsuite") is not None:
+            # Test suites ride along in some WMT files, without references: not the test set.
+            reader.source_warnings.append(
+                f"{filename}: document {doc.get('id')!r} is a test suite; skipped"
+            )
+            continue
         reader.read_document(doc)
+    if not reader.doc_ids:
+        raise UploadError(filename, "every <doc> is a test suite: there is no test set to import")
     return reader.result()
 
 
@@ -72,6 +80,7 @@ class _Reader:
         self.references: dict[str, list[Record]] | None = None
         self.systems: dict[str, list[Record]] | None = None
         self.warnings: list[str] = []
+        self.source_warnings: list[str] = []
         self.languages: tuple[str | None, str | None] = (None, None)
 
     def fail(self, problem: str) -> UploadError:
@@ -189,7 +198,7 @@ class _Reader:
         return WmtTestSet(
             source_language=self.languages[0],
             target_language=self.languages[1],
-            source=parsed("source", self.source, []),
+            source=parsed("source", self.source, self.source_warnings),
             references={
                 name: parsed(f"ref.{name}", records, [])
                 for name, records in (self.references or {}).items()
