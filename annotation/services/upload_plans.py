@@ -37,7 +37,9 @@ class PlannedFile:
 
     @property
     def documents(self) -> int:
-        """Documents of a source with document ids; 0 without."""
+        """Documents of a source with document ids; 0 without (and for other kinds)."""
+        if self.kind != "source":
+            return 0
         return len({record.doc_id for record in self.parsed.records if record.doc_id})
 
 
