@@ -1,6 +1,7 @@
 from django.db import migrations, models
 
-DEFAULT_DOCUMENT = "document-1"  # what imports named the document of a source without ids
+# What the imports named the one document of a source without ids (text files; Appraise).
+IMPLICIT_NAMES = ("document-1", "appraise")
 
 
 def mark_implicit(apps, schema_editor):
@@ -11,7 +12,7 @@ def mark_implicit(apps, schema_editor):
         .filter(n=1)
         .values("campaign_id")
     )
-    Document.objects.filter(external_id=DEFAULT_DOCUMENT, campaign_id__in=alone).update(
+    Document.objects.filter(external_id__in=IMPLICIT_NAMES, campaign_id__in=alone).update(
         implicit=True
     )
 
