@@ -327,7 +327,9 @@ def test_upload_form_previews_and_imports_wmt_xml(client, manager, de_fr):
     assert not Segment.objects.exists()
     pending = PendingUpload.objects.get()
     response = client.post(f"/campaigns/{de_fr.id}/upload/{pending.id}/confirm/", follow=True)
-    assert "imported source (48 segments in 3 documents)" in response.content.decode()
+    page = response.content.decode()
+    assert "imported source (48 segments in 3 documents)" in page
+    assert "<p>48 segments in 3 documents;" in page
     assert System.objects.filter(campaign=de_fr).count() == len(SYSTEMS)
 
 
@@ -429,7 +431,9 @@ def test_the_task_form_shows_the_refusal(client, manager, campaign):
         },
         follow=True,
     )
-    assert "context needs document ids" in response.content.decode()
+    page = response.content.decode()
+    assert "context needs document ids" in page
+    assert "2 segments without document ids (so no context)" in page
     assert not campaign.tasks.exists()
 
 
