@@ -193,6 +193,17 @@ def test_bad_wmt_xml_is_refused_whole(de_fr, manager, transform, match):
     assert message.startswith(XML.name)
 
 
+def test_test_suite_documents_are_skipped_with_a_warning(de_fr, manager):
+    marked = xml_bytes(
+        lambda t: t.replace(
+            '<doc origlang="de" id="faz.79579">', '<doc id="faz.79579" testsuite="x">'
+        )
+    )
+    results = import_xml(de_fr, manager, marked)
+    assert results[0].documents == 2 and results[0].segments == 13 + 24
+    assert results[0].warnings == [f"{XML.name}: document 'faz.79579' is a test suite; skipped"]
+
+
 def test_wmt_xml_into_a_campaign_with_a_source_is_refused(de_fr, manager):
     import_xml(de_fr, manager)
     refused_xml(de_fr, manager, xml_bytes(), "the campaign has its source already")
@@ -335,7 +346,7 @@ def test_upload_form_previews_and_imports_wmt_xml(client, manager, de_fr):
 
 def test_upload_form_takes_a_document_file_with_the_source(client, manager, campaign):
     client.force_login(manager)
-    client.post(
+    preview = client.post(
         f"/campaigns/{campaign.id}/upload/",
         {
             "kind": "source",
@@ -343,6 +354,7 @@ def test_upload_form_takes_a_document_file_with_the_source(client, manager, camp
             "documents": SimpleUploadedFile("s.docids", b"d1\nd2\n"),
         },
     )
+    assert '<td class="num">2</td>\n      <td class="num">2</td>' in preview.content.decode()
     pending = PendingUpload.objects.get()
     client.post(f"/campaigns/{campaign.id}/upload/{pending.id}/confirm/")
     assert list(Document.objects.values_list("external_id", flat=True)) == ["d1", "d2"]
