@@ -129,9 +129,9 @@ def plan_wmt_xml(campaign: Campaign, files: list[tuple[str, bytes]]) -> UploadPl
     if len(data) > limit:
         raise UploadError(filename, f"{len(data)} bytes is over the upload limit of {limit}")
     test_set = parse_wmt_xml(filename, data)
-    languages = (test_set.source_language, test_set.target_language)
+    languages = (test_set.source_language or "", test_set.target_language or "")
     expected = (campaign.source_language, campaign.target_language)
-    if languages[0] and languages[1] and languages != expected:
+    if all(languages) and [c.lower() for c in languages] != [c.lower() for c in expected]:
         raise UploadError(
             filename,
             f"the file translates {languages[0]}-{languages[1]}, "
