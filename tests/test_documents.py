@@ -141,6 +141,14 @@ def drop_segment(system, seg_id):
             "DOCTYPE or ENTITY declaration is not allowed",
         ),
         (
+            lambda t: t.replace(
+                "<dataset",
+                '<!DOCTYPE d [<!ENTITY p SYSTEM "file:///etc/passwd">]>\n<dataset',
+                1,
+            ).replace("Mattersburg-Bank:", "&p; Mattersburg-Bank:", 1),
+            "DOCTYPE or ENTITY declaration is not allowed",
+        ),
+        (
             lambda t: t.replace("<dataset", "<datasets", 1).replace("</dataset>", "</datasets>"),
             "the root element is <datasets>",
         ),
@@ -178,6 +186,7 @@ def drop_segment(system, seg_id):
     ids=[
         "malformed",
         "entity",
+        "external-entity",
         "root",
         "missing-segment",
         "duplicate-system",
