@@ -63,6 +63,9 @@ class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
     external_id = models.CharField(max_length=200)
     position = models.PositiveIntegerField()
+    # True for the one document made up for a source without document ids: its segments are
+    # not known to belong together, so no context is shown from them.
+    implicit = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["position"]
@@ -180,6 +183,9 @@ class PendingUpload(models.Model):
     kind = models.CharField(max_length=16)
     name = models.CharField(max_length=200, blank=True)
     add_run = models.BooleanField(default=False)
+    # The document-id file sent with a plain-text source, if any.
+    documents_filename = models.CharField(max_length=255, blank=True)
+    documents = models.BinaryField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
 

@@ -214,7 +214,10 @@ def _segments(campaign: Campaign, parsed: ParsedCampaign) -> dict[tuple[str, str
         documents.setdefault(
             document,
             Document(
-                campaign=campaign, external_id=document or "appraise", position=len(documents)
+                campaign=campaign,
+                external_id=document or "appraise",
+                position=len(documents),
+                implicit=not document,  # items without a documentID: no context from them
             ),
         )
     Document.objects.bulk_create(documents.values())

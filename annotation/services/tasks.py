@@ -24,6 +24,7 @@ from annotation.models import (
     Task,
     TaskType,
 )
+from annotation.selectors.annotation import campaign_has_documents
 
 HUMAN = "Human"  # the name under which the human reference is judged as a system
 MAX_PAIRS_PER_SEGMENT = 10
@@ -62,6 +63,13 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
             raise TaskError(f"{rate} is a share between 0 and 1")
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
+    if task.context_size and not campaign_has_documents(campaign):
+        raise TaskError(
+            "context needs document ids, and this campaign has none (a source without them is "
+            "one implicit document, so context would cross unrelated texts); set context "
+            "to 0, or upload a source with document ids (a doc_id column, a document file, "
+            "or WMT XML) to a new campaign"
+        )
     task.save()
     return task
 
