@@ -18,7 +18,7 @@ def mark_implicit(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotation", "0007_login_failures")]
+    dependencies = [("annotation", "0009_job_heartbeat")]
 
     operations = [
         migrations.AddField(
