@@ -26,6 +26,7 @@ from annotation.models import (
     Segment,
     System,
     SystemRun,
+    is_reserved_system_name,
 )
 from annotation.services.jobs import job_request
 from annotation.textfiles import (
@@ -161,6 +162,10 @@ def upload_plan(
             )
         if "\x00" in label:
             raise UploadError(filename, f"the {kind} name contains a NUL character")
+        if kind == "system" and is_reserved_system_name(label):
+            raise UploadError(
+                filename, f"{label!r} names the human reference in the results; rename the system"
+            )
         if label in seen_names and not add_run:
             raise UploadError(filename, f"the name {label!r} is also that of {seen_names[label]}")
         if digest in seen_hashes:
