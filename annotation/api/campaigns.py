@@ -175,6 +175,9 @@ class AutomaticResultsApi(APIView):
     class ScoreRowSerializer(serializers.Serializer):
         system = serializers.CharField()
         metric = serializers.CharField()
+        better = serializers.ChoiceField(
+            choices=["higher", "lower"], help_text="which way the metric improves (TER: lower)"
+        )
         score = serializers.FloatField()
         ci_low = serializers.FloatField()
         ci_high = serializers.FloatField()
