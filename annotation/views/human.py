@@ -128,7 +128,8 @@ def _task_of(campaign_id: int, request) -> Task | None:
     task_id = request.GET.get("task")
     if not task_id:
         return None
-    if not task_id.isdigit():
+    # isdigit() alone lets through digits int() cannot read, such as "²" (a 500).
+    if not (task_id.isascii() and task_id.isdigit()):
         raise Http404("no such task")
     return get_object_or_404(Task, id=int(task_id), campaign_id=campaign_id)
 
