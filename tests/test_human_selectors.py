@@ -283,7 +283,8 @@ def test_hter_per_system(launched, loaded_campaign, make_annotator):
     assert {s.name for s in result.hter} == set(by_system)
     for s in result.hter:
         values = np.array(by_system[s.name])
-        assert s.score.corpus_hter == pytest.approx(values[:, 0].sum() / values[:, 1].sum())
+        # In percent, as the stored segment HTER and sacrebleu's TER (tests/test_units.py).
+        assert s.score.corpus_hter == pytest.approx(100 * values[:, 0].sum() / values[:, 1].sum())
         assert s.score.mean_hter == pytest.approx(values[:, 2].mean())
         assert s.score.segments == len(values)
         assert s.score.corpus_interval[0] <= s.score.corpus_hter <= s.score.corpus_interval[1]
