@@ -73,7 +73,7 @@ def _item_type(row: dict[str, Any]) -> str:
 
 
 def _candidates(row: dict[str, Any], key: str) -> list[Any]:
-    """A candidate field (``candidate_systems`` or ``candidate_types``), parsed once."""
+    """A candidate field (``candidate_systems``), parsed once."""
     value = row[key]
     if isinstance(value, str):
         value = row[key] = json.loads(value)

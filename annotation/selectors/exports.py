@@ -38,7 +38,7 @@ def judgment_export_rows(
 
     ``excluded`` is true for judgments excluded one by one and for those of annotators an
     organiser left out; ``included_only`` drops both, leaving what the rankings count.
-    ``candidate_systems`` and ``candidate_types`` are JSON texts.
+    ``candidate_systems`` is JSON text.
     """
     excluded = excluded_annotators(campaign.id)
     judgments = Judgment.objects.filter(task__campaign=campaign)
@@ -49,7 +49,6 @@ def judgment_export_rows(
     rows = (
         judgments.annotate(
             candidate_systems=_candidate_field("systems"),
-            candidate_types=_candidate_field("type"),
         )
         .order_by("id")
         .values(
@@ -72,7 +71,6 @@ def judgment_export_rows(
             "duration_ms",
             "excluded",
             "candidate_systems",
-            "candidate_types",
             username=F("annotator__username"),
             item_number=F("item__external_id"),
             item_kind=F("item__item_type"),
