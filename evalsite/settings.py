@@ -261,6 +261,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "evalsite")
+# A running job's worker beats this often; a job whose heartbeat is older than the timeout lost
+# its worker (killed, host gone) and the dispatcher queues it again.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
+JOB_HEARTBEAT_TIMEOUT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_TIMEOUT_SECONDS", "60"))
 
 # Uploads: checked by the import service before anything is written.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))

@@ -24,12 +24,17 @@ SYSTEMS = {
     "<script>alert(1)</script>": b"eins zwei drei\nsieben acht neun zehn elf\nzwolf\n",
     "plain": b"ein zwo\nsieben\nzwolf dreizehn vierzehn\n",
 }
+REFERENCE = b"eins zwei drei vier funf sechs\nsieben acht neun zehn elf\nzwolf dreizehn\n"
 QUALITY = {"good": 5, "<script>alert(1)</script>": 4, "plain": 2}
 
 
 @pytest.fixture
 def results(campaign, manager, make_annotator, django_user_model):
     upload_import(campaign=campaign, kind="source", files=[("s.en", SOURCE)], user=manager)
+    # The reference set the scores below are filed under (only the current set counts).
+    upload_import(
+        campaign=campaign, kind="reference", name="A", files=[("r.de", REFERENCE)], user=manager
+    )
     for i, (name, data) in enumerate(SYSTEMS.items()):
         upload_import(
             campaign=campaign, kind="system", name=name, files=[("x.de", data)], user=manager

@@ -160,6 +160,7 @@ class SystemRunSerializer(serializers.Serializer):
         source="job.finished_at", allow_null=True, default=None
     )
     scores = serializers.DictField(child=serializers.FloatField())
+    references = serializers.CharField(help_text="The reference set the scores are against: A+C")
 
 
 class SystemListApi(APIView):
@@ -178,6 +179,7 @@ class AutomaticResultsApi(APIView):
         better = serializers.ChoiceField(
             choices=["higher", "lower"], help_text="which way the metric improves (TER: lower)"
         )
+        references = serializers.CharField(help_text="The reference set scored against: A+C")
         score = serializers.FloatField()
         ci_low = serializers.FloatField()
         ci_high = serializers.FloatField()

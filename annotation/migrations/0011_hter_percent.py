@@ -17,7 +17,7 @@ def to_fraction(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0007_login_failures"),
+        ("annotation", "0009_job_heartbeat"),
     ]
 
     operations = [migrations.RunPython(to_percent, to_fraction)]

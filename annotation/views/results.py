@@ -73,6 +73,7 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
         "system",
         "metric",
         "better",
+        "references",
         "score",
         "ci_low",
         "ci_high",

@@ -1,10 +1,13 @@
 """HTER per system: mean segment HTER and corpus HTER, with bootstrap intervals.
 
-Input convention: one entry per post-edited segment, ``systems`` as integer codes,
-``edits`` the number of edits turning the output into its post-edit and ``lengths`` the
-post-edit's length in words (the reference length of TER). HTER is in percent, the unit
-sacrebleu gives TER in (25.0 for one edit in four words). A segment with an empty post-edit
-has HTER 0 without edits and 100 with edits, as sacrebleu's TER scores it.
+Input convention: one entry per post-edit, ``systems`` as integer codes, ``edits`` the number
+of edits turning the output into its post-edit and ``lengths`` the post-edit's length in words
+(the reference length of TER), and optionally ``segments`` coding which segment the output is
+of. Several post-edits of one output (several annotators) are one segment: its HTER is their
+mean, and it is drawn whole by the bootstrap, as the Likert rankings draw segments. HTER is in
+percent, the unit sacrebleu gives TER in (25.0 for one edit in four words); a segment with an
+empty post-edit has HTER 0 without edits and 100 with edits, as sacrebleu's TER scores it
+(``metrics.postedit.segment_hter``).
 """
 
 from __future__ import annotations
@@ -33,20 +36,39 @@ def hter_by_system(
     edits: ArrayLike,
     lengths: ArrayLike,
     *,
+    segments: ArrayLike | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> list[HterScore]:
     """Mean segment HTER and corpus HTER (total edits / total post-edit words) per system.
 
-    Intervals resample each system's segments; both statistics share the same draws (the
+    Without ``segments`` every post-edit is a segment of its own. Intervals resample each
+    system's segments (with all their post-edits); both statistics share the same draws (the
     corpus ratio is the ratio of the resampled mean edits to the resampled mean length).
     """
-    sys_ = np.asarray(systems, dtype=np.int64)
+    row_system = np.asarray(systems, dtype=np.int64)
     e = np.asarray(edits, dtype=np.float64)
     n = np.asarray(lengths, dtype=np.float64)
-    n_systems = int(sys_.max(initial=-1)) + 1
-    columns = np.column_stack([segment_hter(e, n), e, n])
+    n_systems = int(row_system.max(initial=-1)) + 1
+    if segments is None:
+        unit = np.arange(row_system.size)
+    else:
+        seg = np.asarray(segments, dtype=np.int64)
+        n_seg = int(seg.max(initial=0)) + 1
+        unit = np.unique(row_system * n_seg + seg, return_inverse=True)[1].reshape(-1)
+    # One row per segment: its mean HTER, total edits and total post-edit words.
+    n_units = int(unit.max(initial=-1)) + 1
+    per_unit = np.bincount(unit, minlength=n_units).astype(np.float64)
+    columns = np.column_stack(
+        [
+            np.bincount(unit, weights=segment_hter(e, n), minlength=n_units) / per_unit,
+            np.bincount(unit, weights=e, minlength=n_units),
+            np.bincount(unit, weights=n, minlength=n_units),
+        ]
+    )
+    sys_ = np.zeros(n_units, dtype=np.int64)
+    sys_[unit] = row_system
     count = np.bincount(sys_, minlength=n_systems)
     sums = np.stack([np.bincount(sys_, weights=c, minlength=n_systems) for c in columns.T], axis=1)
     replicates = resampled_group_means(columns, sys_, n_systems, n_boot, seed)
