@@ -257,3 +257,11 @@ def test_result_query_strings_never_answer_5xx(name, path, names, world, db, dat
     if response.streaming:
         b"".join(response.streaming_content)  # errors while streaming count too
     _no_server_error(response, f"GET {path(world)} {query!r}")
+
+
+@settings(FUZZ, max_examples=8)  # the page computes every ranking: a second or so each
+@given(data=st.data())
+def test_human_results_query_string_never_answers_5xx(world, db, data):
+    query = data.draw(_fields(["weights", "human"]), label="query")
+    path = f"/campaigns/{world.campaign.id}/results/human/"
+    _no_server_error(client_for(world, ORG).get(path, query), f"GET {path} {query!r}")
