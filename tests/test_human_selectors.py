@@ -285,7 +285,8 @@ def test_hter_per_system(launched, loaded_campaign, make_annotator):
     assert {s.name for s in result.hter} == set(by_system)
     for s in result.hter:
         values = np.array(by_system[s.name])
-        assert s.score.corpus_hter == pytest.approx(values[:, 0].sum() / values[:, 1].sum())
+        # In percent, as the stored segment HTER and sacrebleu's TER (tests/test_units.py).
+        assert s.score.corpus_hter == pytest.approx(100 * values[:, 0].sum() / values[:, 1].sum())
         means = [np.mean(v) for (name, _), v in by_segment.items() if name == s.name]
         assert s.score.mean_hter == pytest.approx(np.mean(means))
         assert s.score.segments == len(means) == len(values) / 2

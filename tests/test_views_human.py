@@ -163,6 +163,9 @@ def test_wmt_download_needs_a_ranking_task(client, manager, results):
     assert rows[0][:6] == ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId"]
     assert client.get(f"{base}.xlsx").status_code == 404
     assert client.get(f"{base}.csv?task=999999").status_code == 404
+    # Found by the form fuzz test: "²" passed isdigit() and failed int() (a 500).
+    assert client.get(f"{base}.wmt?task=²").status_code == 404
+    assert client.get(f"{base}.csv?task=%C2%B2").status_code == 404
 
 
 def test_api_results_exclusions_and_downloads(manager, results):

@@ -198,6 +198,9 @@ class AutomaticResultsApi(APIView):
     class ScoreRowSerializer(serializers.Serializer):
         system = serializers.CharField()
         metric = serializers.CharField()
+        better = serializers.ChoiceField(
+            choices=["higher", "lower"], help_text="which way the metric improves (TER: lower)"
+        )
         references = serializers.CharField(help_text="The reference set scored against: A+C")
         score = serializers.FloatField()
         ci_low = serializers.FloatField()

@@ -124,6 +124,16 @@ class ReferenceSegment(models.Model):
         ]
 
 
+# The name under which the human reference is judged and ranked as a system. An uploaded
+# system may not take it, in any letter case, or its judgments would merge with the reference's.
+HUMAN = "Human"
+RESERVED_SYSTEM_NAMES = frozenset({HUMAN.casefold()})
+
+
+def is_reserved_system_name(name: str) -> bool:
+    return name.strip().casefold() in RESERVED_SYSTEM_NAMES
+
+
 class System(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
     name = models.CharField(max_length=200)

@@ -10,7 +10,13 @@ from annotation.models import Campaign, PairSignificance, RunScore
 from annotation.selectors.references import current_reference_set
 
 METRICS = ("bleu", "chrf", "ter")
+METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "ter": False}
+
+
+def better(metric: str) -> str:
+    """Which way a metric improves, as the pages, the API and the downloads say it."""
+    return "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
 
 
 @dataclass
@@ -95,6 +101,7 @@ def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
                 {
                     "system": system.name,
                     "metric": metric,
+                    "better": better(metric),
                     "references": results.reference_set,
                     "score": round(score.score, 6),
                     "ci_low": round(score.ci_low, 6),

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
+    HUMAN,
     LIKERT_TYPES,
     Campaign,
     Item,
@@ -26,7 +27,6 @@ from annotation.models import (
 )
 from annotation.selectors.annotation import campaign_has_documents
 
-HUMAN = "Human"  # the name under which the human reference is judged as a system
 MAX_PAIRS_PER_SEGMENT = 10
 SETTINGS = (
     "scale",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from annotation.models import Campaign, Reference, Segment, System
+from annotation.models import Campaign, Reference, Segment, System, is_reserved_system_name
 from annotation.textfiles import (
     ParsedFile,
     UploadError,
@@ -83,6 +83,10 @@ def check_name(filename: str, kind: str, label: str) -> None:
         )
     if "\x00" in label:
         raise UploadError(filename, f"the {kind} name contains a NUL character")
+    if kind == "system" and is_reserved_system_name(label):
+        raise UploadError(
+            filename, f"{label!r} names the human reference in the results; rename the system"
+        )
 
 
 def plan_source(

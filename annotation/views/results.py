@@ -12,13 +12,13 @@ from annotation.exports import _csv_safe
 from annotation.permissions import CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.results import (
+    METRIC_LABELS,
     METRICS,
     automatic_results,
     automatic_results_rows,
+    better,
     significance_rows,
 )
-
-METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 
 
 @login_required
@@ -34,7 +34,7 @@ def automatic_results_page(request, campaign_id: int):
                 for s in results.systems
                 if m in s.scores
             ],
-            title=f"{METRIC_LABELS[m]} with 95% bootstrap intervals",
+            title=f"{METRIC_LABELS[m]} ({better(m)} is better) with 95% bootstrap intervals",
         )
         for m in METRICS
     ]
@@ -50,6 +50,7 @@ def automatic_results_page(request, campaign_id: int):
             "metric_label": METRIC_LABELS[metric],
             "matrix": matrix,
             "metrics": METRIC_LABELS,
+            "lower_is_better": [m for m in METRICS if better(m) == "lower"],
         },
     )
 
@@ -71,6 +72,7 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
     columns = [
         "system",
         "metric",
+        "better",
         "references",
         "score",
         "ci_low",

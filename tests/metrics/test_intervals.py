@@ -110,20 +110,21 @@ def test_hter_intervals_equal_scipy_bootstrap_over_segments() -> None:
     for entry in result:
         rows = system == entry.system
         e, n, g = edits[rows].astype(float), lengths[rows].astype(float), segment[rows]
-        seg_hter = np.array([np.mean(e[g == k] / n[g == k]) for k in range(120)])
+        # HTER in percent, as sacrebleu gives TER.
+        seg_hter = np.array([np.mean(100 * e[g == k] / n[g == k]) for k in range(120)])
         seg_edits = np.array([e[g == k].sum() for k in range(120)])
         seg_words = np.array([n[g == k].sum() for k in range(120)])
         assert entry.segments == 120
         assert entry.mean_hter == pytest.approx(seg_hter.mean())
-        assert entry.corpus_hter == pytest.approx(e.sum() / n.sum())
+        assert entry.corpus_hter == pytest.approx(100 * e.sum() / n.sum())
 
         def corpus(e, n, axis=-1):
-            return e.sum(axis=axis) / n.sum(axis=axis)
+            return 100 * e.sum(axis=axis) / n.sum(axis=axis)
 
         expected = scipy_percentile((seg_hter,), np.mean)
         assert_close(entry.mean_interval, expected)
         # Resampling single post-edits would give a much narrower interval.
-        assert_apart(scipy_percentile((e / n,), np.mean), expected)
+        assert_apart(scipy_percentile((100 * e / n,), np.mean), expected)
         expected = scipy_percentile((seg_edits, seg_words), corpus, paired=True)
         assert_close(entry.corpus_interval, expected)
         assert_apart(scipy_percentile((e, n), corpus, paired=True), expected)
