@@ -1,4 +1,6 @@
-"""Automatic MT metrics (BLEU, chrF, chrF++, TER) on sacrebleu's sufficient statistics.
+"""Automatic MT metrics on per-segment statistics: BLEU, chrF, chrF++ and TER (sacrebleu's
+sufficient statistics) and the classic metrics of ``metrics.classic`` (METEOR, NIST, WER, PER,
+RIBES, LEPOR, hLEPOR, ROUGE-L, GTM, ULC), one registry for all.
 
 Each system is tokenised and matched against the references once per metric, giving a
 per-segment statistics matrix. Corpus scores, bootstrap resamples and paired tests are then
@@ -13,13 +15,16 @@ Statistics matrix contract (what the service stores):
     hypothesis 1..4-grams;
   - ``chrf`` (18) / ``chrf++`` (24): (hypothesis, reference, matching) n-gram counts for
     character orders 1..6, then (chrF++) word orders 1..2;
-  - ``ter`` (2): edits, average reference length.
+  - ``ter`` (2): edits, average reference length;
+  - the classic metrics: see ``metrics.classic`` and each metric's module (``n_statistics``
+    gives the width; ``decomposes`` says whether the columns are sufficient statistics or a
+    sentence score and a count).
 
 * ``stats_to_bytes(stats)`` gives little-endian float64 bytes; ``stats_from_bytes(metric, data)``
   restores the matrix (the number of columns is fixed per metric). Several runs of one system
   are stacked as ``(n_runs, n_segments, n_statistics)`` and stored one run at a time.
 
-Scores are on sacrebleu's 0-100 scale.
+Scores are on the 0-100 scale, except NIST. ``higher_is_better(metric)`` gives the direction.
 """
 
 from __future__ import annotations
@@ -34,9 +39,20 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric
 
-METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
+from metrics import classic
+from metrics.classic import ulc
+
+SACREBLEU_METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
+METRICS: Final = (*SACREBLEU_METRICS, *classic.CLASSIC_METRICS, classic.ULC)
 TOKENIZERS: Final = tuple(BLEU.TOKENIZERS)
-HIGHER_IS_BETTER: Final = {"bleu": True, "chrf": True, "chrf++": True, "ter": False}
+HIGHER_IS_BETTER: Final = {
+    "bleu": True,
+    "chrf": True,
+    "chrf++": True,
+    "ter": False,
+    **{key: spec.higher_is_better for key, spec in classic.SPECS.items()},
+    classic.ULC: True,
+}
 
 _BLEU_ORDER: Final = 4
 _CHRF_BETA: Final = 2
@@ -50,14 +66,34 @@ FloatArray = NDArray[np.floating]
 def check_metric(metric: str) -> str:
     """Return the lower-case metric key or raise ``ValueError`` for an unknown one."""
     key = metric.lower()
+    if classic.is_ulc(key):
+        return key if key == classic.ULC else "ulc:" + "+".join(ulc.components(key))
     if key not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     return key
 
 
+def higher_is_better(metric: str) -> bool:
+    """Direction of ``metric``: ``False`` for the error rates (TER, WER, PER)."""
+    key = check_metric(metric)
+    return True if classic.is_ulc(key) else HIGHER_IS_BETTER[key]
+
+
+def decomposes(metric: str) -> bool:
+    """Whether the statistics are sufficient statistics of the corpus score (``False``: they
+    are sentence scores with a count, averaged; RIBES, LEPOR, hLEPOR, ROUGE-L)."""
+    key = check_metric(metric)
+    if classic.is_ulc(key):
+        return all(decomposes(m) for m in ulc.components(key))
+    return classic.SPECS[key].decomposes if key in classic.SPECS else True
+
+
 def n_statistics(metric: str) -> int:
     """Number of columns of the statistics matrix of ``metric``."""
-    return _N_STATS[check_metric(metric)]
+    key = check_metric(metric)
+    if classic.is_ulc(key):
+        return ulc.n_statistics(key)
+    return classic.SPECS[key].n_stats if key in classic.SPECS else _N_STATS[key]
 
 
 def make_metric(
@@ -73,6 +109,8 @@ def make_metric(
     keeps sacrebleu's default case handling: case-sensitive BLEU and chrF, case-insensitive TER.
     """
     key = check_metric(metric)
+    if key not in SACREBLEU_METRICS:
+        raise ValueError(f"{key} is not a sacrebleu metric")
     if tokenize is not None and key != "bleu":
         raise ValueError(f"the tokenize option applies to BLEU only, not {key}")
     if tokenize is not None and tokenize not in TOKENIZERS:
@@ -111,13 +149,21 @@ def extract_statistics(
     *,
     tokenize: str | None = None,
     lowercase: bool | None = None,
+    language: str | None = None,
 ) -> NDArray[np.float64]:
     """Per-segment statistics of one system (see the module docstring for the layout).
 
     ``references`` is a list of reference streams, each as long as ``hypotheses``.
+    ``tokenize`` applies to BLEU and the classic metrics (default 13a), ``language`` to
+    METEOR's stemmer (default english).
     """
     return extract_statistics_many(
-        metric, [hypotheses], references, tokenize=tokenize, lowercase=lowercase
+        metric,
+        [hypotheses],
+        references,
+        tokenize=tokenize,
+        lowercase=lowercase,
+        language=language,
     )[0]
 
 
@@ -127,9 +173,25 @@ def _extract_chunk(
     references: list[list[str]],
     tokenize: str | None,
     lowercase: bool | None,
+    language: str | None = None,
 ) -> list[NDArray[np.float64]]:
     # The references are analysed once per chunk of systems.
-    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
+    if classic.is_ulc(metric):
+        parts = [
+            _extract_chunk(m, systems, references, tokenize, lowercase, language)
+            for m in ulc.components(metric)
+        ]
+        return [np.hstack(columns) for columns in zip(*parts, strict=True)]
+    if metric in classic.SPECS:
+        return classic.extract_systems(
+            metric, systems, references, tokenize=tokenize, lowercase=lowercase, language=language
+        )
+    sacre = make_metric(
+        metric,
+        tokenize=tokenize if metric == "bleu" else None,
+        lowercase=lowercase,
+        references=references,
+    )
     return [_extract(sacre, _N_STATS[metric], hypotheses) for hypotheses in systems]
 
 
@@ -140,6 +202,7 @@ def extract_statistics_many(
     *,
     tokenize: str | None = None,
     lowercase: bool | None = None,
+    language: str | None = None,
     jobs: int = 1,
 ) -> list[NDArray[np.float64]]:
     """Statistics of several systems against the same references, in order.
@@ -157,15 +220,18 @@ def extract_statistics_many(
             raise ValueError(f"system {number} has {len(hypotheses)} segments, expected {n}")
     refs = [list(stream) for stream in references]
     hyps = [list(hypotheses) for hypotheses in systems]
+    if tokenize is not None and tokenize not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
     if not n:
-        return [np.empty((0, _N_STATS[key])) for _ in hyps]
+        return [np.empty((0, n_statistics(key))) for _ in hyps]
     jobs = max(1, min(jobs, len(hyps)))
     if jobs == 1:
-        return _extract_chunk(key, hyps, refs, tokenize, lowercase)
+        return _extract_chunk(key, hyps, refs, tokenize, lowercase, language)
     chunks = [hyps[i::jobs] for i in range(jobs)]
     with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
         futures = [
-            pool.submit(_extract_chunk, key, chunk, refs, tokenize, lowercase) for chunk in chunks
+            pool.submit(_extract_chunk, key, chunk, refs, tokenize, lowercase, language)
+            for chunk in chunks
         ]
         parts = [future.result() for future in futures]
     # Undo the round-robin split.
@@ -272,8 +338,13 @@ def scores_from_columns(metric: str, columns: FloatArray) -> FloatArray:
     float32 or float64 only; resampling code builds this layout to avoid a transpose.
     """
     key = check_metric(metric)
-    if columns.ndim != 2 or len(columns) != _N_STATS[key]:
-        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got shape {columns.shape}")
+    width = n_statistics(key)
+    if columns.ndim != 2 or len(columns) != width:
+        raise ValueError(f"{key} needs {width} statistics, got shape {columns.shape}")
+    if classic.is_ulc(key):
+        return ulc.score_columns(key, columns)
+    if key in classic.SPECS:
+        return classic.score_function(key)(columns)
     if key == "bleu":
         return _bleu(columns)
     if key == "ter":
@@ -316,8 +387,8 @@ def sentence_scores(metric: str, stats: ArrayLike) -> NDArray[np.float64]:
     """
     key = check_metric(metric)
     columns = _columns(np.asarray(stats, dtype=np.float64))
-    if len(columns) != _N_STATS[key]:
-        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got {len(columns)}")
+    if len(columns) != n_statistics(key):
+        raise ValueError(f"{key} needs {n_statistics(key)} statistics, got {len(columns)}")
     if key == "bleu":
         return _bleu(columns, plus_one=True)
     return np.asarray(scores_from_columns(key, columns), dtype=np.float64)
@@ -346,13 +417,19 @@ def signature(
     bs: int | None = None,
     ar: int | None = None,
     seed: int | None = None,
+    language: str | None = None,
 ) -> str:
     """sacrebleu's signature string, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|...``.
 
     ``bs`` (bootstrap resamples), ``ar`` (randomisation trials) and ``seed`` are added as
-    sacrebleu does for ``--confidence`` and its paired tests.
+    sacrebleu does for ``--confidence`` and its paired tests. The classic metrics say their
+    options, their matching modules (METEOR), whether their statistics are sufficient or
+    sentence scores, and ``version:evalsite-...``.
     """
-    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase)
+    key = check_metric(metric)
+    if classic.is_classic(key):
+        return _classic_signature(key, n_refs, tokenize, lowercase, language, bs, ar, seed)
+    sacre = make_metric(key, tokenize=tokenize, lowercase=lowercase)
     sacre.num_refs = n_refs  # sacrebleu sets this when it reads the references
     sig = sacre.get_signature()
     if bs is not None:
@@ -362,3 +439,28 @@ def signature(
     if seed is not None:
         sig.update("seed", str(seed))
     return str(sig.format())
+
+
+def _classic_signature(
+    key: str,
+    n_refs: int,
+    tokenize: str | None,
+    lowercase: bool | None,
+    language: str | None,
+    bs: int | None,
+    ar: int | None,
+    seed: int | None,
+) -> str:
+    if classic.is_ulc(key):
+        parts = ulc.components(key)
+        fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
+    else:
+        fields = classic.signature_fields(key, lowercase=lowercase, tokenize=tokenize)
+        if key == "meteor":
+            from metrics.classic.meteor import modules
+
+            lang = language or "english"
+            fields += [f"lang:{lang}", f"mod:{'+'.join(modules(lang))}"]
+    tests = [f"{name}:{value}" for name, value in (("bs", bs), ("ar", ar), ("seed", seed))]
+    tests = [field for field, value in zip(tests, (bs, ar, seed), strict=True) if value is not None]
+    return "|".join([f"nrefs:{n_refs}", *fields, *tests, f"version:evalsite-{classic.VERSION}"])
