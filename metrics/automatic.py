@@ -112,7 +112,7 @@ def make_metric(
     if key not in SACREBLEU_METRICS:
         raise ValueError(f"{key} is not a sacrebleu metric")
     if tokenize is not None and key != "bleu":
-        raise ValueError(f"the tokenize option applies to BLEU only, not {key}")
+        raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
     refs = None if references is None else [list(stream) for stream in references]
@@ -178,7 +178,9 @@ def _extract_chunk(
     # The references are analysed once per chunk of systems.
     if classic.is_ulc(metric):
         parts = [
-            _extract_chunk(m, systems, references, tokenize, lowercase, language)
+            _extract_chunk(
+                m, systems, references, tokenize if _tokenized(m) else None, lowercase, language
+            )
             for m in ulc.components(metric)
         ]
         return [np.hstack(columns) for columns in zip(*parts, strict=True)]
@@ -186,13 +188,13 @@ def _extract_chunk(
         return classic.extract_systems(
             metric, systems, references, tokenize=tokenize, lowercase=lowercase, language=language
         )
-    sacre = make_metric(
-        metric,
-        tokenize=tokenize if metric == "bleu" else None,
-        lowercase=lowercase,
-        references=references,
-    )
+    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
     return [_extract(sacre, _N_STATS[metric], hypotheses) for hypotheses in systems]
+
+
+def _tokenized(key: str) -> bool:
+    # chrF works on characters and TER has its own tokeniser, as in sacrebleu.
+    return key == "bleu" or key in classic.SPECS
 
 
 def extract_statistics_many(
@@ -222,6 +224,8 @@ def extract_statistics_many(
     hyps = [list(hypotheses) for hypotheses in systems]
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
+    if tokenize is not None and not (_tokenized(key) or classic.is_ulc(key)):
+        raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if not n:
         return [np.empty((0, n_statistics(key))) for _ in hyps]
     jobs = max(1, min(jobs, len(hyps)))

@@ -10,17 +10,20 @@ For a hypothesis of c words against a reference of r words with m aligned words:
 
 The alignment is the papers' n-gram context alignment: a word found once in the reference is
 aligned to it; a word with several candidates takes the one whose n words before, or n words
-after, match its own context, and failing one such candidate the one nearest in relative
-position. Each reference word is aligned at most once (an assumption: the papers do not say).
+after, match its own context (the window cut at a sentence edge), and failing exactly one such
+candidate the one nearest in relative position (the earlier on a tie). Each reference word is
+aligned at most once (an assumption: the papers do not say).
 
 Defaults: α = 9, β = 1 (recall weighted, as LEPOR's experiments), n = 2, and hLEPOR's weights
 w_LP = 2, w_Pos = 1, w_HPR = 7 (the hLEPOR reference package's defaults); all are options and in
 the signature. The corpus score is the mean of the sentence scores (the LEPOR paper's LEPOR_A),
 each segment keeping its best reference; 0-100 here.
 
-nltk's ``lepor`` (α = β = 1 by default) equals this when no word repeats; with repeated words
-nltk may align several hypothesis words to one reference word, and its tie-break takes the
-farthest candidate.
+nltk's ``lepor`` (α = β = 1 by default) differs: its length penalty is the paper's inverted
+(exp(1 − c/r), above 1, for a short hypothesis), its position differences number the aligned
+words among themselves rather than by sentence position, it may align several hypothesis words
+to one reference word, and its tie-break takes the farthest candidate. The two agree on
+hypotheses that reorder the reference's words (tested).
 """
 
 from __future__ import annotations
@@ -50,13 +53,23 @@ def length_penalty(hyp_len: int, ref_len: int) -> float:
 
 
 def _context_matches(hyp: Tokens, ref: Tokens, i: int, j: int, n: int) -> bool:
-    def same(offsets: range) -> bool:
-        return all(
-            0 <= i + k < len(hyp) and 0 <= j + k < len(ref) and hyp[i + k] == ref[j + k]
-            for k in offsets
+    """Whether the up to ``n`` words before (or after) both positions are the same; the
+    window stops at either sentence's edge and must keep at least one word."""
+
+    def same(offsets: list[int]) -> bool:
+        inside = [k for k in offsets if 0 <= i + k < len(hyp) and 0 <= j + k < len(ref)]
+        return (
+            bool(inside)
+            and len(inside) == len([k for k in inside if hyp[i + k] == ref[j + k]])
+            and _contiguous(inside)
         )
 
-    return same(range(-n, 0)) or same(range(1, n + 1))
+    return same(list(range(-1, -n - 1, -1))) or same(list(range(1, n + 1)))
+
+
+def _contiguous(offsets: list[int]) -> bool:
+    # The window is the nearest words: it may be cut at an edge, never have a hole.
+    return all(abs(k) == position for position, k in enumerate(offsets, start=1))
 
 
 def align(hypothesis: Tokens, reference: Tokens, context: int = CONTEXT) -> list[tuple[int, int]]:

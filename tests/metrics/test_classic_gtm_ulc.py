@@ -1,0 +1,47 @@
+"""GTM and ULC, hand-computed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from metrics.automatic import check_metric, corpus_score, extract_statistics, n_statistics
+from metrics.classic.gtm import runs
+
+
+def _f1(size: float, hyp_len: int, ref_len: int) -> float:
+    precision, recall = size / hyp_len, size / ref_len
+    return 100 * 2 * precision * recall / (precision + recall)
+
+
+def test_gtm_rewards_runs():
+    # "a b c x e f d" against "a b c d e f": runs "a b c", "e f", then "d";
+    # MMS = sqrt(3^2 + 2^2 + 1^2) = sqrt(14) with the default exponent 2.
+    assert runs(["a", "b", "c", "x", "e", "f", "d"], ["a", "b", "c", "d", "e", "f"]) == [3, 2, 1]
+    stats = extract_statistics("gtm", ["a b c x e f d"], [["a b c d e f"]])
+    assert stats.tolist() == [[14.0, 7.0, 6.0]]
+    assert corpus_score("gtm", stats) == pytest.approx(_f1(math.sqrt(14), 7, 6))
+
+
+def test_gtm_corpus_is_one_text_without_runs_across_sentences():
+    stats = extract_statistics("gtm", ["a b c x e f d", "g h"], [["a b c d e f", "g h"]])
+    # A second segment "g h" adds a run of 2: MMS = sqrt(14 + 4) over 9 and 8 words.
+    assert corpus_score("gtm", stats) == pytest.approx(_f1(math.sqrt(18), 9, 8))
+
+
+def test_ulc_is_the_mean_of_normalised_scores():
+    # "a b c d" against "a b c e": WER = PER = 25 (one error in four words); METEOR has
+    # m = 3, one chunk, P = R = 3/4: 0.75 x (1 - 0.5 (1/3)^3).
+    stats = extract_statistics("ulc:wer+per+meteor", ["a b c d"], [["a b c e"]])
+    assert n_statistics("ulc:wer+per+meteor") == 2 + 2 + 4 == stats.shape[1]
+    meteor = 0.75 * (1 - 0.5 / 27)
+    expected = 100 * ((1 - 0.25) + (1 - 0.25) + meteor) / 3
+    assert corpus_score("ulc:wer+per+meteor", stats) == pytest.approx(expected)
+
+
+def test_ulc_keys_are_checked():
+    assert check_metric("ULC:BLEU+TER") == "ulc:bleu+ter"
+    for bad in ("ulc:nist+bleu", "ulc:bleu+bleu", "ulc:", "ulc:bleu+nope", "ulc:ulc"):
+        with pytest.raises(ValueError):
+            check_metric(bad)
