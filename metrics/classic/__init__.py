@@ -74,7 +74,7 @@ def is_ulc(key: str) -> bool:
 def score_function(key: str) -> Callable[[NDArray[np.floating]], NDArray[np.floating]]:
     spec = SPECS[key]
     module = spec.module if spec.decomposes else _SENTENCE_SCORE_MODULE
-    return getattr(_module(module), spec.score)  # type: ignore[no-any-return]
+    return getattr(_module(module), spec.score)
 
 
 def extract(
@@ -84,8 +84,8 @@ def extract(
     spec = SPECS[key]
     function = getattr(_module(spec.module), spec.extract)
     if key == "meteor":
-        return function(hypotheses, references, **options)  # type: ignore[no-any-return]
-    return function(hypotheses, references)  # type: ignore[no-any-return]
+        return function(hypotheses, references, **options)
+    return function(hypotheses, references)
 
 
 def signature_fields(key: str, *, lowercase: bool | None, tokenize: str | None) -> list[str]:

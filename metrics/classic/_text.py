@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -15,7 +15,7 @@ DEFAULT_TOKENIZER: Final = "13a"
 
 
 @lru_cache(maxsize=8)
-def _tokenizer(name: str):  # type: ignore[no-untyped-def]
+def _tokenizer(name: str) -> Callable[[str], str]:
     # Imported here: the module is light until a metric runs.
     from sacrebleu.metrics.bleu import _TOKENIZERS
 

@@ -11,6 +11,7 @@ a non-empty hypothesis against it is an error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -40,7 +41,11 @@ def position_independent_errors(hypothesis: Tokens, reference: Tokens) -> int:
     return max(len(hypothesis), len(reference)) - bag_matches(hypothesis, reference)
 
 
-def _extract(hypotheses: list[Tokens], references: list[list[Tokens]], errors) -> NDArray:  # type: ignore[no-untyped-def]
+def _extract(
+    hypotheses: list[Tokens],
+    references: list[list[Tokens]],
+    errors: Callable[[Tokens, Tokens], int],
+) -> NDArray[np.float64]:
     out = np.zeros((len(hypotheses), N_STATS))
     for row, (hypothesis, refs) in enumerate(zip(hypotheses, references, strict=True)):
         candidates = [(errors(hypothesis, r), max(len(r), 1)) for r in refs]

@@ -29,7 +29,7 @@ def runs(hypothesis: Tokens, reference: Tokens) -> list[int]:
     """Lengths of the greedy runs, longest first."""
     free_h = [True] * len(hypothesis)
     free_r = [True] * len(reference)
-    lengths = []
+    lengths: list[int] = []
     while True:
         best, best_end = 0, (0, 0)
         previous = [0] * (len(reference) + 1)

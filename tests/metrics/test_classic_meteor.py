@@ -4,12 +4,11 @@ alignments must agree (no repeated word or stem)."""
 from __future__ import annotations
 
 import pytest
-from nltk.stem.snowball import SnowballStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
 from metrics.automatic import corpus_score, extract_statistics, sentence_scores, signature
 from metrics.classic._text import tokenize
-from metrics.classic.meteor import align, count_chunks, wordnet_available
+from metrics.classic.meteor import align, count_chunks, stemmer, wordnet_available
 from tests.metrics.classic_data import references, system
 
 
@@ -55,6 +54,15 @@ def test_stem_module_and_signature():
     modules = "exact+stem+synonym" if wordnet_available() else "exact+stem"
     assert f"mod:{modules}" in signature("meteor", n_refs=1)
     assert "lang:german" in signature("meteor", n_refs=1, language="german")
+    with pytest.raises(ValueError, match="no stemmer"):
+        extract_statistics("meteor", ["a"], [["a"]], language="klingon")
+
+
+class Stems:
+    """Our German stemmer in nltk's stemmer interface: the comparison is of the formula and
+    the alignment, with the same stems on both sides."""
+
+    stem = staticmethod(stemmer("german"))
 
 
 def _unique(tokens: list[str], stem) -> bool:
@@ -62,17 +70,15 @@ def _unique(tokens: list[str], stem) -> bool:
 
 
 def test_sentences_equal_nltk_where_alignment_is_unique():
-    stemmer = SnowballStemmer("german")
+    stems = Stems()
     refs, hyps = references(300)[0], system("Facebook-AI", 300)
     compared = 0
     for ref, hyp in zip(refs, hyps, strict=True):
         ref_tokens = tokenize(ref, tokenizer="13a", lowercase=True)
         hyp_tokens = tokenize(hyp, tokenizer="13a", lowercase=True)
-        if not (_unique(ref_tokens, stemmer.stem) and _unique(hyp_tokens, stemmer.stem)):
+        if not (_unique(ref_tokens, stems.stem) and _unique(hyp_tokens, stems.stem)):
             continue
-        expected = single_meteor_score(
-            ref_tokens, hyp_tokens, stemmer=stemmer, wordnet=NoSynonyms()
-        )
+        expected = single_meteor_score(ref_tokens, hyp_tokens, stemmer=stems, wordnet=NoSynonyms())
         stats = extract_statistics("meteor", [hyp], [[ref]], language="german")
         assert sentence_scores("meteor", stats)[0] == pytest.approx(100 * expected, rel=1e-9)
         compared += 1
