@@ -174,7 +174,12 @@ def _extract_chunk(
     if classic.is_ulc(metric):
         parts = [
             _extract_chunk(
-                m, systems, references, tokenize if _tokenized(m) else None, lowercase, language
+                m,
+                systems,
+                references,
+                tokenize if tokenize_applies(m) else None,
+                lowercase,
+                language,
             )
             for m in ulc.components(metric)
         ]
@@ -187,7 +192,7 @@ def _extract_chunk(
     return [_extract(sacre, _N_STATS[metric], hypotheses) for hypotheses in systems]
 
 
-def _tokenized(key: str) -> bool:
+def tokenize_applies(key: str) -> bool:
     # chrF works on characters and TER has its own tokeniser, as in sacrebleu.
     return key == "bleu" or key in classic.SPECS
 
@@ -219,7 +224,7 @@ def extract_statistics_many(
     hyps = [list(hypotheses) for hypotheses in systems]
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
-    if tokenize is not None and not (_tokenized(key) or classic.is_ulc(key)):
+    if tokenize is not None and not (tokenize_applies(key) or classic.is_ulc(key)):
         raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if not n:
         return [np.empty((0, n_statistics(key))) for _ in hyps]

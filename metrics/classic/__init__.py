@@ -49,7 +49,7 @@ SPECS: Final = {
         "hLEPOR", 2, True, False, False, "lepor", "extract_hlepor", "a:9|b:1|n:2|w:2,1,7"
     ),
     "rougel": Spec("ROUGE-L", 2, True, False, True, "rouge", "extract", "f:1"),
-    "gtm": Spec("GTM", 3, True, True, False, "gtm", "extract", "e:2"),
+    "gtm": Spec("GTM", 3, True, True, False, "gtm", "extract", "e:1"),
 }
 CLASSIC_METRICS: Final = tuple(SPECS)
 ULC: Final = "ulc"

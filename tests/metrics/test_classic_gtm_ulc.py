@@ -7,7 +7,7 @@ import math
 import pytest
 
 from metrics.automatic import check_metric, corpus_score, extract_statistics, n_statistics
-from metrics.classic.gtm import runs
+from metrics.classic.gtm import extract, runs, score_columns
 
 
 def _f1(size: float, hyp_len: int, ref_len: int) -> float:
@@ -17,17 +17,29 @@ def _f1(size: float, hyp_len: int, ref_len: int) -> float:
 
 def test_gtm_rewards_runs():
     # "a b c x e f d" against "a b c d e f": runs "a b c", "e f", then "d";
-    # MMS = sqrt(3^2 + 2^2 + 1^2) = sqrt(14) with the default exponent 2.
-    assert runs(["a", "b", "c", "x", "e", "f", "d"], ["a", "b", "c", "d", "e", "f"]) == [3, 2, 1]
-    stats = extract_statistics("gtm", ["a b c x e f d"], [["a b c d e f"]])
+    # with exponent 2, MMS = sqrt(3^2 + 2^2 + 1^2) = sqrt(14).
+    hyp, ref = ["a", "b", "c", "x", "e", "f", "d"], ["a", "b", "c", "d", "e", "f"]
+    assert runs(hyp, ref) == [3, 2, 1]
+    stats = extract([hyp], [[ref]], exponent=2.0)
     assert stats.tolist() == [[14.0, 7.0, 6.0]]
-    assert corpus_score("gtm", stats) == pytest.approx(_f1(math.sqrt(14), 7, 6))
+    assert score_columns(stats.T, exponent=2.0)[0] == pytest.approx(_f1(math.sqrt(14), 7, 6))
+    # The registry's GTM-1: MMS = the 6 words in common.
+    stats = extract_statistics("gtm", ["a b c x e f d"], [["a b c d e f"]])
+    assert corpus_score("gtm", stats) == pytest.approx(_f1(6, 7, 6))
+
+
+def test_gtm_greedy_takes_the_longest_run_first():
+    # "a b c d" against "b c d x a b": "b c d" first, which leaves "a" a run of one (taking
+    # "a b" first would leave "c d": 2^2 + 2^2 > 3^2 + 1^2, GTM's greedy approximation).
+    assert runs(["a", "b", "c", "d"], ["b", "c", "d", "x", "a", "b"]) == [3, 1]
 
 
 def test_gtm_corpus_is_one_text_without_runs_across_sentences():
-    stats = extract_statistics("gtm", ["a b c x e f d", "g h"], [["a b c d e f", "g h"]])
+    hyp, ref = ["a", "b", "c", "x", "e", "f", "d"], ["a", "b", "c", "d", "e", "f"]
+    stats = extract([hyp, ["g", "h"]], [[ref], [["g", "h"]]], exponent=2.0)
     # A second segment "g h" adds a run of 2: MMS = sqrt(14 + 4) over 9 and 8 words.
-    assert corpus_score("gtm", stats) == pytest.approx(_f1(math.sqrt(18), 9, 8))
+    total = stats.sum(axis=0)[:, None]
+    assert score_columns(total, exponent=2.0)[0] == pytest.approx(_f1(math.sqrt(18), 9, 8))
 
 
 def test_ulc_is_the_mean_of_normalised_scores():
