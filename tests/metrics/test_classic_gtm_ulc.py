@@ -29,8 +29,8 @@ def test_gtm_rewards_runs():
 
 
 def test_gtm_greedy_takes_the_longest_run_first():
-    # "a b c d" against "b c d x a b": "b c d" first, which leaves "a" a run of one (taking
-    # "a b" first would leave "c d": 2^2 + 2^2 > 3^2 + 1^2, GTM's greedy approximation).
+    # "a b c d" against "b c d x a b": the longest run "b c d" first, leaving "a" a run of
+    # one, rather than "a b" and "c d" (here greedy is also the larger: 3² + 1² > 2² + 2²).
     assert runs(["a", "b", "c", "d"], ["b", "c", "d", "x", "a", "b"]) == [3, 1]
 
 
