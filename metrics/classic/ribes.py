@@ -14,7 +14,7 @@ the segment scores (0-100 here).
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Final
 
 import numpy as np
@@ -27,14 +27,23 @@ ALPHA: Final = 0.25
 BETA: Final = 0.10
 
 
-def _find(ngram: tuple[str, ...], sentence: Tokens) -> list[int]:
+def _positions(sentence: Tokens) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, word in enumerate(sentence):
+        out[word].append(i)
+    return out
+
+
+def _find(ngram: tuple[str, ...], sentence: Tokens, starts: dict[str, list[int]]) -> list[int]:
+    """Start positions of ``ngram`` in ``sentence`` (overlapping occurrences included)."""
     n = len(ngram)
-    return [i for i in range(len(sentence) - n + 1) if tuple(sentence[i : i + n]) == ngram]
+    return [i for i in starts.get(ngram[0], ()) if tuple(sentence[i : i + n]) == ngram]
 
 
 def word_order(reference: Tokens, hypothesis: Tokens) -> list[int]:
     """Reference position of each aligned hypothesis word, in hypothesis order."""
     in_ref, in_hyp = Counter(reference), Counter(hypothesis)
+    ref_starts, hyp_starts = _positions(reference), _positions(hypothesis)
     order = []
     n_hyp = len(hypothesis)
     for i, word in enumerate(hypothesis):
@@ -46,14 +55,14 @@ def word_order(reference: Tokens, hypothesis: Tokens) -> list[int]:
         for window in range(1, min(max(i, n_hyp - i + 1), len(reference))):
             if i + window < n_hyp:
                 right = tuple(hypothesis[i : i + window + 1])
-                found = _find(right, reference)
-                if len(found) == 1 and len(_find(right, hypothesis)) == 1:
+                found = _find(right, reference, ref_starts)
+                if len(found) == 1 and len(_find(right, hypothesis, hyp_starts)) == 1:
                     order.append(found[0])
                     break
             if window <= i:
                 left = tuple(hypothesis[i - window : i + 1])
-                found = _find(left, reference)
-                if len(found) == 1 and len(_find(left, hypothesis)) == 1:
+                found = _find(left, reference, ref_starts)
+                if len(found) == 1 and len(_find(left, hypothesis, hyp_starts)) == 1:
                     order.append(found[0] + window)
                     break
     return order
