@@ -104,9 +104,7 @@ def per_metric(folder: Path) -> None:
         total += end - start
         cpu_total += cpu
         score = corpus_score(metric, stats)
-        print(
-            f"   {metric:<8}{score:>9.2f}{middle - start:>11.2f}{end - middle:>13.2f}{cpu:>8.2f}"
-        )
+        print(f"   {metric:<8}{score:>9.2f}{middle - start:>11.2f}{end - middle:>13.2f}{cpu:>8.2f}")
     print(f"   every metric together: {total:.1f} s wall, {cpu_total:.1f} s CPU (target < 30 s)")
 
 

@@ -44,6 +44,17 @@ N_STATS: Final = 4  # matches, chunks, hypothesis length, reference length
 _MAX_SUBSETS: Final = 256  # occurrence subsets tried for one word type before going by position
 
 Link = tuple[int, int]
+NO_STEMMER: Final = "none"
+# ISO 639-1 codes of the Snowball stemmers' languages.
+_CODES: Final = {
+    **{"ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech"},
+    **{"da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian"},
+    **{"fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi"},
+    **{"hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian"},
+    **{"ne": "nepali", "no": "norwegian", "nb": "norwegian", "fa": "persian", "pl": "polish"},
+    **{"pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian", "st": "sesotho"},
+    **{"es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish"},
+}
 
 
 def stemmer(language: str) -> Callable[[str], str]:
@@ -53,12 +64,18 @@ def stemmer(language: str) -> Callable[[str], str]:
 
 
 def check_language(language: str) -> str:
+    """A Snowball language name (ISO 639-1 codes accepted, e.g. "de"), or ``NO_STEMMER``
+    for a language without a stemmer: METEOR then runs the exact module only."""
     import snowballstemmer
 
     key = language.lower()
     known = [name for name in snowballstemmer.algorithms() if name != "porter"]
-    if key not in known:
-        raise ValueError(f"no stemmer for {language!r}; expected one of {', '.join(known)}")
+    key = _CODES.get(key, key)
+    if key not in known and key != NO_STEMMER:
+        raise ValueError(
+            f"no stemmer for {language!r}; expected one of {', '.join(known)}, their ISO 639-1 "
+            f"codes, or {NO_STEMMER} (exact matching only)"
+        )
     return key
 
 
@@ -96,6 +113,8 @@ def wordnet_available() -> bool:
 
 def modules(language: str, *, synonyms: bool = True) -> tuple[str, ...]:
     """The matching stages that run: exact, stem, and synonym when WordNet is there."""
+    if language == NO_STEMMER:
+        return ("exact",)
     stages = ["exact", "stem"]
     if synonyms and language == "english" and wordnet_available():
         stages.append("synonym")

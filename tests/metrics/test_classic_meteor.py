@@ -99,3 +99,13 @@ def test_corpus_score_aggregates_statistics():
 def test_best_reference_per_segment():
     stats = extract_statistics("meteor", ["a b c"], [["x y z"], ["a b c"]])
     assert stats.tolist() == [[3, 1, 3, 3]]
+
+
+def test_language_codes_and_exact_only():
+    hyps, refs = ["Die Häuser der Katzen"], [["Das Haus einer Katze"]]
+    german = extract_statistics("meteor", hyps, refs, language="german")
+    assert german.tolist() == extract_statistics("meteor", hyps, refs, language="de").tolist()
+    assert german[0, 0] == 2  # Häuser/Haus and Katzen/Katze meet by their stems
+    exact = extract_statistics("meteor", hyps, refs, language="none")
+    assert exact[0, 0] == 0
+    assert "mod:exact|" in signature("meteor", n_refs=1, language="none")
