@@ -148,7 +148,7 @@ def _align_group(
     best_cost = -1
     subsets = list(combinations(longer, k)) if _few_subsets(len(longer), k) else []
     if not subsets:
-        # Too many choices: take the occurrences closest in relative position.
+        # Too many choices: the occurrences nearest the other side's first one.
         subsets = [tuple(sorted(sorted(longer, key=lambda p: abs(p - shorter[0]))[:k]))]
     for subset in subsets:
         pairs = zip(subset, shorter, strict=True)
