@@ -18,6 +18,7 @@ from metrics.automatic import (
     stats_to_bytes,
 )
 from metrics.classic import CLASSIC_METRICS
+from metrics.extraction import extract_table
 from metrics.resampling import bootstrap_ci, paired_approximate_randomization, paired_bootstrap
 from tests.metrics.classic_data import references, system
 
@@ -84,3 +85,13 @@ def test_parallel_extraction_equals_serial():
     serial = extract_statistics_many("meteor", hyps, refs)
     parallel = extract_statistics_many("meteor", hyps, refs, jobs=2)
     assert all(np.array_equal(a, b) for a, b in zip(serial, parallel, strict=True))
+
+
+def test_table_assembles_ulc_from_its_components_in_parallel():
+    refs = references(20)[:2]
+    hyps = [system(s, 20) for s in SYSTEMS]
+    table = extract_table(["wer", "ulc:meteor+wer"], hyps, refs, jobs=2)
+    direct = extract_statistics_many("ulc:meteor+wer", hyps, refs)
+    assert list(table) == ["wer", "ulc:meteor+wer"]
+    assert all(np.array_equal(a, b) for a, b in zip(table["ulc:meteor+wer"], direct, strict=True))
+    assert all(np.array_equal(a, b[:, 4:]) for a, b in zip(table["wer"], direct, strict=True))
