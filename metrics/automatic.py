@@ -88,7 +88,7 @@ def n_statistics(metric: str) -> int:
     key = check_metric(metric)
     if classic.is_ulc(key):
         return ulc.n_statistics(key)
-    return classic.SPECS[key].n_stats if key in classic.SPECS else _N_STATS[key]
+    return classic.n_statistics(key) if key in classic.SPECS else _N_STATS[key]
 
 
 def make_metric(

@@ -28,28 +28,24 @@ class Spec:
     """What the registry knows of one metric without importing its module."""
 
     label: str
-    n_stats: int
     higher_is_better: bool
     decomposes: bool
     lowercase: bool  # default case handling
-    module: str
+    module: str  # whose N_STATS (sufficient statistics) and SIGNATURE (options) apply
     extract: str
-    options: str  # fixed scoring options, for the signature
-    score: str = "score_columns"
+    signature: str = "SIGNATURE"
 
 
 SPECS: Final = {
-    "meteor": Spec("METEOR", 4, True, True, True, "meteor", "extract", "a:0.9|b:3|g:0.5"),
-    "nist": Spec("NIST", 11, True, True, True, "nist", "extract", "n:5|bp:mteval-v13a"),
-    "wer": Spec("WER", 2, False, True, False, "errors", "extract_wer", "ref:best"),
-    "per": Spec("PER", 2, False, True, False, "errors", "extract_per", "ref:best"),
-    "ribes": Spec("RIBES", 2, True, False, False, "ribes", "extract", "a:0.25|b:0.1"),
-    "lepor": Spec("LEPOR", 2, True, False, False, "lepor", "extract_lepor", "a:9|b:1|n:2"),
-    "hlepor": Spec(
-        "hLEPOR", 2, True, False, False, "lepor", "extract_hlepor", "a:9|b:1|n:2|w:2,1,7"
-    ),
-    "rougel": Spec("ROUGE-L", 2, True, False, True, "rouge", "extract", "f:1"),
-    "gtm": Spec("GTM", 3, True, True, False, "gtm", "extract", "e:1"),
+    "meteor": Spec("METEOR", True, True, True, "meteor", "extract"),
+    "nist": Spec("NIST", True, True, True, "nist", "extract"),
+    "wer": Spec("WER", False, True, False, "errors", "extract_wer"),
+    "per": Spec("PER", False, True, False, "errors", "extract_per"),
+    "ribes": Spec("RIBES", True, False, False, "ribes", "extract"),
+    "lepor": Spec("LEPOR", True, False, False, "lepor", "extract_lepor"),
+    "hlepor": Spec("hLEPOR", True, False, False, "lepor", "extract_hlepor", "HLEPOR_SIGNATURE"),
+    "rougel": Spec("ROUGE-L", True, False, True, "rouge", "extract"),
+    "gtm": Spec("GTM", True, True, False, "gtm", "extract"),
 }
 CLASSIC_METRICS: Final = tuple(SPECS)
 ULC: Final = "ulc"
@@ -71,10 +67,18 @@ def is_ulc(key: str) -> bool:
     return key == ULC or key.startswith(ULC + ":")
 
 
-def score_function(key: str) -> Callable[[NDArray[np.floating]], NDArray[np.floating]]:
+def _scoring_module(key: str) -> Any:
     spec = SPECS[key]
-    module = spec.module if spec.decomposes else _SENTENCE_SCORE_MODULE
-    return getattr(_module(module), spec.score)
+    return _module(spec.module if spec.decomposes else _SENTENCE_SCORE_MODULE)
+
+
+def score_function(key: str) -> Callable[[NDArray[np.floating]], NDArray[np.floating]]:
+    """Scores (NIST scale or 0-100) from column-major summed statistics."""
+    return _scoring_module(key).score_columns
+
+
+def n_statistics(key: str) -> int:
+    return int(_scoring_module(key).N_STATS)
 
 
 def extract(
@@ -93,7 +97,8 @@ def signature_fields(key: str, *, lowercase: bool | None, tokenize: str | None) 
     spec = SPECS[key]
     case = spec.lowercase if lowercase is None else lowercase
     fields = [f"case:{'lc' if case else 'mixed'}", f"tok:{tokenize or '13a'}"]
-    return [*fields, spec.options, f"stats:{'sufficient' if spec.decomposes else 'sentence'}"]
+    options = getattr(_module(spec.module), spec.signature)
+    return [*fields, options, f"stats:{'sufficient' if spec.decomposes else 'sentence'}"]
 
 
 def extract_systems(

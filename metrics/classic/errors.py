@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from metrics.classic._text import Tokens, bag_matches
 
 N_STATS: Final = 2  # errors, reference length
+SIGNATURE: Final = "ref:best"
 
 
 def word_edits(hypothesis: Tokens, reference: Tokens) -> int:

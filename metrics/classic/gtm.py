@@ -25,6 +25,7 @@ from metrics.classic._text import Tokens
 
 EXPONENT: Final = 1.0
 N_STATS: Final = 3  # Σ run length ** e, hypothesis length, reference length
+SIGNATURE: Final = f"e:{EXPONENT:g}"
 
 
 def runs(hypothesis: Tokens, reference: Tokens) -> list[int]:

@@ -42,6 +42,8 @@ ALPHA: Final = 9.0
 BETA: Final = 1.0
 CONTEXT: Final = 2
 WEIGHTS: Final = (2.0, 1.0, 7.0)  # hLEPOR: length penalty, position penalty, harmonic P/R
+SIGNATURE: Final = f"a:{ALPHA:g}|b:{BETA:g}|n:{CONTEXT}"
+HLEPOR_SIGNATURE: Final = SIGNATURE + "|w:" + ",".join(f"{w:g}" for w in WEIGHTS)
 
 
 def length_penalty(hyp_len: int, ref_len: int) -> float:

@@ -41,6 +41,7 @@ ALPHA: Final = 0.9
 BETA: Final = 3.0
 GAMMA: Final = 0.5
 N_STATS: Final = 4  # matches, chunks, hypothesis length, reference length
+SIGNATURE: Final = f"a:{ALPHA:g}|b:{BETA:g}|g:{GAMMA:g}"
 _MAX_SUBSETS: Final = 256  # occurrence subsets tried for one word type before going by position
 
 Link = tuple[int, int]

@@ -32,6 +32,7 @@ from metrics.classic._text import Tokens, ngram_counts
 
 ORDER: Final = 5
 N_STATS: Final = 2 * ORDER + 1
+SIGNATURE: Final = f"n:{ORDER}|bp:mteval-v13a"
 # mteval's nist_length_penalty: BP = 0.5 at a length ratio of 1.5.
 _BP_BETA: Final = -math.log(0.5) / math.log(1.5) ** 2
 

@@ -25,6 +25,7 @@ from metrics.classic.sentence import as_statistics
 
 ALPHA: Final = 0.25
 BETA: Final = 0.10
+SIGNATURE: Final = f"a:{ALPHA:g}|b:{BETA:g}"
 
 
 def _positions(sentence: Tokens) -> dict[str, list[int]]:

@@ -9,11 +9,15 @@ text made of such words.
 
 from __future__ import annotations
 
+from typing import Final
+
 import numpy as np
 from numpy.typing import NDArray
 
 from metrics.classic._text import Tokens
 from metrics.classic.sentence import as_statistics
+
+SIGNATURE: Final = "f:1"
 
 
 def lcs_length(a: Tokens, b: Tokens) -> int:
