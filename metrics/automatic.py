@@ -29,6 +29,7 @@ Scores are on the 0-100 scale, except NIST. ``higher_is_better(metric)`` gives t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -56,6 +57,21 @@ HIGHER_IS_BETTER: Final = {
 }
 
 _N_STATS: Final = {"bleu": 2 + 2 * BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
+
+
+class _CHRF(CHRF):
+    """sacrebleu's chrF with a quicker match count: the same statistics (tests compare them
+    with sacrebleu's), counting only the n-grams both sides have. The cold paired test of many
+    systems spends most of its time here."""
+
+    @staticmethod
+    def _get_match_statistics(hyp_ngrams: Counter[str], ref_ngrams: Counter[str]) -> list[int]:
+        if not ref_ngrams:
+            return [0, 0, 0]  # sacrebleu counts no hypothesis n-grams without a reference one
+        match = 0
+        for ngram in hyp_ngrams.keys() & ref_ngrams.keys():
+            match += min(hyp_ngrams[ngram], ref_ngrams[ngram])
+        return [hyp_ngrams.total(), ref_ngrams.total(), match]
 
 
 def check_metric(metric: str) -> str:
@@ -115,7 +131,7 @@ def make_metric(
         return BLEU(tokenize=tokenize, lowercase=bool(lowercase), references=refs)
     if key in ("chrf", "chrf++"):
         word_order = 2 if key == "chrf++" else 0
-        return CHRF(word_order=word_order, lowercase=bool(lowercase), references=refs)
+        return _CHRF(word_order=word_order, lowercase=bool(lowercase), references=refs)
     return TER(case_sensitive=lowercase is False, references=refs)
 
 
