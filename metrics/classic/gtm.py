@@ -16,6 +16,7 @@ registry scores e = 1 and ``extract``/``score_columns`` take other exponents.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Final
 
 import numpy as np
@@ -28,29 +29,58 @@ N_STATS: Final = 3  # Σ run length ** e, hypothesis length, reference length
 SIGNATURE: Final = f"e:{EXPONENT:g}"
 
 
+def _diagonals(hypothesis: Tokens, reference: Tokens) -> list[tuple[int, int, int]]:
+    """Maximal blocks of matching words, (hypothesis start, reference start, length)."""
+    positions: dict[str, list[int]] = defaultdict(list)
+    for j, word in enumerate(reference):
+        positions[word].append(j)
+    blocks = []
+    for i, word in enumerate(hypothesis):
+        for j in positions.get(word, ()):
+            if i > 0 and j > 0 and hypothesis[i - 1] == reference[j - 1]:
+                continue  # inside a block that starts earlier
+            k = 1
+            while (
+                i + k < len(hypothesis)
+                and j + k < len(reference)
+                and hypothesis[i + k] == reference[j + k]
+            ):
+                k += 1
+            blocks.append((i, j, k))
+    return blocks
+
+
 def runs(hypothesis: Tokens, reference: Tokens) -> list[int]:
-    """Lengths of the greedy runs, longest first."""
+    """Lengths of the greedy runs, longest first (ties: the earliest in the hypothesis, then
+    in the reference). Each round scans only the matching blocks, not the whole word grid,
+    so document-length segments stay quick."""
+    blocks = _diagonals(hypothesis, reference)
     free_h = [True] * len(hypothesis)
     free_r = [True] * len(reference)
     lengths: list[int] = []
     while True:
-        best, best_end = 0, (0, 0)
-        previous = [0] * (len(reference) + 1)
-        for i, word in enumerate(hypothesis):
-            current = [0] * (len(reference) + 1)
-            if free_h[i]:
-                for j, other in enumerate(reference):
-                    if free_r[j] and word == other:
-                        current[j + 1] = previous[j] + 1
-                        if current[j + 1] > best:
-                            best, best_end = current[j + 1], (i, j)
-            previous = current
+        best, start = 0, (0, 0)
+        alive = []
+        for i, j, k in blocks:
+            run = 0
+            has_free = False
+            for d in range(k):
+                if not (free_h[i + d] and free_r[j + d]):
+                    run = 0
+                    continue
+                run += 1
+                has_free = True
+                begin = (i + d - run + 1, j + d - run + 1)
+                if run > best or (run == best and begin < start):
+                    best, start = run, begin
+            if has_free:  # blocks taken whole are dropped
+                alive.append((i, j, k))
+        blocks = alive
         if best == 0:
             return lengths
-        i, j = best_end
-        for k in range(best):
-            free_h[i - k] = False
-            free_r[j - k] = False
+        for d in range(best):
+            free_h[start[0] + d] = False
+            free_r[start[1] + d] = False
         lengths.append(best)
 
 

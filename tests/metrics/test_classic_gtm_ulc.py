@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -57,3 +58,33 @@ def test_ulc_keys_are_checked():
     for bad in ("ulc:nist+bleu", "ulc:bleu+bleu", "ulc:", "ulc:bleu+nope", "ulc:ulc"):
         with pytest.raises(ValueError):
             check_metric(bad)
+
+
+def _runs_by_whole_grid(hypothesis: list[str], reference: list[str]) -> list[int]:
+    """The greedy search over the whole word grid, round after round (slow, plain)."""
+    free_h, free_r = [True] * len(hypothesis), [True] * len(reference)
+    lengths = []
+    while True:
+        best, end = 0, (0, 0)
+        previous = [0] * (len(reference) + 1)
+        for i, word in enumerate(hypothesis):
+            current = [0] * (len(reference) + 1)
+            for j, other in enumerate(reference):
+                if free_h[i] and free_r[j] and word == other:
+                    current[j + 1] = previous[j] + 1
+                    if current[j + 1] > best:
+                        best, end = current[j + 1], (i, j)
+            previous = current
+        if best == 0:
+            return lengths
+        for k in range(best):
+            free_h[end[0] - k] = free_r[end[1] - k] = False
+        lengths.append(best)
+
+
+def test_gtm_runs_equal_the_whole_grid_search():
+    rng = random.Random(5)
+    for _ in range(2000):
+        hyp = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        ref = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        assert runs(hyp, ref) == _runs_by_whole_grid(hyp, ref)
