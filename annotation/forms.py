@@ -42,7 +42,17 @@ class TaskForm(forms.Form):
         min_value=0, max_value=5, initial=0, label="Context (segments each side)"
     )
     items_per_annotator = forms.IntegerField(
-        min_value=0, initial=0, label="Items per annotator", help_text="0: no limit"
+        min_value=0,
+        initial=0,
+        label="Items per annotator",
+        help_text="0: no limit; rounded up to whole batches",
+    )
+    batch_size = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        initial=100,
+        label="Items per batch",
+        help_text="An annotator takes a whole batch (WMT: 100); repeats come on top",
     )
     repeat_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
     bad_reference_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)

@@ -18,6 +18,7 @@ from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.tasks import (
     LIKERT_TYPES,
+    Batch,
     Invitation,
     Item,
     ItemType,
@@ -31,6 +32,7 @@ from annotation.models.tasks import (
 __all__ = [
     "LIKERT_TYPES",
     "AnnotatorExclusion",
+    "Batch",
     "Campaign",
     "Document",
     "Invitation",
