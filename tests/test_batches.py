@@ -126,7 +126,9 @@ def test_twelve_annotators_through_the_api_each_judge_their_own_quality_control(
     pairs = {row.username: row.quality.bad_reference_pairs for row in adequacy.quality}
     assert set(pairs) == {user.username for user in annotators}
     assert min(pairs.values()) >= 10
-    assert all(row.quality.p is not None for row in adequacy.quality)
+    # A careful rater scores bad references lower: the test has a p-value and passes them.
+    assert {row.quality.verdict for row in adequacy.quality} == {"passed"}
+    assert all(row.quality.bad_reference_p is not None for row in adequacy.quality)
 
 
 @pytest.mark.django_db

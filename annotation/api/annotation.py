@@ -35,7 +35,6 @@ class NextItemSerializer(serializers.Serializer):
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
     )
-    batches = serializers.IntegerField(help_text="batches this annotator has had in the task")
 
 
 class NextItemApi(APIView):
@@ -58,7 +57,6 @@ class NextItemApi(APIView):
             "candidates": [],
             "judged": progress.judged,
             "total": progress.total,
-            "batches": progress.batches,
         }
         if slot is not None:
             shown = item_display(slot)
