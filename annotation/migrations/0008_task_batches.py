@@ -2,10 +2,13 @@
 
 Existing slots are put in batches so that nothing judged or planned is lost: each
 annotator's slots (judged, held, reserved repeats) become one batch of theirs, and the open
-slots are cut into batches of 100 in their old order, each its own group. The claim function
+slots are cut, per replica, into batches of 100 in their old order, each its own group
+(the claim passes over a batch holding an item the annotator has had). The claim function
 is installed from annotation/services/assignment.sql.
 """
 
+import importlib
+from datetime import timedelta
 from pathlib import Path
 
 import django.db.models.deletion
@@ -22,12 +25,18 @@ def _claim_function(apps, schema_editor):
     schema_editor.execute(CLAIM_SQL.read_text(encoding="utf-8"))
 
 
+def _previous_claim_function(apps, schema_editor):
+    previous = importlib.import_module("annotation.migrations.0006_claim_slot_function")
+    schema_editor.execute(previous.CLAIM_FUNCTION)
+
+
 def _legacy_batches(apps, schema_editor):
     task_model = apps.get_model("annotation", "Task")
     slot_model = apps.get_model("annotation", "Slot")
     batch_model = apps.get_model("annotation", "Batch")
     now = timezone.now()
     for task in task_model.objects.filter(slots__isnull=False).distinct():
+        lease = timedelta(seconds=task.lease_seconds)
         slots = list(slot_model.objects.filter(task=task).order_by("position", "id"))
         held: dict[int, list] = {}
         open_slots = []
@@ -41,8 +50,14 @@ def _legacy_batches(apps, schema_editor):
         for annotator_id, mine in held.items():
             mine.sort(key=lambda s: (rank.get(s.state, 3), s.due_after or 0, s.position))
             plans.append((annotator_id, mine))
-        for start in range(0, len(open_slots), LEGACY_BATCH):
-            plans.append((None, open_slots[start : start + LEGACY_BATCH]))
+        # Open slots per replica, so that a batch never holds two replicas of an item.
+        by_replica: dict[int, list] = {}
+        for slot in open_slots:
+            by_replica.setdefault(slot.replica, []).append(slot)
+        for replica in sorted(by_replica):
+            pool = by_replica[replica]
+            for start in range(0, len(pool), LEGACY_BATCH):
+                plans.append((None, pool[start : start + LEGACY_BATCH]))
         for number, (annotator_id, planned) in enumerate(plans):
             pending = any(slot.state != "done" for slot in planned)
             state = "open" if annotator_id is None else "leased" if pending else "done"
@@ -53,7 +68,7 @@ def _legacy_batches(apps, schema_editor):
                 size=len(planned),
                 state=state,
                 annotator_id=annotator_id,
-                leased_until=now if state == "leased" else None,
+                leased_until=now + lease if state == "leased" else None,
             )
             for position, slot in enumerate(planned):
                 slot.batch = batch
@@ -178,7 +193,6 @@ class Migration(migrations.Migration):
                 max_length=10,
             ),
         ),
-        # Replaces the function of 0006 (same signature); going back keeps the new one,
-        # which the old schema cannot run: migrate back no further than 0008.
-        migrations.RunPython(_claim_function, migrations.RunPython.noop),
+        # Replaces the function of 0006 (same signature); going back restores it.
+        migrations.RunPython(_claim_function, _previous_claim_function),
     ]

@@ -18,12 +18,13 @@ Claiming (``slot_claim_next``, one call of the PostgreSQL function in ``assignme
 installed by migration 0008_task_batches): in order,
 
 1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
-2. else the first open batch, in launch order, of a group they have not had,
+2. else the first open batch, in launch order, holding no item they have had,
 3. else such a batch whose lease expired (abandoned): what is left of it becomes theirs.
 
-An annotator gets at most one batch of a group, so never an item twice, and judges the
-batch's slots in order, so each bad reference and repeat goes to whoever judged its
-original (a batch abandoned half-way is the one exception). Claims lock the annotator's
+The batches of a group hold the same items, so an annotator gets at most one batch of a
+group, and never an item twice. They judge the batch's slots in order, so each bad
+reference and repeat goes to whoever judged its original (a batch abandoned half-way is
+the one exception). Claims lock the annotator's
 row (a double click in two tabs takes one batch) and skip batches locked by other claims
 (``FOR UPDATE SKIP LOCKED``): concurrent annotators never share a batch.
 

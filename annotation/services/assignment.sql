@@ -6,7 +6,6 @@ CREATE OR REPLACE FUNCTION evalsite_claim_slot(
 DECLARE
     v_batch bigint;
     v_slot bigint;
-    v_groups integer[];
     v_had bigint;
 BEGIN
     -- One claim at a time per annotator: two tabs clicking "next" at once get one batch.
@@ -20,24 +19,32 @@ BEGIN
          ORDER BY number LIMIT 1 FOR UPDATE;
 
         IF v_batch IS NULL THEN
-            -- The groups they had (an annotator gets one batch of a group: never an item
-            -- twice) and the number of batches they had, for the quota.
-            SELECT coalesce(array_agg(DISTINCT b."group"), '{}'), count(DISTINCT b.id)
-              INTO v_groups, v_had
-              FROM annotation_slot s JOIN annotation_batch b ON b.id = s.batch_id
-             WHERE s.task_id = p_task AND s.annotator_id = p_user;
+            -- The number of batches they had, for the quota.
+            SELECT count(DISTINCT batch_id) INTO v_had FROM annotation_slot
+             WHERE task_id = p_task AND annotator_id = p_user;
             IF p_quota > 0 AND v_had >= p_quota THEN
                 RETURN NULL;
             END IF;
-            -- The first open batch in launch order, then one abandoned (lease expired).
-            SELECT id INTO v_batch FROM annotation_batch
-             WHERE task_id = p_task AND state = 'open' AND NOT ("group" = ANY (v_groups))
-             ORDER BY number LIMIT 1 FOR UPDATE SKIP LOCKED;
+            -- The first open batch in launch order, then one abandoned (lease expired), with
+            -- no item they have had: never an item twice (the other replicas of a batch
+            -- they had hold the same items, so they are passed over).
+            SELECT b.id INTO v_batch FROM annotation_batch b
+             WHERE b.task_id = p_task AND b.state = 'open'
+               AND NOT EXISTS (
+                   SELECT 1 FROM annotation_slot theirs
+                     JOIN annotation_slot mine ON mine.item_id = theirs.item_id
+                    WHERE theirs.batch_id = b.id
+                      AND mine.task_id = p_task AND mine.annotator_id = p_user)
+             ORDER BY b.number LIMIT 1 FOR UPDATE OF b SKIP LOCKED;
             IF v_batch IS NULL THEN
-                SELECT id INTO v_batch FROM annotation_batch
-                 WHERE task_id = p_task AND state = 'leased' AND leased_until < p_now
-                   AND NOT ("group" = ANY (v_groups))
-                 ORDER BY number LIMIT 1 FOR UPDATE SKIP LOCKED;
+                SELECT b.id INTO v_batch FROM annotation_batch b
+                 WHERE b.task_id = p_task AND b.state = 'leased' AND b.leased_until < p_now
+                   AND NOT EXISTS (
+                       SELECT 1 FROM annotation_slot theirs
+                         JOIN annotation_slot mine ON mine.item_id = theirs.item_id
+                        WHERE theirs.batch_id = b.id
+                          AND mine.task_id = p_task AND mine.annotator_id = p_user)
+                 ORDER BY b.number LIMIT 1 FOR UPDATE OF b SKIP LOCKED;
             END IF;
             IF v_batch IS NULL THEN
                 RETURN NULL;
