@@ -467,3 +467,20 @@ def test_monolingual_with_one_reference_plans_no_ref_items_and_says_so(
     # Not monolingual: the same reference may be judged, and nothing is said.
     other = task_create(campaign=loaded_campaign, task_type="fluency", reference_rate=0.5)
     assert task_reference_warning(other) is None
+
+
+def test_a_small_group_keeps_companions_apart_when_it_can():
+    import random
+
+    from annotation.services.assignment import Repeat, group_order
+
+    first, second, third = (Item(id=i, item_type=ItemType.TGT) for i in (1, 2, 3))
+    units = [[first, Repeat(first)], [second], [third]]
+    for seed in range(20):
+        order = group_order(units, random.Random(seed))
+        where = {
+            ("repeat" if isinstance(e, Repeat) else "item", getattr(e, "item", e).id): i
+            for i, e in enumerate(order)
+        }
+        # Four places: the repeat can be (and is) two or more after its original.
+        assert where[("repeat", 1)] - where[("item", 1)] >= 2

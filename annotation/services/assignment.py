@@ -138,10 +138,7 @@ def group_order(units: Sequence[Sequence[Entry]], rng: random.Random) -> list[En
     """One order of a group: each unit is an original followed by its companions (its bad
     reference, its repeat), which come at least ``QC_GAP`` places after it (a second
     companion twice as far), or the largest gap the group allows; never before it."""
-    companions = sum(len(unit) - 1 for unit in units)
-    longest = max((len(unit) for unit in units), default=1)
-    gap = min(QC_GAP, max(1, (len(units) + companions) // longest))
-    for tried_gap in range(gap, 0, -1):
+    for tried_gap in range(QC_GAP, 0, -1):
         for _ in range(ORDER_ATTEMPTS):
             order = _try_order(units, rng, tried_gap)
             if order is not None:
