@@ -264,6 +264,16 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     return slot
 
 
+def batch_lock(*, task_id: int, slot_id: int) -> None:
+    """Locks the batch of a slot about to be judged, before the slot: the claim locks batch,
+    then slot, so the same order here cannot deadlock with a takeover or a second tab."""
+    list(
+        Batch.objects.select_for_update(of=("self",))
+        .filter(slots__id=slot_id, task_id=task_id)
+        .values_list("id", flat=True)
+    )
+
+
 def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
     """After a slot's judgment: closes its batch if that was the last one, else renews the
     batch's lease. One query."""

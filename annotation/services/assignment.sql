@@ -65,7 +65,7 @@ BEGIN
                SET leased_until = p_now + make_interval(secs => p_lease_seconds)
              WHERE id = v_batch;
             -- Time counts from the first showing.
-            UPDATE annotation_slot SET served_at = coalesce(served_at, p_now) WHERE id = v_slot;
+            UPDATE annotation_slot SET served_at = p_now WHERE id = v_slot AND served_at IS NULL;
             RETURN v_slot;
         END IF;
         -- Nothing left in it (recording the last judgment closes a batch; this is a safety

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotation.models import LIKERT_TYPES, Judgment, Slot, TaskType
 from annotation.scales import CONTINUOUS, scale_range
-from annotation.services.assignment import batch_after_judgment
+from annotation.services.assignment import batch_after_judgment, batch_lock
 from metrics.postedit import hter
 
 MAX_POST_EDIT_CHARS = 10_000
@@ -137,6 +137,7 @@ def judgment_record(
     is a conflict; the answer is not recorded and the response says so.
     """
     now = now or timezone.now()
+    batch_lock(task_id=task_id, slot_id=slot_id)
     # The slot, locked, with its task, item and any judgment already recorded: one query.
     slot = (
         Slot.objects.select_for_update(of=("self",))
