@@ -461,7 +461,10 @@ def test_monolingual_with_one_reference_plans_no_ref_items_and_says_so(
     response = client.post(f"/campaigns/{loaded_campaign.id}/tasks/", form, follow=True)
     assert SAME_REFERENCE_WARNING in response.content.decode()
     task = loaded_campaign.tasks.get()
-    task_launch(task_id=task.id)
+    launch = client.post(
+        f"/campaigns/{loaded_campaign.id}/tasks/{task.id}/launch/", follow=True
+    ).content.decode()
+    assert "Launched with 36 items" in launch and SAME_REFERENCE_WARNING in launch
     assert not Item.objects.filter(task=task, item_type=ItemType.REF).exists()
     assert Item.objects.filter(task=task, item_type=ItemType.TGT).count() == 36
     # Not monolingual: the same reference may be judged, and nothing is said.

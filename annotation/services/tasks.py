@@ -72,9 +72,9 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
 
 
 SAME_REFERENCE_WARNING = (
-    "annotators see the human reference in this task, and the campaign has only one, so it "
-    "cannot also be judged as a candidate: no human-reference items will be planned unless "
-    "a second reference is uploaded before launch"
+    "annotators see the human reference in this task and the campaign has only one, so it "
+    "cannot also be judged as a candidate: no human-reference items are planned (upload a "
+    "second reference before launching to judge one)"
 )
 
 

@@ -54,6 +54,8 @@ def task_launch_view(request, campaign_id: int, task_id: int):
         messages.error(request, f"Not launched: {error}.")
     else:
         messages.success(request, f"Launched with {items} items.")
+        if warning := task_reference_warning(campaign.tasks.get(id=task_id)):
+            messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)
 
 
