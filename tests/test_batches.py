@@ -487,3 +487,71 @@ def test_a_small_group_keeps_companions_apart_when_it_can():
         }
         # Four places: the repeat can be (and is) two or more after its original.
         assert where[("repeat", 1)] - where[("item", 1)] >= 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_answer_racing_a_takeover_is_kept_or_refused_never_both(
+    launched, loaded_campaign, make_annotator
+):
+    task = launched("adequacy", batch_size=1, lease_seconds=60)
+    late, taker = make_annotator(loaded_campaign, "late"), make_annotator(loaded_campaign, "taker")
+    batches = list(Batch.objects.filter(task=task).order_by("number")[:8])
+    later = timezone.now() + timedelta(seconds=61)
+    outcomes = []
+    for batch in batches:
+        # Only this batch is in play: the late annotator holds it, its lease runs out, and
+        # they answer just as someone else claims work.
+        Batch.objects.filter(task=task, state=Batch.State.OPEN).exclude(id=batch.id).update(
+            state=Batch.State.DONE
+        )
+        held = slot_claim_next(task=task, annotator_id=late.id)
+        assert held.batch_id == batch.id
+        barrier = threading.Barrier(2)
+        results = {}
+
+        def answer(held=held, barrier=barrier, results=results):
+            try:
+                barrier.wait()
+                judgment_record(
+                    task_id=task.id, slot_id=held.id, annotator_id=late.id, answer={"score": 3}
+                )
+                results["answer"] = "recorded"
+            except JudgmentError as error:
+                results["answer"] = error.code
+            except Exception as error:  # a deadlock or any other failure: reported below
+                results["answer"] = repr(error)
+            finally:
+                connection.close()
+
+        def claim(barrier=barrier, results=results):
+            try:
+                barrier.wait()
+                slot = slot_claim_next(task=task, annotator_id=taker.id, now=later)
+                results["claim"] = slot.id if slot else None
+            except Exception as error:  # reported below
+                results["claim"] = repr(error)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=answer), threading.Thread(target=claim)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        judged = list(
+            Judgment.objects.filter(slot_id=held.id).values_list("annotator_id", flat=True)
+        )
+        if results["answer"] == "recorded":
+            assert results["claim"] is None and judged == [late.id]
+        else:
+            assert results["answer"] == "conflict" and results["claim"] == held.id, results
+            assert judged == []
+            # The taker finishes it: nothing is lost.
+            judgment_record(
+                task_id=task.id, slot_id=held.id, annotator_id=taker.id, answer={"score": 4}
+            )
+        outcomes.append(results["answer"])
+        Batch.objects.filter(task=task, state=Batch.State.DONE, slots__state="open").update(
+            state=Batch.State.OPEN
+        )
+    assert len(outcomes) == len(batches)
