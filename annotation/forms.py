@@ -1,6 +1,6 @@
 from django import forms
 
-from annotation.models import Scale, TaskType
+from annotation.models import Scale, Task, TaskType
 from annotation.services.imports import KINDS
 
 
@@ -48,9 +48,10 @@ class TaskForm(forms.Form):
         help_text="0: no limit; rounded up to whole batches",
     )
     batch_size = forms.IntegerField(
+        required=False,
         min_value=1,
         max_value=1000,
-        initial=100,
+        initial=Task._meta.get_field("batch_size").default,
         label="Items per batch",
         help_text="An annotator takes a whole batch (WMT: 100); repeats come on top",
     )
@@ -59,6 +60,10 @@ class TaskForm(forms.Form):
     reference_rate = forms.FloatField(
         min_value=0, max_value=1, initial=0.0, label="Human reference rate"
     )
+
+    def clean_batch_size(self) -> int:
+        # Left out by older forms and scripts: the task's default.
+        return self.cleaned_data.get("batch_size") or self.fields["batch_size"].initial
 
 
 class InvitationAcceptForm(forms.Form):
