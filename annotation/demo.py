@@ -19,11 +19,11 @@ from annotation.services.judgments import judgment_record
 # Mean adequacy on 1-5 of each demo system and of the human reference.
 QUALITY = {
     "Human": 4.6,
-    "Facebook-AI": 4.3,
-    "VolcTrans-GLAT": 4.0,
-    "Online-B": 3.9,
-    "UEdin": 3.6,
-    "happypoet": 2.4,
+    "Online-A": 4.3,
+    "Manifold": 4.0,
+    "P3AI": 3.9,
+    "Online-B": 3.6,
+    "talp_upc": 2.4,
 }
 
 

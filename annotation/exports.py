@@ -6,11 +6,14 @@ Formats:
   judged, so that each row names one system (a ranking of five outputs is five rows); its
   ``annotator, language_pair, system, segment_id, item_type, score`` columns are what
   ``python -m metrics human --judgments`` reads (``score`` is empty where the task gives no
-  absolute score, so give that command a Likert or direct-assessment task's file). PostgreSQL
-  writes this one (``judgment_csv_chunks``): a million rows in seconds.
+  absolute score, so give that command a Likert or direct-assessment task's file).
 * Appraise's headerless score CSV (``username, systemID, itemID, itemType, sourceLanguage,
   targetLanguage, score, documentID, isCompleteDocument, start_time, end_time``), as
   ``python -m metrics human --format appraise`` reads it; itemID is the segment index.
+
+  PostgreSQL writes both (``judgment_csv_chunks``: a million rows in seconds) from one query
+  that expands a judgment to one row per system judged, and one column list per table from
+  which the SELECT and the header are both made (``annotation.selectors.exports``).
 * the WMT 5-way ranking CSV of pairwise and ranking tasks, as ``python -m metrics agreement
   --rankings`` reads it; rankings that do not fit one row (more than five outputs, or one
   output standing for several systems) are spread over several rows that expand to the
@@ -40,37 +43,7 @@ from annotation.selectors.exports import (
 )
 from annotation.selectors.human import HumanResults
 from annotation.selectors.human.comparisons import ranks_of
-from annotation.selectors.human.loading import HUMAN
 
-JUDGMENT_COLUMNS = [
-    "annotator",
-    "language_pair",
-    "task_id",
-    "task_type",
-    "judgment_id",
-    "item_id",
-    "item_type",
-    "segment_id",
-    "document_id",
-    "system",
-    "candidate",
-    "score",
-    "fluency",
-    "preference",
-    "rank",
-    "ranks",
-    "candidate_score",
-    "candidate_scores",
-    "post_edit",
-    "hter",
-    "edits",
-    "post_edit_length",
-    "served_at",
-    "submitted_at",
-    "duration_ms",
-    "seconds",
-    "excluded",
-]
 WMT_WIDTH = 5  # systems per row of the 5-way WMT format
 BATCH = 500  # CSV lines per chunk sent
 
@@ -95,58 +68,16 @@ def _who(row: dict[str, Any], pseudonymise: bool) -> str:
     return pseudonym(row["annotator_id"]) if pseudonymise else row["username"]
 
 
-def _item_type(row: dict[str, Any], candidate_type: str | None = None) -> str:
-    if row["is_repeat"]:
-        return "REPEAT"
-    return candidate_type or row["item_kind"]
+def _item_type(row: dict[str, Any]) -> str:
+    return "REPEAT" if row["is_repeat"] else row["item_kind"]
 
 
 def _candidates(row: dict[str, Any], key: str) -> list[Any]:
-    """A candidate field (``candidate_systems`` or ``candidate_types``), parsed once."""
+    """A candidate field (``candidate_systems``), parsed once."""
     value = row[key]
     if isinstance(value, str):
         value = row[key] = json.loads(value)
     return value or []
-
-
-def _single_systems(row: dict[str, Any]) -> list[str]:
-    """The systems of a single-output item: its system, else its candidate's (the human
-    reference is named as it was judged)."""
-    if row["system_name"]:
-        return [row["system_name"]]
-    systems = [name for names in _candidates(row, "candidate_systems") for name in names]
-    return systems or [HUMAN]
-
-
-def _iso(moment: datetime | None) -> str:
-    return moment.isoformat() if moment else ""
-
-
-def _text_list(values: Sequence[int] | None) -> str:
-    return " ".join(str(v) for v in values) if values else ""
-
-
-def _at(values: Sequence[Any] | None, index: int) -> Any:
-    return values[index] if values and index < len(values) else None
-
-
-def _expand(row: dict[str, Any]) -> Iterator[tuple[str, Any, str, Any, Any, Any]]:
-    """(system, candidate number, item type, rank, candidate score, score) per system judged.
-
-    Pairwise and ranking items give one row per system of each candidate; a side-by-side
-    0-100 score is that row's score, so the rows read as direct assessments.
-    """
-    if row["task_type"] in (TaskType.PAIRWISE, TaskType.RANKING):
-        types = _candidates(row, "candidate_types")
-        for index, systems in enumerate(_candidates(row, "candidate_systems")):
-            kind = _item_type(row, _at(types, index))
-            rank = _at(row["ranks"], index)
-            candidate_score = _at(row["candidate_scores"], index)
-            for system in systems:
-                yield system, index + 1, kind, rank, candidate_score, candidate_score
-        return
-    for system in _single_systems(row):
-        yield system, None, _item_type(row), None, None, row["score"]
 
 
 def _json_value(value: Any) -> Any:
@@ -173,7 +104,7 @@ def judgment_json_lines(
             "item_type": _item_type(row),
             "segment_id": row["segment_index"],
             "document_id": row["document"],
-            "system": _single_systems(row)[0] if single else None,
+            "system": row["single_system"] if single else None,
             "systems": _candidates(row, "candidate_systems"),
             "score": row["score"],
             "fluency": row["fluency"],
@@ -190,31 +121,6 @@ def judgment_json_lines(
             "excluded": row["excluded"],
         }
         yield json.dumps({k: _json_value(v) for k, v in document.items()}) + "\n"
-
-
-def appraise_rows(
-    rows: Iterable[dict[str, Any]], *, campaign: Campaign, pseudonymise: bool = False
-) -> Iterator[list[Any]]:
-    """Appraise's score export: rows with an absolute score (Likert, the adequacy score of a
-    combined adequacy and fluency task, direct assessment, side-by-side pairwise), times as
-    Unix seconds."""
-    for row in rows:
-        for system, _, item_type, _, _, score in _expand(row):
-            if score is None:
-                continue
-            yield [
-                _who(row, pseudonymise),
-                system,
-                row["segment_index"],
-                item_type,
-                campaign.source_language,
-                campaign.target_language,
-                score,
-                row["document"],
-                "False",
-                row["served_at"].timestamp(),
-                row["submitted_at"].timestamp(),
-            ]
 
 
 def wmt_entries(
@@ -280,7 +186,10 @@ def wmt_ranking_rows(
 
 
 def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
-    """One row per system of every ranking on the dashboard."""
+    """One row per system of every ranking on the dashboard. A column means the same in
+    every row (``systems_beaten``: systems a Likert system beats at p < 0.05; ``wins``:
+    pairwise comparisons won); a row leaves empty what its measure does not have or what
+    too little data left undefined."""
     rows: list[dict[str, Any]] = []
     for task in results.tasks:
         base = {"task_id": task.task.id, "task_type": task.task.task_type}
@@ -304,7 +213,7 @@ def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
                         "rank_high": s.rank_range[1],
                         "segments": s.segments,
                         "judgments": s.judgments,
-                        "wins": s.wins,
+                        "systems_beaten": s.wins,
                     }
                 )
         for position, pair in enumerate(task.pairwise, start=1):
@@ -321,8 +230,9 @@ def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
                     "wins": p.wins,
                     "losses": p.losses,
                     "ties": p.ties,
-                    "rank_low": p.rank_range[0],
-                    "rank_high": p.rank_range[1],
+                    # No rank range without resamples (too few comparisons): empty, not 0.
+                    "rank_low": p.rank_range[0] if task.rank_resamples else None,
+                    "rank_high": p.rank_range[1] if task.rank_resamples else None,
                 }
             )
         for position, edit in enumerate(task.hter, start=1):
@@ -364,6 +274,7 @@ RANKING_COLUMNS = [
     "wins",
     "losses",
     "ties",
+    "systems_beaten",
     "corpus_hter",
     "corpus_hter_low",
     "corpus_hter_high",
@@ -443,9 +354,6 @@ def judgments_download(
             rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise
         )
         return streaming_response(_batched(lines), filename=f"{name}-judgments.jsonl")
-    if fmt == "appraise":
-        table = appraise_rows(rows, campaign=campaign, pseudonymise=pseudonymise)
-        return streaming_response(csv_stream(table), filename=f"{name}-appraise.csv")
     if fmt == "wmt" and task is not None:
         table = wmt_ranking_rows(
             rows, campaign=campaign, task_type=task.task_type, pseudonymise=pseudonymise
@@ -455,8 +363,10 @@ def judgments_download(
     chunks = judgment_csv_chunks(
         campaign=campaign,
         names={i: pseudonym(i) for i in names} if pseudonymise else names,
-        columns=JUDGMENT_COLUMNS,
+        table="appraise" if fmt == "appraise" else "judgments",
         task_id=task.id if task else None,
         included_only=included_only,
     )
-    return streaming_response(chunks, filename=f"{name}-judgments.csv")
+    return streaming_response(
+        chunks, filename=f"{name}-appraise.csv" if fmt == "appraise" else f"{name}-judgments.csv"
+    )

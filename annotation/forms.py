@@ -1,7 +1,9 @@
 from django import forms
 
 from annotation.models import Scale, Task, TaskType
-from annotation.services.imports import KINDS
+from annotation.services.imports import KINDS, WMT_XML
+
+KIND_LABELS = {WMT_XML: "WMT XML test set (documents, source, references and systems)"}
 
 
 class CampaignForm(forms.Form):
@@ -14,7 +16,9 @@ class CampaignForm(forms.Form):
 class UploadForm(forms.Form):
     """The file itself comes as ``files`` (several allowed); validated by the import service."""
 
-    kind = forms.ChoiceField(choices=[(kind, kind.title()) for kind in KINDS])
+    kind = forms.ChoiceField(
+        choices=[(kind, KIND_LABELS.get(kind, kind.title())) for kind in KINDS]
+    )
     name = forms.CharField(
         max_length=200,
         required=False,
@@ -22,6 +26,12 @@ class UploadForm(forms.Form):
     )
     add_run = forms.BooleanField(
         required=False, help_text="Add as another run (e.g. training seed) of an existing system."
+    )
+    documents = forms.FileField(
+        required=False,
+        label="Document ids",
+        help_text="With a plain-text source: one document id a line, for the source line with "
+        "the same number.",
     )
 
 

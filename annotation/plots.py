@@ -7,9 +7,17 @@ from django.utils.safestring import SafeString, mark_safe
 
 
 def interval_plot(
-    rows: list[tuple[str, float, float, float]], *, title: str, width: int = 640
+    rows: list[tuple[str, float, float, float]],
+    *,
+    title: str,
+    width: int = 640,
+    axis_from: float | None = None,
 ) -> SafeString:
-    """A dot for each score and a bar for its interval; rows are (label, score, low, high)."""
+    """A dot for each score and a bar for its interval; rows are (label, score, low, high).
+
+    ``axis_from`` starts the axis at that value (0 for rates such as HTER, whose distance
+    from zero is the point) instead of just below the lowest interval.
+    """
     if not rows:
         return mark_safe("")
     row_height, left, right, top = 26, 170, 30, 34
@@ -17,7 +25,7 @@ def interval_plot(
     low = min(r[2] for r in rows)
     high = max(r[3] for r in rows)
     pad = (high - low) * 0.08 or 1.0
-    low, high = low - pad, high + pad
+    low, high = (low - pad if axis_from is None else min(axis_from, low)), high + pad
 
     def x(value: float) -> float:
         return left + (value - low) / (high - low) * (width - left - right)

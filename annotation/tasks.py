@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import uuid
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -36,26 +39,37 @@ def _handler(kind: str):
     max_retries=8,
 )
 def run_job(self, job_id: int) -> None:
-    job = job_services.job_start(job_id=job_id)
+    worker = f"{self.request.hostname or socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    job = job_services.job_start(job_id=job_id, worker=worker)
     if job is None:
+        # A duplicate message (re-sent from a long queue, redelivered): the job is running
+        # on another worker or already done.
+        logger.info("job %s: not started, it is running elsewhere or finished", job_id)
         return
     try:
-        _handler(job.kind)(
-            target_id=job.target_id,
-            report_progress=job_services.job_progress_reporter(job_id=job.id),
-        )
+        with job_services.job_heartbeat(job_id=job.id, worker=worker):
+            _handler(job.kind)(
+                target_id=job.target_id,
+                report_progress=job_services.job_progress_reporter(job_id=job.id),
+            )
     except TRANSIENT_ERRORS as error:
         if self.request.retries >= self.max_retries:
-            job_services.job_fail(job_id=job.id, message=f"gave up after retries: {error}")
-        raise  # retried by Celery; the job row stays "running" until the retry runs
+            job_services.job_fail(
+                job_id=job.id, worker=worker, message=f"gave up after retries: {error}"
+            )
+        else:
+            job_services.job_release(job_id=job.id, worker=worker)
+        raise  # retried by Celery
     except SoftTimeLimitExceeded:
-        job_services.job_fail(job_id=job.id, message="time limit exceeded")
+        job_services.job_fail(job_id=job.id, worker=worker, message="time limit exceeded")
         return
     except Exception as error:
         logger.exception("job %s failed", job_id)
-        job_services.job_fail(job_id=job.id, message=f"{type(error).__name__}: {error}")
+        job_services.job_fail(
+            job_id=job.id, worker=worker, message=f"{type(error).__name__}: {error}"
+        )
         return
-    job_services.job_finish(job_id=job.id)
+    job_services.job_finish(job_id=job.id, worker=worker)
 
 
 @shared_task(ignore_result=True)
@@ -65,5 +79,6 @@ def dispatch_pending_jobs() -> int:
 
 @worker_ready.connect
 def _dispatch_on_start(sender, **kwargs) -> None:
-    # Jobs written while the broker was down are queued as soon as a worker is up.
+    # Jobs written while the broker was down, or left by a worker that died, are queued as
+    # soon as a worker is up.
     dispatch_pending_jobs.delay()

@@ -171,6 +171,53 @@ def _parse_jsonl(filename: str, text: str, *, allow_empty: bool, warnings: list[
     return records
 
 
+# -- documents -------------------------------------------------------------------------------
+
+DOCUMENT_ID_MAX_LENGTH = 200  # Document.external_id
+
+
+def parse_document_ids(filename: str, data: bytes) -> list[str]:
+    """A document file: one document id a line, the line of the source segment it holds."""
+    ids = split_lines(filename, decode_utf8(filename, data))
+    for number, doc_id in enumerate(ids, start=1):
+        if not doc_id.strip():
+            raise UploadError(filename, "empty document id; every line needs one", number)
+    return [doc_id.strip() for doc_id in ids]
+
+
+def check_documents(filename: str, records: list[Record]) -> None:
+    """Document ids are all there or all absent, short enough, and each document's segments
+    are consecutive (context is read in file order, so a document cannot resume later)."""
+    with_id = [record.doc_id is not None and record.doc_id.strip() != "" for record in records]
+    if not any(with_id):
+        return
+    if not all(with_id):
+        line = with_id.index(False) + 1
+        raise UploadError(
+            filename, "no document id here, but other segments have one; give every one", line
+        )
+    finished: set[str] = set()
+    previous = None
+    for number, record in enumerate(records, start=1):
+        doc_id = (record.doc_id or "").strip()
+        record.doc_id = doc_id
+        if len(doc_id) > DOCUMENT_ID_MAX_LENGTH:
+            raise UploadError(
+                filename, f"document id is over {DOCUMENT_ID_MAX_LENGTH} characters", number
+            )
+        if doc_id != previous:
+            if doc_id in finished:
+                raise UploadError(
+                    filename,
+                    f"document {doc_id!r} resumes after other documents; "
+                    "a document's segments must be consecutive",
+                    number,
+                )
+            if previous is not None:
+                finished.add(previous)
+            previous = doc_id
+
+
 # -- archives --------------------------------------------------------------------------------
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")

@@ -18,13 +18,30 @@ from evalsite.csp import DEFAULT_POLICY
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 INSECURE_DEFAULT_SECRET_KEY = "insecure-evalsite-development-key-do-not-use-in-production"  # noqa: S105
+# Written once per checkout by make (see the Makefile) when SECRET_KEY is unset.
+LOCAL_SECRET_KEY_FILE = BASE_DIR / "var" / "secret_key"
+
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
 
 
 def env_bool(name: str, default: bool = False) -> bool:
+    """A yes/no setting; unset or empty is ``default``. Anything unrecognised stops start-up:
+    a typo such as ``HTTPS=ture`` must not quietly turn secure cookies and HSTS off."""
     value = os.environ.get(name)
     if value is None or value.strip() == "":
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    word = value.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={value!r} is not a yes/no value; use one of {', '.join(TRUE_WORDS)} "
+        f"or {', '.join(FALSE_WORDS)} (empty or unset means "
+        f"{TRUE_WORDS[0] if default else FALSE_WORDS[0]})"
+    )
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -53,13 +70,26 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def secret_key(*, https: bool) -> str:
+    """``SECRET_KEY`` from the environment, else the per-checkout key that make writes, so
+    that ``manage.py`` commands run as the README shows them. A site served over HTTPS is a
+    deployment: it must set its own key, never pick up a file left in the checkout."""
+    key = os.environ.get("SECRET_KEY", "").strip()
+    if key:
+        return key
+    if not https and LOCAL_SECRET_KEY_FILE.is_file():
+        key = LOCAL_SECRET_KEY_FILE.read_text(encoding="utf-8").strip()
+    return key or INSECURE_DEFAULT_SECRET_KEY
+
+
 DEBUG = env_bool("DEBUG")
-SECRET_KEY = os.environ.get("SECRET_KEY", INSECURE_DEFAULT_SECRET_KEY)
+HTTPS = env_bool("HTTPS")
+SECRET_KEY = secret_key(https=HTTPS)
 if not DEBUG and SECRET_KEY == INSECURE_DEFAULT_SECRET_KEY:
     raise ImproperlyConfigured(
         "SECRET_KEY is the insecure default while DEBUG is off. Set SECRET_KEY in the "
-        "environment (make up and make test generate one in var/secret_key), or DEBUG=1 "
-        "for local development."
+        "environment; without HTTPS, the key make up and make test write to var/secret_key "
+        "is read when SECRET_KEY is unset. Or DEBUG=1 for local development."
     )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
@@ -148,13 +178,13 @@ CSRF_COOKIE_HTTPONLY = False  # htmx and the keyboard script read the token from
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-HTTPS = env_bool("HTTPS")
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
 SECURE_HSTS_SECONDS = 31536000 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", True)
+# Read even without HTTPS, so that a typo in it stops start-up there too.
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True) and HTTPS
 # Behind a TLS-terminating proxy, name the header it sets (e.g. X-Forwarded-Proto); trusted
 # only when configured, since a client could otherwise claim HTTPS itself.
 _proxy_ssl_header = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
@@ -231,6 +261,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "evalsite")
+# A running job's worker beats this often; a job whose heartbeat is older than the timeout lost
+# its worker (killed, host gone) and the dispatcher queues it again.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
+JOB_HEARTBEAT_TIMEOUT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_TIMEOUT_SECONDS", "60"))
 
 # Uploads: checked by the import service before anything is written.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))

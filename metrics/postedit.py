@@ -7,10 +7,11 @@ It is computed with sacrebleu's ``TER()`` on its default settings (case-insensit
 whitespace tokenisation, punctuation kept), which reproduces the published HTER of the MLQE-PE
 data set.
 
-Scores are fractions (0.25, not 25). Each result keeps its sufficient statistics, so a corpus
-HTER is ``sum(edits) / sum(length)`` (:func:`corpus_hter`), not the mean of segment scores.
-A post-edit with no words scores 1.0 if the MT output has any word to delete and 0.0 if it is
-empty too, as sacrebleu does.
+Scores are in percent, as sacrebleu reports TER (25.0 for one edit in four words; the
+published MLQE-PE ``.hter`` files hold fractions, 0.25). Each result keeps its sufficient
+statistics, so a corpus HTER is ``100 × sum(edits) / sum(length)`` (:func:`corpus_hter`), not
+the mean of segment scores. A post-edit with no words scores 100 if the MT output has any word
+to delete and 0 if it is empty too, as sacrebleu does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sacrebleu.metrics import TER
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+PERCENT = 100.0  # HTER, like sacrebleu's TER, is edits per 100 post-edit words
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,14 @@ def hter_many(mts: Sequence[str], post_edits: Sequence[str]) -> list[Hter]:
         return []
     # One reference stream; sacrebleu returns [edits, average reference length] per segment,
     # the same numbers sentence_score() and corpus_score() are computed from.
+    from sacrebleu.metrics import TER  # imported here: it is slow to import
+
     stats = TER()._extract_corpus_statistics(list(mts), [list(post_edits)])
     return [Hter(edits=float(edits), length=float(length)) for edits, length in stats]
 
 
 def corpus_hter(results: Iterable[Hter]) -> float:
-    """Corpus HTER: all edits over all post-edit words (empty corpus: 0.0)."""
+    """Corpus HTER in percent: all edits over all post-edit words (empty corpus: 0.0)."""
     edits = length = 0.0
     for result in results:
         edits += result.edits
@@ -59,8 +65,15 @@ def corpus_hter(results: Iterable[Hter]) -> float:
     return _rate(edits, length)
 
 
+def segment_hter(edits: ArrayLike, lengths: ArrayLike) -> NDArray[np.float64]:
+    """HTER in percent of each (edits, post-edit length); an empty post-edit scores 100 if
+    there is anything to delete and 0 otherwise, sacrebleu's rule for an empty reference."""
+    e = np.asarray(edits, dtype=np.float64)
+    n = np.asarray(lengths, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.where(n > 0, e / np.where(n > 0, n, 1.0), np.where(e > 0, 1.0, 0.0))
+    return PERCENT * fraction
+
+
 def _rate(edits: float, length: float) -> float:
-    # sacrebleu's rule for an empty reference: everything in the hypothesis is an edit.
-    if length > 0:
-        return edits / length
-    return 1.0 if edits > 0 else 0.0
+    return float(segment_hter(edits, length))

@@ -155,6 +155,14 @@ def campaign(manager):
 DEMO = ROOT / "demo" / "wmt21-en-de"
 
 
+def demo_documents(n: int) -> tuple[str, bytes]:
+    """A document file for the first ``n`` (at most 13) lines of the en-de demo source: the
+    text release has no ids, but lines 1-13 are one RT news story (line 14 is the next
+    story's headline), so they are one document."""
+    assert n <= 13
+    return ("source.docids", b"rt-dog-park\n" * n)
+
+
 @pytest.fixture
 def loaded_campaign(campaign, manager):
     """The demo data, cut to 12 segments and 3 systems: enough for every task type."""
@@ -163,7 +171,13 @@ def loaded_campaign(campaign, manager):
     def head(name, n=12):
         return [(name, "\n".join((DEMO / name).read_text().split("\n")[:n]).encode() + b"\n")]
 
-    upload_import(campaign=campaign, kind="source", files=head("source.en"), user=manager)
+    upload_import(
+        campaign=campaign,
+        kind="source",
+        files=head("source.en"),
+        documents=demo_documents(12),
+        user=manager,
+    )
     upload_import(
         campaign=campaign, kind="reference", name="A", files=head("reference.A.de"), user=manager
     )

@@ -25,7 +25,7 @@ from annotation.services.imports import pending_upload_create, upload_import
 from annotation.services.invitations import invitation_create
 from annotation.services.judgments import judgment_record
 from annotation.services.tasks import task_create, task_launch
-from tests.conftest import DEMO, answer_for
+from tests.conftest import DEMO, answer_for, demo_documents
 
 # The roles of the permission matrix, in the order its rows list them.
 ANON = "anonymous"
@@ -124,7 +124,11 @@ def build_world() -> World:
     membership_set(campaign=campaign, user=annotator2, role="annotator")
     manager = users[MGR]
     upload_import(
-        campaign=campaign, kind="source", files=[("s.en", lines("source.en", 12))], user=manager
+        campaign=campaign,
+        kind="source",
+        files=[("s.en", lines("source.en", 12))],
+        documents=demo_documents(12),
+        user=manager,
     )
     upload_import(
         campaign=campaign,

@@ -60,6 +60,7 @@ def test_create_upload_and_list(api):
             "segments": 2,
             "run_number": 1,
             "warnings": [],
+            "documents": 0,
         }
     ]
     again = upload(api, campaign_id, "systems/upload", "newstest.hyp.X.de", b"ein\nzwo\n")

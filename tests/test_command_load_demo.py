@@ -18,8 +18,14 @@ def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
     call_command("load_demo")
     assert (Campaign.objects.count(), Task.objects.count(), Judgment.objects.count()) == counts
 
-    demo = Campaign.objects.get(name="WMT21 en-de demo")
-    assert demo.systems.count() == 5 and demo.segments.count() == 100
+    demo = Campaign.objects.get(name="WMT21 de-fr demo")
+    assert demo.systems.count() == 5 and demo.segments.count() == 86
+    # Real documents from the WMT XML test set, in file order, each its news story's segments.
+    documents = list(demo.documents.order_by("position"))
+    assert [d.external_id for d in documents][:2] == ["salzburg.com.306606", "faz.79579"]
+    assert [d.segments.count() for d in documents] == [13, 11, 24, 27, 11]
+    assert not any(d.implicit for d in documents)
+    assert demo.tasks.get(task_type="adequacy").context_size == 1
     assert set(demo.tasks.values_list("state", flat=True)) == {"launched"}
     assert not Judgment.objects.filter(task__campaign=demo).exists()
 
@@ -34,7 +40,7 @@ def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
         "sim-rater-4": "failed",
     }
     ranked = [s.name for s in adequacy.likert[0].systems]
-    assert ranked[0] == "Human" and ranked[-1] == "happypoet"
+    assert ranked[0] == "Human" and ranked[-1] == "talp_upc"
     # Every slot of both simulated tasks was judged.
     for task in simulated.tasks.all():
         assert not task.slots.exclude(state="done").exists()

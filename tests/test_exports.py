@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 
 from annotation.exports import (
-    JUDGMENT_COLUMNS,
+    RANKING_COLUMNS,
     _csv_safe,
     judgments_download,
     pseudonym,
@@ -22,6 +22,11 @@ from annotation.exports import (
     wmt_entries,
 )
 from annotation.models import Judgment
+from annotation.selectors.exports import (
+    APPRAISE_TABLE,
+    JUDGMENT_COLUMNS,
+    judgment_table_described_columns,
+)
 from annotation.selectors.human import human_results
 from annotation.selectors.human.comparisons import comparison_data
 from annotation.selectors.human.loading import Usernames
@@ -270,3 +275,59 @@ def test_ranking_rows_one_per_system(judged):
     pairwise = [r for r in rows if r["task_type"] == "ranking"]
     assert {r["system"] for r in pairwise} == set(SYSTEMS)
     assert json.dumps(rows, allow_nan=False)  # no NaN or infinity
+
+
+def test_csv_headers_are_the_queries_own_columns(judged):
+    """The header row is made from the same column list as the SELECT: PostgreSQL reports
+    exactly those names for the query, and the Appraise table has no header but their count."""
+    campaign, _, tasks = judged
+    assert judgment_table_described_columns("judgments", campaign) == JUDGMENT_COLUMNS
+    header = body(judgments_download(campaign=campaign, fmt="csv")).splitlines()[0]
+    assert header.split(",") == JUDGMENT_COLUMNS
+    appraise = [name for name, _ in APPRAISE_TABLE]
+    assert judgment_table_described_columns("appraise", campaign) == appraise
+    text = body(judgments_download(campaign=campaign, fmt="appraise", task=tasks["pairwise"]))
+    rows = list(csv.reader(io.StringIO(text)))
+    # Side-by-side scores: one row per candidate, its own score (hand-checked on the first).
+    first = Judgment.objects.filter(task=tasks["pairwise"]).order_by("id").first()
+    systems = [c["systems"][0] for c in first.item.candidates]
+    assert [(r[1], float(r[6])) for r in rows[:2]] == [
+        (_csv_safe(systems[0]), first.candidate_scores[0]),
+        (_csv_safe(systems[1]), first.candidate_scores[1]),
+    ]
+    assert all(len(row) == len(appraise) for row in rows)
+
+
+def test_ranking_csv_columns_mean_one_thing_and_leave_missing_data_empty(judged):
+    campaign, _, tasks = judged
+    results = human_results(campaign)
+    text = body(rankings_download(campaign))
+    rows = list(csv.DictReader(io.StringIO(text)))
+    likert = [r for r in rows if r["task_type"] == "adequacy"]
+    comparisons = [r for r in rows if r["task_type"] in ("ranking", "pairwise")]
+    assert likert and comparisons
+    # wins: pairwise comparisons won, never the Likert count of systems beaten.
+    assert all(r["wins"] == "" and r["systems_beaten"] != "" for r in likert)
+    assert all(r["systems_beaten"] == "" and r["wins"] != "" for r in comparisons)
+    ranked = next(t for t in results.tasks if t.task.id == tasks["ranking"].id)
+    by_name = {s.name: s.score for s in ranked.pairwise}
+    for row in (r for r in comparisons if r["task_type"] == "ranking"):
+        score = by_name[row["system"].lstrip("'")] if row["system"].startswith("'=") else None
+        score = score or by_name[row["system"]]
+        assert int(row["wins"]) == score.wins
+    # Too few comparisons for a bootstrap rank range: empty cells, not 0.
+    assert ranked.rank_resamples == 0
+    assert all(r["rank_low"] == r["rank_high"] == "" for r in comparisons)
+    assert "0" not in {r["rank_low"] for r in rows}
+
+
+def test_ranking_rows_have_no_column_the_csv_leaves_out(judged):
+    campaign, _, _ = judged
+    assert {k for row in ranking_rows(human_results(campaign)) for k in row} <= set(RANKING_COLUMNS)
+
+
+def rankings_download(campaign) -> object:
+    from annotation.exports import csv_stream, ranking_csv_rows, streaming_response
+
+    rows = ranking_rows(human_results(campaign))
+    return streaming_response(csv_stream(ranking_csv_rows(rows)), filename="r.csv")

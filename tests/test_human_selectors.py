@@ -276,17 +276,21 @@ def test_hter_per_system(launched, loaded_campaign, make_annotator):
     judge_all(task, users, post_edit)
     result = human_results(loaded_campaign).tasks[0]
     rows = Judgment.objects.filter(task=task).values_list(
-        "item__system__name", "edits", "post_edit_length", "hter"
+        "item__system__name", "item__segment__index", "edits", "post_edit_length", "hter"
     )
     by_system = defaultdict(list)
-    for system, edits, length, hter in rows:
+    by_segment = defaultdict(list)  # the two post-edits of an output make one segment
+    for system, segment, edits, length, hter in rows:
         by_system[system].append((edits, length, hter))
+        by_segment[(system, segment)].append(hter)
     assert {s.name for s in result.hter} == set(by_system)
     for s in result.hter:
         values = np.array(by_system[s.name])
-        assert s.score.corpus_hter == pytest.approx(values[:, 0].sum() / values[:, 1].sum())
-        assert s.score.mean_hter == pytest.approx(values[:, 2].mean())
-        assert s.score.segments == len(values)
+        # In percent, as the stored segment HTER and sacrebleu's TER (tests/test_units.py).
+        assert s.score.corpus_hter == pytest.approx(100 * values[:, 0].sum() / values[:, 1].sum())
+        means = [np.mean(v) for (name, _), v in by_segment.items() if name == s.name]
+        assert s.score.mean_hter == pytest.approx(np.mean(means))
+        assert s.score.segments == len(means) == len(values) / 2
         assert s.score.corpus_interval[0] <= s.score.corpus_hter <= s.score.corpus_interval[1]
     corpus = [s.score.corpus_hter for s in result.hter]
     assert corpus == sorted(corpus)  # best (lowest) first

@@ -1,11 +1,14 @@
 """Jobs run by a real Celery worker against the real database and Redis (no eager mode)."""
 
+import threading
+import time
+
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from annotation.models import Job
-from annotation.services.jobs import job_dispatch_pending, job_request
-from tests.conftest import wait_for
+from annotation.services.jobs import job_dispatch_pending, job_finish, job_request, job_start
+from tests.conftest import DATA, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -47,8 +50,9 @@ def test_requesting_a_job_twice_runs_it_once_at_a_time(celery_worker_process):
 
 
 def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
-    """SIGKILL during a metrics job: the unacknowledged message comes back (late ack), a new
-    worker runs the job from the start, and its results are complete and not duplicated."""
+    """SIGKILL during a metrics job, its message lost too (as when Redis restarts): the job's
+    heartbeat stops, the dispatcher of another worker queues it again, and that worker runs it
+    from the start; its results are complete and not duplicated."""
     import os
     import signal
     import uuid
@@ -87,31 +91,33 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     # ... and the job goes to a queue of this test's own, so only its workers take it.
     job = Job.objects.create(kind=Job.Kind.RUN_METRICS, target_id=run.id, state=Job.State.QUEUED)
     queue = f"kill-{uuid.uuid4().hex[:6]}"
-    fast_redelivery = {
-        "CELERY_VISIBILITY_TIMEOUT": "3",
-        "CELERY_RESTORE_INTERVAL": "1",
-        "CELERY_RESTORE_THROTTLE": "1",
-    }
-    first = start_worker(queue, **fast_redelivery)
+    heartbeat = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_HEARTBEAT_TIMEOUT_SECONDS": "3"}
+    first = start_worker(queue, **heartbeat)
     run_job.apply_async(args=[job.id], queue=queue)
     # Kill it once BLEU and chrF are stored and TER (seconds of work) is under way.
     wait_for(lambda: Job.objects.filter(id=job.id, progress__gte=25).exists(), timeout=60)
-    assert Job.objects.get(id=job.id).attempts == 1
+    time.sleep(1.5)  # long enough for a beat after the last progress report
+    running = Job.objects.get(id=job.id)
+    assert running.attempts == 1
+    assert running.heartbeat > running.started_at  # it beats while it runs
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     first.log.close()
+    # The message is not delivered again: the unacknowledged copy expires only after the
+    # visibility timeout (15 minutes), so only the heartbeat can bring the job back.
     assert Job.objects.get(id=job.id).state == Job.State.RUNNING
     assert RunScore.objects.filter(run=run, metric="ter").count() == 0
     before = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
 
-    second = start_worker(queue, **fast_redelivery)
+    second = start_worker(queue, beat=True, **heartbeat)
     try:
         done = wait_for(
-            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=120
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=180
         )
     finally:
         stop_worker(second)
     assert done.attempts == 2
+    assert done.worker == ""
     assert sorted(RunScore.objects.filter(run=run).values_list("metric", flat=True)) == [
         "bleu",
         "chrf",
@@ -127,3 +133,169 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     after = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
     assert set(before) == {"bleu", "chrf"}
     assert {metric: after[metric] for metric in before} == before
+
+
+def test_of_workers_starting_one_job_together_exactly_one_runs_it():
+    job = Job.objects.create(kind=Job.Kind.PING, target_id=5, state=Job.State.QUEUED)
+    workers = 6
+    barrier = threading.Barrier(workers)
+    started: list[Job | None] = []
+
+    def take(name: str) -> None:
+        try:
+            barrier.wait()
+            started.append(job_start(job_id=job.id, worker=name))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=take, args=(f"worker-{n}",)) for n in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [taken for taken in started if taken is not None]
+    assert len(started) == workers and len(winners) == 1
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING
+    assert job.worker == winners[0].worker and job.attempts == 1
+    # A later duplicate message is dropped too, while the job runs and once it is done.
+    assert job_start(job_id=job.id, worker="late") is None
+    job_finish(job_id=job.id, worker=job.worker)
+    assert job_start(job_id=job.id, worker="late") is None
+    assert Job.objects.get(id=job.id).state == Job.State.DONE
+
+
+WMT21 = DATA / "wmt21-en-de"
+SEGMENTS = 400  # TER takes seconds: long enough to act while the job runs
+
+
+def upload_head(campaign, manager, kind, path, name=None, n=SEGMENTS):
+    from annotation.services.imports import upload_import
+
+    data = ("\n".join(path.read_text(encoding="utf-8").split("\n")[:n]) + "\n").encode()
+    upload_import(campaign=campaign, kind=kind, name=name, user=manager, files=[(path.name, data)])
+
+
+def upload_lines(path, n=SEGMENTS):
+    return path.read_text(encoding="utf-8").split("\n")[:n]
+
+
+def load_one_system(campaign, manager) -> Job:
+    """Source, reference A and one system; the system's metrics job starts on commit."""
+    upload_head(campaign, manager, "source", WMT21 / "newstest2021.en-de.src.en")
+    upload_head(campaign, manager, "reference", WMT21 / "newstest2021.en-de.ref.A.de", "A")
+    path = WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
+    upload_head(campaign, manager, "system", path, "Online-B")
+    return Job.objects.get(kind=Job.Kind.RUN_METRICS)
+
+
+def running_ter(job_id: int) -> bool:
+    """The job is computing TER: BLEU and chrF stored, seconds of work left."""
+    return Job.objects.filter(
+        id=job_id, state=Job.State.RUNNING, progress__gte=25, progress__lt=85
+    ).exists()
+
+
+def test_reference_uploaded_while_the_job_runs_is_scored_too(
+    campaign, manager, celery_worker_process
+):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from annotation.models import RunScore
+
+    job = load_one_system(campaign, manager)
+    wait_for(lambda: running_ter(job.id), timeout=60)
+    upload_head(campaign, manager, "reference", WMT21 / "newstest2021.en-de.ref.C.de", "C")
+    # The job read reference A alone when it started: it is marked to run once more.
+    assert Job.objects.get(id=job.id).rerun_requested
+
+    def scored_against_a_and_c():
+        done = Job.objects.filter(id=job.id, state=Job.State.DONE).exists()
+        keys = set(RunScore.objects.values_list("references", flat=True))
+        return done and RunScore.objects.count() == 3 and keys == {"A+C"}
+
+    wait_for(scored_against_a_and_c, timeout=180)
+    hypotheses = upload_lines(WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de")
+    references = [upload_lines(WMT21 / f"newstest2021.en-de.ref.{name}.de") for name in "AC"]
+    scores = dict(RunScore.objects.values_list("metric", "score"))
+    assert scores["bleu"] == pytest.approx(BLEU().corpus_score(hypotheses, references).score)
+    assert scores["chrf"] == pytest.approx(CHRF().corpus_score(hypotheses, references).score)
+    assert not Job.objects.get(id=job.id).rerun_requested
+
+
+def test_a_duplicate_message_for_a_running_job_is_dropped(campaign, manager, celery_worker_process):
+    """The dispatcher re-sends a job queued for over 5 minutes; if the first message is
+    taken meanwhile, a second worker receives the copy while the job runs and drops it."""
+    import uuid
+
+    from annotation.models import RunScore
+    from annotation.tasks import run_job
+    from tests.conftest import start_worker, stop_worker
+
+    queue = f"dup-{uuid.uuid4().hex[:6]}"
+    second = start_worker(queue)
+    try:
+        job = load_one_system(campaign, manager)  # run by the session's worker
+        wait_for(lambda: running_ter(job.id), timeout=60)
+        taken = Job.objects.get(id=job.id)
+        run_job.apply_async(args=[job.id], queue=queue)
+        # A ping behind it on the same solo worker: once done, the copy has been handled.
+        ping = Job.objects.create(kind=Job.Kind.PING, target_id=6, state=Job.State.QUEUED)
+        run_job.apply_async(args=[ping.id], queue=queue)
+        wait_for(lambda: Job.objects.filter(id=ping.id, state=Job.State.DONE).exists())
+        during = Job.objects.get(id=job.id)
+        assert during.state == Job.State.RUNNING
+        assert (during.worker, during.attempts) == (taken.worker, 1)
+        done = wait_for(
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=120
+        )
+    finally:
+        stop_worker(second)
+    assert done.attempts == 1
+    assert RunScore.objects.count() == 3
+
+
+@pytest.mark.parametrize("state", ["pending", "queued", "running", "failed"])
+def test_rerun_revives_a_job_whatever_its_state(
+    client, campaign, manager, celery_worker_process, state
+):
+    """Each state as a lost message or a dead worker leaves it: "Rerun metrics" runs it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import RunScore
+
+    upload_head(campaign, manager, "source", WMT21 / "newstest2021.en-de.src.en", n=12)
+    upload_head(campaign, manager, "reference", WMT21 / "newstest2021.en-de.ref.A.de", "A", n=12)
+    path = WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
+    upload_head(campaign, manager, "system", path, "Online-B", n=12)
+    job = Job.objects.get(kind=Job.Kind.RUN_METRICS)
+    wait_for(lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).exists())
+    long_ago = timezone.now() - timedelta(hours=1)
+    stuck = {
+        "pending": {},
+        "queued": {"queued_at": timezone.now()},  # its message lost; too recent to re-send
+        "running": {"worker": "gone:1:dead", "heartbeat": long_ago, "attempts": 1},
+        "failed": {"message": "OperationalError: server closed the connection"},
+    }[state]
+    Job.objects.filter(id=job.id).update(state=state, progress=40, **stuck)
+    RunScore.objects.all().delete()
+    before = timezone.now()
+
+    client.force_login(manager)
+    response = client.post(f"/campaigns/{campaign.id}/metrics/rerun/")
+    assert response.status_code == 302
+    done = wait_for(lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first())
+    assert done.started_at > before and done.attempts == 1
+    assert RunScore.objects.count() == 3
+
+
+def test_rerun_leaves_a_job_on_a_live_worker_alone(campaign, manager):
+    from annotation.services.jobs import job_rerun
+
+    job = Job.objects.create(kind=Job.Kind.PING, target_id=7, state=Job.State.QUEUED)
+    assert job_start(job_id=job.id, worker="alive") is not None
+    assert job_rerun(kind=Job.Kind.PING, target_id=7).state == Job.State.RUNNING
+    job.refresh_from_db()
+    assert (job.state, job.worker, job.attempts) == (Job.State.RUNNING, "alive", 1)

@@ -76,7 +76,7 @@ def test_post_edit_hter_is_sacrebleu_ter(launched, loaded_campaign, make_annotat
     mt = slot.item.candidates[0]["text"]
     post_edit = mt.replace(" ", "  ", 1) + " zusätzlich"
     judgment = record(task, ann, slot, post_edit=post_edit).judgment
-    expected = TER().sentence_score(mt, [post_edit.strip()]).score / 100
+    expected = TER().sentence_score(mt, [post_edit.strip()]).score  # percent, as TER
     assert judgment.hter == pytest.approx(expected, rel=1e-12)
     assert judgment.post_edit == post_edit.strip()
     assert judgment.duration_ms >= 0

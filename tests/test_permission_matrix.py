@@ -23,6 +23,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.models import Judgment, Task
+from annotation.services.imports import WMT_XML
 from tests.security_world import (
     ADMIN,
     ANN,
@@ -320,6 +321,15 @@ CASES = [
         manager_api(200),  # the same reference again: unchanged
         campaign,
         data=upload_api("reference", "A", "reference.A.de"),
+    ),
+    Case("api-wmt-xml-upload", "get", POST_ONLY_API, campaign),
+    # Not WMT XML (and the campaign has its source): the manager passes, then gets 400.
+    Case(
+        "api-wmt-xml-upload",
+        "post",
+        manager_api(400),
+        campaign,
+        data=upload_api(WMT_XML, "", "source.en"),
     ),
     Case("api-system-upload", "get", POST_ONLY_API, campaign),
     Case(

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,11 +11,28 @@ import pytest
 
 from evalsite.settings import database_from_url
 
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS_FILE = ROOT / "evalsite" / "settings.py"
+# Variables the tests below set themselves; the rest of the environment is passed on.
+OWN_VARIABLES = {"SECRET_KEY", "DEBUG", "HTTPS", "HSTS_PRELOAD"}
 
-def _import_settings(**env):
-    base = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+
+def _import_settings(
+    tmp_path: Path, *, show: str = "DEBUG", local_secret_key: str | None = None, **env: str
+) -> subprocess.CompletedProcess:
+    """Runs evalsite/settings.py in a subprocess as if its checkout were ``tmp_path``, so
+    that ``var/secret_key`` is there exactly when the test writes it, and prints ``show``."""
+    (tmp_path / "evalsite").mkdir()
+    settings_file = tmp_path / "evalsite" / "settings.py"
+    shutil.copy(SETTINGS_FILE, settings_file)
+    if local_secret_key is not None:
+        (tmp_path / "var").mkdir()
+        (tmp_path / "var" / "secret_key").write_text(local_secret_key)
+    base = {k: v for k, v in os.environ.items() if k not in OWN_VARIABLES}
+    code = f"import runpy; print(runpy.run_path({str(settings_file)!r})[{show!r}])"
     return subprocess.run(
-        [sys.executable, "-c", "import evalsite.settings as s; print(s.DEBUG)"],
+        [sys.executable, "-c", code],
+        cwd=ROOT,
         env={**base, **env},
         capture_output=True,
         text=True,
@@ -22,23 +40,73 @@ def _import_settings(**env):
     )
 
 
-def test_default_secret_key_is_refused_without_debug():
-    result = _import_settings()
+def test_default_secret_key_is_refused_without_debug(tmp_path):
+    result = _import_settings(tmp_path)
     assert result.returncode != 0
     assert "SECRET_KEY is the insecure default while DEBUG is off" in result.stderr
 
 
-@pytest.mark.parametrize("value", ["", "0", "false", "no"])
-def test_debug_is_off_unless_set_to_a_true_value(value):
-    result = _import_settings(DEBUG=value, SECRET_KEY="a-real-secret")
+@pytest.mark.parametrize("value", ["", "0", "false", "no", "Off", " NO "])
+def test_debug_is_off_unless_set_to_a_true_value(tmp_path, value):
+    result = _import_settings(tmp_path, DEBUG=value, SECRET_KEY="a-real-secret")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
 
 
-def test_debug_allows_the_default_key_for_local_development():
-    result = _import_settings(DEBUG="1")
+def test_debug_allows_the_default_key_for_local_development(tmp_path):
+    result = _import_settings(tmp_path, DEBUG="1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("HTTPS", "ture"), ("HTTPS", "2"), ("DEBUG", "enabled"), ("HSTS_PRELOAD", "nope")],
+)
+def test_an_unrecognised_yes_no_value_stops_start_up(tmp_path, name, value):
+    """HTTPS=ture used to mean HTTPS off: no secure cookies, no HSTS, and no word of it."""
+    result = _import_settings(tmp_path, SECRET_KEY="a-real-secret", **{name: value})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert f"{name}={value!r} is not a yes/no value" in result.stderr
+    assert "1, true, yes, on or 0, false, no, off" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES", " on "])
+def test_https_accepts_the_true_words(tmp_path, value):
+    result = _import_settings(
+        tmp_path, show="SESSION_COOKIE_SECURE", SECRET_KEY="a-real-secret", HTTPS=value
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
+
+
+def test_the_checkouts_secret_key_file_is_read_when_secret_key_is_unset(tmp_path):
+    """The README's manage.py commands work after make up without exporting SECRET_KEY."""
+    result = _import_settings(tmp_path, show="SECRET_KEY", local_secret_key="from-the-file\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "from-the-file"
+
+
+def test_secret_key_in_the_environment_wins_over_the_file(tmp_path):
+    result = _import_settings(
+        tmp_path, show="SECRET_KEY", local_secret_key="from-the-file", SECRET_KEY="from-env"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "from-env"
+
+
+def test_production_refuses_a_missing_secret_key_even_with_the_file(tmp_path):
+    """Served over HTTPS is a deployment: it must name its key, not find one in var/."""
+    result = _import_settings(tmp_path, local_secret_key="from-the-file", HTTPS="1")
+    assert result.returncode != 0
+    assert "SECRET_KEY is the insecure default while DEBUG is off" in result.stderr
+
+
+def test_an_empty_secret_key_file_is_no_key(tmp_path):
+    result = _import_settings(tmp_path, local_secret_key="  \n")
+    assert result.returncode != 0
+    assert "SECRET_KEY is the insecure default while DEBUG is off" in result.stderr
 
 
 def test_database_url_is_parsed():

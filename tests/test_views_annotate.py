@@ -60,3 +60,21 @@ def test_script_gets_the_reason_of_a_refusal(annotator_client, django_user_model
     assert conflict.json()["code"] == "conflict"
     assert conflict.json()["next"] == f"/annotate/{task.id}/"
     assert Judgment.objects.count() == 0
+
+
+@pytest.mark.parametrize("candidates", ["two", "1.5", "²", "-1"])
+def test_a_non_numeric_candidate_count_is_an_incomplete_form_not_a_500(
+    client, launched, loaded_campaign, make_annotator, candidates
+):
+    task = launched("ranking", ranking_size=3)
+    user = make_annotator(loaded_campaign, "ann")
+    client.force_login(user)
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    post = {"slot": slot.id, "candidates": candidates, "rank-0": "1", "rank-1": "2", "rank-2": "3"}
+    url = f"/annotate/{task.id}/submit/"
+    by_script = client.post(url, post, **FETCH)
+    assert by_script.status_code == 400
+    assert by_script.json()["detail"] == "The form was incomplete; please answer again."
+    plain = client.post(url, post)
+    assert plain.status_code == 302 and plain.url == f"/annotate/{task.id}/"
+    assert Judgment.objects.count() == 0

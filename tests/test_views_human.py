@@ -24,12 +24,17 @@ SYSTEMS = {
     "<script>alert(1)</script>": b"eins zwei drei\nsieben acht neun zehn elf\nzwolf\n",
     "plain": b"ein zwo\nsieben\nzwolf dreizehn vierzehn\n",
 }
+REFERENCE = b"eins zwei drei vier funf sechs\nsieben acht neun zehn elf\nzwolf dreizehn\n"
 QUALITY = {"good": 5, "<script>alert(1)</script>": 4, "plain": 2}
 
 
 @pytest.fixture
 def results(campaign, manager, make_annotator, django_user_model):
     upload_import(campaign=campaign, kind="source", files=[("s.en", SOURCE)], user=manager)
+    # The reference set the scores below are filed under (only the current set counts).
+    upload_import(
+        campaign=campaign, kind="reference", name="A", files=[("r.de", REFERENCE)], user=manager
+    )
     for i, (name, data) in enumerate(SYSTEMS.items()):
         upload_import(
             campaign=campaign, kind="system", name=name, files=[("x.de", data)], user=manager
@@ -159,6 +164,9 @@ def test_wmt_download_needs_a_ranking_task(client, manager, results):
     assert rows[0][:6] == ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId"]
     assert client.get(f"{base}.xlsx").status_code == 404
     assert client.get(f"{base}.csv?task=999999").status_code == 404
+    # Found by the form fuzz test: "²" passed isdigit() and failed int() (a 500).
+    assert client.get(f"{base}.wmt?task=²").status_code == 404
+    assert client.get(f"{base}.csv?task=%C2%B2").status_code == 404
 
 
 def test_api_results_exclusions_and_downloads(manager, results):

@@ -18,7 +18,7 @@ from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import CampaignError, campaign_create
-from annotation.services.imports import upload_import
+from annotation.services.imports import WMT_XML, upload_import
 from annotation.textfiles import UploadError, read_uploaded
 
 
@@ -78,6 +78,9 @@ class ImportedFileSerializer(serializers.Serializer):
     segments = serializers.IntegerField()
     run_number = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())
+    documents = serializers.IntegerField(
+        help_text="Documents of a source with document ids; 0 without (one implicit document)."
+    )
 
 
 class UploadApi(APIView):
@@ -95,6 +98,11 @@ class UploadApi(APIView):
         files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
         name = serializers.CharField(max_length=200, required=False, allow_blank=True)
         add_run = serializers.BooleanField(required=False, default=False)
+        documents = serializers.FileField(
+            required=False,
+            help_text="With a plain-text source only: one document id a line, for the source "
+            "line with the same number.",
+        )
 
     @extend_schema(
         request={"multipart/form-data": UploadInputSerializer},
@@ -105,16 +113,22 @@ class UploadApi(APIView):
     )
     def post(self, request, campaign_id: int):
         campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        data = self.UploadInputSerializer(
-            data={
-                "files": request.FILES.getlist("files") or request.FILES.getlist("file"),
-                "name": request.data.get("name", ""),
-                "add_run": request.data.get("add_run", False),
-            }
-        )
+        fields = {
+            "files": request.FILES.getlist("files") or request.FILES.getlist("file"),
+            "name": request.data.get("name", ""),
+            "add_run": request.data.get("add_run", False),
+        }
+        if "documents" in request.FILES:
+            fields["documents"] = request.FILES["documents"]
+        data = self.UploadInputSerializer(data=fields)
         data.is_valid(raise_exception=True)
         try:
             files = read_uploaded(data.validated_data["files"], max_bytes=settings.UPLOAD_MAX_BYTES)
+            documents = None
+            if "documents" in data.validated_data:
+                (documents,) = read_uploaded(
+                    [data.validated_data["documents"]], max_bytes=settings.UPLOAD_MAX_BYTES
+                )
             with transaction.atomic():
                 results = upload_import(
                     campaign=campaign,
@@ -123,6 +137,7 @@ class UploadApi(APIView):
                     user=request.user,
                     name=data.validated_data.get("name") or None,
                     add_run=data.validated_data["add_run"],
+                    documents=documents,
                 )
         except UploadError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
@@ -145,6 +160,13 @@ class SystemUploadApi(UploadApi):
     kind = "system"
 
 
+class WmtXmlUploadApi(UploadApi):
+    """Uploads a WMT XML test set into an empty campaign: its documents, the source, every
+    reference and every system, validated whole, then imported in one transaction."""
+
+    kind = WMT_XML
+
+
 class SystemRunSerializer(serializers.Serializer):
     system = serializers.CharField(source="run.system.name")
     run = serializers.IntegerField(source="run.number")
@@ -160,6 +182,7 @@ class SystemRunSerializer(serializers.Serializer):
         source="job.finished_at", allow_null=True, default=None
     )
     scores = serializers.DictField(child=serializers.FloatField())
+    references = serializers.CharField(help_text="The reference set the scores are against: A+C")
 
 
 class SystemListApi(APIView):
@@ -175,6 +198,10 @@ class AutomaticResultsApi(APIView):
     class ScoreRowSerializer(serializers.Serializer):
         system = serializers.CharField()
         metric = serializers.CharField()
+        better = serializers.ChoiceField(
+            choices=["higher", "lower"], help_text="which way the metric improves (TER: lower)"
+        )
+        references = serializers.CharField(help_text="The reference set scored against: A+C")
         score = serializers.FloatField()
         ci_low = serializers.FloatField()
         ci_high = serializers.FloatField()

@@ -44,7 +44,9 @@ class LikertSystemSerializer(serializers.Serializer):
     raw_interval = IntervalField(source="score.raw_interval")
     cluster = serializers.IntegerField(source="score.cluster")
     rank_range = serializers.ListField(child=serializers.IntegerField(), source="score.rank_range")
-    wins = serializers.IntegerField(source="score.wins")
+    wins = serializers.IntegerField(
+        source="score.wins", help_text="systems this one beats at p < 0.05 (Wilcoxon rank-sum)"
+    )
     segments = serializers.IntegerField(source="score.segments")
     judgments = serializers.IntegerField(source="score.judgments")
 
@@ -59,7 +61,7 @@ class PairwiseSystemSerializer(serializers.Serializer):
     bradley_terry = Number(source="score.bradley_terry")
     expected_wins = Number(source="score.expected_wins")
     win_rate = Number(source="score.win_rate")
-    wins = serializers.IntegerField(source="score.wins")
+    wins = serializers.IntegerField(source="score.wins", help_text="comparisons won")
     losses = serializers.IntegerField(source="score.losses")
     ties = serializers.IntegerField(source="score.ties")
     rank_range = serializers.ListField(child=serializers.IntegerField(), source="score.rank_range")
@@ -67,7 +69,7 @@ class PairwiseSystemSerializer(serializers.Serializer):
 
 class HterSystemSerializer(serializers.Serializer):
     system = serializers.CharField(source="name")
-    corpus_hter = Number(source="score.corpus_hter")
+    corpus_hter = Number(source="score.corpus_hter", help_text="percent, as TER; lower is better")
     corpus_interval = IntervalField(source="score.corpus_interval")
     mean_hter = Number(source="score.mean_hter")
     mean_interval = IntervalField(source="score.mean_interval")

@@ -26,6 +26,11 @@ urlpatterns = [
         name="api-system-upload",
     ),
     path(
+        "campaigns/<int:campaign_id>/wmt-xml",
+        campaigns.WmtXmlUploadApi.as_view(),
+        name="api-wmt-xml-upload",
+    ),
+    path(
         "campaigns/<int:campaign_id>/systems",
         campaigns.SystemListApi.as_view(),
         name="api-systems",

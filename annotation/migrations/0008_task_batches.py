@@ -80,7 +80,7 @@ def _legacy_batches(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0007_login_failures"),
+        ("annotation", "0011_hter_percent"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

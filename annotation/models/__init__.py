@@ -1,4 +1,5 @@
 from annotation.models.campaigns import (
+    HUMAN,
     Campaign,
     Document,
     Membership,
@@ -11,6 +12,7 @@ from annotation.models.campaigns import (
     Segment,
     System,
     SystemRun,
+    is_reserved_system_name,
 )
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
@@ -30,6 +32,7 @@ from annotation.models.tasks import (
 )
 
 __all__ = [
+    "HUMAN",
     "LIKERT_TYPES",
     "AnnotatorExclusion",
     "Batch",
@@ -58,4 +61,5 @@ __all__ = [
     "SystemRun",
     "Task",
     "TaskType",
+    "is_reserved_system_name",
 ]

@@ -63,6 +63,9 @@ class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
     external_id = models.CharField(max_length=200)
     position = models.PositiveIntegerField()
+    # True for the one document made up for a source without document ids: its segments are
+    # not known to belong together, so no context is shown from them.
+    implicit = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["position"]
@@ -119,6 +122,16 @@ class ReferenceSegment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["reference", "segment"], name="one_reference_text")
         ]
+
+
+# The name under which the human reference is judged and ranked as a system. An uploaded
+# system may not take it, in any letter case, or its judgments would merge with the reference's.
+HUMAN = "Human"
+RESERVED_SYSTEM_NAMES = frozenset({HUMAN.casefold()})
+
+
+def is_reserved_system_name(name: str) -> bool:
+    return name.strip().casefold() in RESERVED_SYSTEM_NAMES
 
 
 class System(models.Model):
@@ -180,6 +193,9 @@ class PendingUpload(models.Model):
     kind = models.CharField(max_length=16)
     name = models.CharField(max_length=200, blank=True)
     add_run = models.BooleanField(default=False)
+    # The document-id file sent with a plain-text source, if any.
+    documents_filename = models.CharField(max_length=255, blank=True)
+    documents = models.BinaryField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
 

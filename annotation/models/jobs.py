@@ -1,8 +1,8 @@
 """Background jobs, written in the same transaction as the data that needs them (an outbox).
 
 A job row is the truth about a job: its state and progress live here, so pages read them
-without asking Celery, and a job whose message was lost (broker down, worker killed) is
-queued again by the dispatcher.
+without asking Celery, and a job whose message was lost (broker down) or whose worker died
+(its heartbeat stopped) is queued again by the dispatcher.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ class Job(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Who runs it (host, process and attempt) and when that worker last said it was alive.
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    # Asked for again while running (its data changed): it runs once more when this run ends.
+    rerun_requested = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -46,7 +51,12 @@ class Job(models.Model):
                 fields=["created_at"],
                 condition=models.Q(state="pending"),
                 name="job_pending_idx",
-            )
+            ),
+            models.Index(
+                fields=["heartbeat"],
+                condition=models.Q(state="running"),
+                name="job_running_heartbeat_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -230,7 +230,7 @@ class Judgment(models.Model):
     # the preference is derived from them.
     candidate_scores = ArrayField(models.SmallIntegerField(), null=True)
     post_edit = models.TextField(null=True)  # noqa: DJ001
-    hter = models.FloatField(null=True)
+    hter = models.FloatField(null=True)  # percent, as sacrebleu reports TER
     edits = models.FloatField(null=True)
     post_edit_length = models.FloatField(null=True)
     served_at = models.DateTimeField()

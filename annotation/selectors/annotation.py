@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from annotation.models import Batch, Slot, Task
+from annotation.models import Batch, Document, Segment, Slot, Task
 from annotation.services.assignment import batch_quota
 
 
@@ -68,8 +68,8 @@ def tasks_for_annotator(user) -> list[Task]:
 
 
 def item_display(slot: Slot) -> dict[str, object]:
-    """Everything the item's screen shows, in two queries (reference and context)."""
-    from annotation.models import ReferenceSegment, Segment, TaskType
+    """Everything the item's screen shows: the reference and the context in a few queries."""
+    from annotation.models import ReferenceSegment, TaskType
     from annotation.scales import scale_points
 
     task, item = slot.task, slot.item
@@ -87,18 +87,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     before: list[str] = []
     after: list[str] = []
     if task.context_size and show_source:
-        neighbours = (
-            Segment.objects.filter(
-                document_id=segment.document_id,
-                index__gte=segment.index - task.context_size,
-                index__lte=segment.index + task.context_size,
-            )
-            .exclude(id=segment.id)
-            .order_by("index")
-            .values_list("index", "source")
-        )
-        before = [text for index, text in neighbours if index < segment.index]
-        after = [text for index, text in neighbours if index > segment.index]
+        before, after = segment_context(segment, task.context_size)
     labels = "AB" if task.task_type == TaskType.PAIRWISE else None
     candidates = [
         {"label": labels[i] if labels else str(i + 1), "text": candidate["text"], "index": i}
@@ -113,3 +102,21 @@ def item_display(slot: Slot) -> dict[str, object]:
         "adequacy_points": scale_points(task.scale, "adequacy"),
         "fluency_points": scale_points(task.scale, "fluency"),
     }
+
+
+def segment_context(segment, size: int) -> tuple[list[str], list[str]]:
+    """The sources of up to ``size`` segments before and after this one, in reading order,
+    from its own document only (never across a document boundary, nor from the implicit
+    document of a source without ids)."""
+    if segment.document.implicit:
+        return [], []
+    same_document = Segment.objects.filter(document_id=segment.document_id)
+    before = same_document.filter(index__lt=segment.index).order_by("-index")[:size]
+    after = same_document.filter(index__gt=segment.index).order_by("index")[:size]
+    previous = list(before.values_list("source", flat=True))[::-1]
+    return previous, list(after.values_list("source", flat=True))
+
+
+def campaign_has_documents(campaign) -> bool:
+    """Whether the campaign's source came with document ids (context needs them)."""
+    return Document.objects.filter(campaign=campaign, implicit=False).exists()

@@ -36,6 +36,6 @@ def campaign_overview(campaign: Campaign) -> dict[str, object]:
     return {
         "tasks": campaign_tasks(campaign),
         "segments": campaign.segments.count(),
-        "documents": campaign.documents.count(),
+        "documents": campaign.documents.filter(implicit=False).count(),
         "references": list(campaign.references.values_list("name", flat=True)),
     }

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import F, Func, TextField
+from django.db.models import F, Func, TextField, Value
+from django.db.models.functions import Coalesce
 
 from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
 from annotation.models.campaigns import Document
@@ -36,7 +38,7 @@ def judgment_export_rows(
 
     ``excluded`` is true for judgments excluded one by one and for those of annotators an
     organiser left out; ``included_only`` drops both, leaving what the rankings count.
-    ``candidate_systems`` and ``candidate_types`` are JSON texts.
+    ``candidate_systems`` is JSON text.
     """
     excluded = excluded_annotators(campaign.id)
     judgments = Judgment.objects.filter(task__campaign=campaign)
@@ -47,7 +49,6 @@ def judgment_export_rows(
     rows = (
         judgments.annotate(
             candidate_systems=_candidate_field("systems"),
-            candidate_types=_candidate_field("type"),
         )
         .order_by("id")
         .values(
@@ -70,11 +71,21 @@ def judgment_export_rows(
             "duration_ms",
             "excluded",
             "candidate_systems",
-            "candidate_types",
             username=F("annotator__username"),
             item_number=F("item__external_id"),
             item_kind=F("item__item_type"),
-            system_name=F("item__system__name"),
+            # A single-output item's system: its own, else its first candidate's (the human
+            # reference is named as it was judged); the CSV lists every system (below).
+            single_system=Coalesce(
+                F("item__system__name"),
+                Func(
+                    F("item__candidates"),
+                    template="%(expressions)s #>> '{0,systems,0}'",
+                    output_field=TextField(),
+                ),
+                Value(HUMAN),
+                output_field=TextField(),
+            ),
             segment_index=F("item__segment__index"),
             document=F("item__segment__document__external_id"),
         )
@@ -104,34 +115,90 @@ def _safe(expression: str) -> str:
     )
 
 
-def _judgment_csv_sql(extra_filter: str) -> str:
+_UTC = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
+# Expressions both tables share, over the rows of the expansion below (``x``: one row per
+# system judged).
+_ITEM_TYPE = "CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type, i.item_type) END"
+# A side-by-side 0-100 score is that candidate's score, so the rows read as assessments.
+_SCORE = "CASE WHEN x.candidate IS NULL THEN j.score ELSE j.candidate_scores[x.candidate] END"
+
+# Each table is one list of (column, SQL expression): the SELECT and the CSV header are both
+# made from it, so they cannot disagree.
+JUDGMENT_TABLE: list[tuple[str, str]] = [
+    ("annotator", _safe("names.name")),
+    ("language_pair", _safe("%(language_pair)s::text")),
+    ("task_id", "j.task_id"),
+    ("task_type", "j.task_type"),
+    ("judgment_id", "j.id"),
+    ("item_id", "i.external_id"),
+    ("item_type", _ITEM_TYPE),
+    ("segment_id", "s.index"),
+    ("document_id", _safe("d.external_id")),
+    ("system", _safe("x.system")),
+    ("candidate", "x.candidate"),
+    ("score", _SCORE),
+    ("fluency", "j.fluency"),
+    ("preference", "j.preference"),
+    ("rank", "j.ranks[x.candidate]"),
+    ("ranks", "array_to_string(j.ranks, ' ')"),
+    ("candidate_score", "j.candidate_scores[x.candidate]"),
+    ("candidate_scores", "array_to_string(j.candidate_scores, ' ')"),
+    ("post_edit", _safe("j.post_edit")),
+    ("hter", "j.hter"),
+    ("edits", "j.edits"),
+    ("post_edit_length", "j.post_edit_length"),
+    ("served_at", f"to_char(j.served_at AT TIME ZONE 'UTC', {_UTC})"),
+    ("submitted_at", f"to_char(j.submitted_at AT TIME ZONE 'UTC', {_UTC})"),
+    ("duration_ms", "j.duration_ms"),
+    ("seconds", "j.duration_ms / 1000.0::float8"),
+    (
+        "excluded",
+        "CASE WHEN j.excluded OR j.annotator_id = ANY(%(excluded)s::int[]) THEN 'true' "
+        "ELSE 'false' END",
+    ),
+]
+# Appraise's headerless score CSV, as ``python -m metrics human --format appraise`` reads it:
+# rows with an absolute score only, itemID the segment index, times as Unix seconds.
+APPRAISE_TABLE: list[tuple[str, str]] = [
+    ("username", _safe("names.name")),
+    ("systemID", _safe("x.system")),
+    ("itemID", "s.index"),
+    ("itemType", _ITEM_TYPE),
+    ("sourceLanguage", _safe("%(source_language)s::text")),
+    ("targetLanguage", _safe("%(target_language)s::text")),
+    ("score", _SCORE),
+    ("documentID", _safe("d.external_id")),
+    ("isCompleteDocument", "'False'"),
+    ("start_time", "extract(epoch FROM j.served_at)::float8"),
+    ("end_time", "extract(epoch FROM j.submitted_at)::float8"),
+]
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[tuple[str, str]]
+    header: bool  # a header row of the column names
+    required: str = ""  # rows where this expression is NULL are left out
+
+
+TABLES = {
+    "judgments": Table(JUDGMENT_TABLE, header=True),
+    "appraise": Table(APPRAISE_TABLE, header=False, required=_SCORE),
+}
+JUDGMENT_COLUMNS = [name for name, _ in JUDGMENT_TABLE]
+
+
+def _expanded_judgments_sql(columns: list[tuple[str, str]], extra_filter: str) -> str:
+    """The SELECT of ``columns`` over one row per judgment and system judged: the one place
+    that rule lives. Pairwise and ranking items expand to every system of every candidate
+    (in display order); single-output items name their system, else their candidates'
+    systems (the human reference is named as it was judged)."""
     judgment, item, segment = Judgment._meta.db_table, Item._meta.db_table, Segment._meta.db_table
     document, system = Document._meta.db_table, System._meta.db_table
-    utc = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
-    # One row per judgment and system judged: pairwise and ranking items expand to every
-    # system of every candidate (in display order); single-output items name their system,
-    # else their candidates' systems (the human reference is named as it was judged).
+    select = ",\n      ".join(f'{expression} AS "{name}"' for name, expression in columns)
     # Only table names and fixed fragments are formatted in; every value is a parameter.
     return f"""
-    SELECT {_safe("names.name")} AS annotator,
-      {_safe("%(language_pair)s::text")} AS language_pair,
-      j.task_id, j.task_type, j.id AS judgment_id, i.external_id AS item_id,
-      CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type, i.item_type) END
-        AS item_type,
-      s.index AS segment_id, {_safe("d.external_id")} AS document_id,
-      {_safe("x.system")} AS system, x.candidate,
-      CASE WHEN x.candidate IS NULL THEN j.score ELSE j.candidate_scores[x.candidate] END
-        AS score,
-      j.fluency, j.preference, j.ranks[x.candidate] AS rank,
-      array_to_string(j.ranks, ' ') AS ranks,
-      j.candidate_scores[x.candidate] AS candidate_score,
-      array_to_string(j.candidate_scores, ' ') AS candidate_scores,
-      {_safe("j.post_edit")} AS post_edit, j.hter, j.edits, j.post_edit_length,
-      to_char(j.served_at AT TIME ZONE 'UTC', {utc}) AS served_at,
-      to_char(j.submitted_at AT TIME ZONE 'UTC', {utc}) AS submitted_at,
-      j.duration_ms, j.duration_ms / 1000.0::float8 AS seconds,
-      CASE WHEN j.excluded OR j.annotator_id = ANY(%(excluded)s::int[]) THEN 'true'
-        ELSE 'false' END AS excluded
+    SELECT {select}
     FROM {judgment} j
     JOIN unnest(%(annotator_ids)s::int[], %(annotator_names)s::text[]) AS names(id, name)
       ON names.id = j.annotator_id
@@ -162,27 +229,25 @@ def _judgment_csv_sql(extra_filter: str) -> str:
     """  # noqa: S608
 
 
-def judgment_csv_chunks(
+def _table_query(
+    table: Table,
     *,
     campaign: Campaign,
     names: dict[int, str],
-    columns: list[str],
     task_id: int | None = None,
     included_only: bool = False,
-) -> Iterator[bytes]:
-    """The judgment CSV (``columns`` as the header row, then one row per judgment and system
-    judged), written by PostgreSQL's COPY and streamed in chunks: a million judgments take
-    seconds, where a Python loop over rows took half a minute.
-
-    ``names`` maps annotator ids to the names to print (usernames or pseudonyms).
-    """
+) -> tuple[str, dict[str, Any]]:
     extra_filter = ""
     if task_id is not None:
         extra_filter += " AND j.task_id = %(task)s"
     if included_only:
         extra_filter += " AND NOT j.excluded AND NOT j.annotator_id = ANY(%(excluded)s::int[])"
+    if table.required:
+        extra_filter += f" AND ({table.required}) IS NOT NULL"
     params = {
         "language_pair": campaign.language_pair,
+        "source_language": campaign.source_language,
+        "target_language": campaign.target_language,
         "excluded": sorted(excluded_annotators(campaign.id)),
         "annotator_ids": list(names),
         "annotator_names": list(names.values()),
@@ -191,10 +256,43 @@ def judgment_csv_chunks(
         "campaign": campaign.id,
         "task": task_id,
     }
-    buffer = bytearray((",".join(columns) + "\n").encode())
+    return _expanded_judgments_sql(table.columns, extra_filter), params
+
+
+def judgment_table_described_columns(table: str, campaign: Campaign) -> list[str]:
+    """The column names PostgreSQL reports for a table's query (run for no rows): what the
+    header row must equal."""
+    sql, params = _table_query(TABLES[table], campaign=campaign, names={})
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM ({sql}) AS t LIMIT 0", params)  # noqa: S608
+        return [column.name for column in cursor.description]
+
+
+def judgment_csv_chunks(
+    *,
+    campaign: Campaign,
+    names: dict[int, str],
+    table: str = "judgments",
+    task_id: int | None = None,
+    included_only: bool = False,
+) -> Iterator[bytes]:
+    """A table of ``TABLES`` (the judgment CSV with its header row, or Appraise's headerless
+    scores), one row per judgment and system judged, written by PostgreSQL's COPY and
+    streamed in chunks: a million judgments take seconds, where a Python loop over rows took
+    half a minute.
+
+    ``names`` maps annotator ids to the names to print (usernames or pseudonyms).
+    """
+    chosen = TABLES[table]
+    sql, params = _table_query(
+        chosen, campaign=campaign, names=names, task_id=task_id, included_only=included_only
+    )
+    buffer = bytearray()
+    if chosen.header:
+        buffer += (",".join(name for name, _ in chosen.columns) + "\n").encode()
     with connection.cursor() as cursor:
         # COPY takes no server-side parameters: the values are bound on the client.
-        query = cursor.mogrify(_judgment_csv_sql(extra_filter), params)
+        query = cursor.mogrify(sql, params)
         with cursor.cursor.copy(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)") as copy:
             for data in copy:
                 buffer += data

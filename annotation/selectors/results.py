@@ -7,9 +7,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Campaign, PairSignificance, RunScore
+from annotation.selectors.references import current_reference_set
 
 METRICS = ("bleu", "chrf", "ter")
+METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "ter": False}
+
+
+def better(metric: str) -> str:
+    """Which way a metric improves, as the pages, the API and the downloads say it."""
+    return "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
 
 
 @dataclass
@@ -32,6 +39,7 @@ class SystemResult:
 @dataclass
 class AutomaticResults:
     systems: list[SystemResult]
+    reference_set: str  # the key every score here was computed against, e.g. "A+C"
     # (metric, method) -> {(system_a_id, system_b_id): PairSignificance}, both orders.
     tests: dict[tuple[str, str], dict[tuple[int, int], PairSignificance]]
 
@@ -42,9 +50,13 @@ class AutomaticResults:
 
 
 def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> AutomaticResults:
+    """Scores against the current reference set only: a run whose job has not yet recomputed
+    them after a reference upload has none (and no tests) until it has."""
+    reference_set = current_reference_set(campaign)
     by_system: dict[int, SystemResult] = {}
     per_metric: dict[tuple[int, str], list[RunScore]] = defaultdict(list)
-    for score in RunScore.objects.filter(run__campaign=campaign).select_related("run__system"):
+    current = RunScore.objects.filter(run__campaign=campaign, references=reference_set)
+    for score in current.select_related("run__system"):
         system = score.run.system
         by_system.setdefault(system.id, SystemResult(system.id, system.name))
         per_metric[(system.id, score.metric)].append(score)
@@ -77,7 +89,7 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
             tie=test.tie,
         )
         tests[(test.metric, test.method)][(test.system_b_id, test.system_a_id)] = mirrored
-    return AutomaticResults(systems, dict(tests))
+    return AutomaticResults(systems, reference_set, dict(tests))
 
 
 def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
@@ -89,6 +101,8 @@ def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
                 {
                     "system": system.name,
                     "metric": metric,
+                    "better": better(metric),
+                    "references": results.reference_set,
                     "score": round(score.score, 6),
                     "ci_low": round(score.ci_low, 6),
                     "ci_high": round(score.ci_high, 6),

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.models import Campaign, Job, SystemRun
+from django.db.models import Prefetch
+
+from annotation.models import Campaign, Job, RunScore, SystemRun
+from annotation.selectors.references import current_reference_set
 
 
 @dataclass
@@ -10,15 +13,18 @@ class RunRow:
     run: SystemRun
     job: Job | None
     scores: dict[str, float]
+    references: str  # the reference set ``scores`` are against, e.g. "A+C"
 
 
 def system_runs_with_jobs(campaign: Campaign) -> list[RunRow]:
-    """Every run of the campaign with its metrics job and scores, in three queries."""
+    """Every run of the campaign with its metrics job and its scores against the current
+    reference set, in four queries."""
+    references = current_reference_set(campaign)
+    current = RunScore.objects.filter(references=references)
     runs = list(
         SystemRun.objects.filter(campaign=campaign)
         .select_related("system")
-        .prefetch_related("scores")
-        .annotate()
+        .prefetch_related(Prefetch("scores", queryset=current))
     )
     jobs = {
         job.target_id: job
@@ -27,6 +33,11 @@ def system_runs_with_jobs(campaign: Campaign) -> list[RunRow]:
         )
     }
     return [
-        RunRow(run, jobs.get(run.id), {score.metric: score.score for score in run.scores.all()})
+        RunRow(
+            run,
+            jobs.get(run.id),
+            {score.metric: score.score for score in run.scores.all()},
+            references,
+        )
         for run in runs
     ]

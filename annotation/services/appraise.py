@@ -14,7 +14,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.models import Campaign, Document, Item, ItemType, Segment, System, Task
+from annotation.models import (
+    Campaign,
+    Document,
+    Item,
+    ItemType,
+    Segment,
+    System,
+    Task,
+    is_reserved_system_name,
+)
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.tasks import task_create, task_launch_items
 
@@ -153,6 +162,12 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
             )
     else:
         targets = [(str(raw["targetID"]), _text(raw["targetText"], where, "targetText"))]
+    reserved = [tid for tid, _ in targets if is_reserved_system_name(tid)]
+    if reserved and item_type != "REF":
+        raise AppraiseError(
+            f"{where}: system {reserved[0]!r} would merge with the human reference in the "
+            "results; rename it"
+        )
     meta = {
         key: raw[key] for key in ("itemID", "_block", "_item", "isCompleteDocument") if key in raw
     }
@@ -214,7 +229,10 @@ def _segments(campaign: Campaign, parsed: ParsedCampaign) -> dict[tuple[str, str
         documents.setdefault(
             document,
             Document(
-                campaign=campaign, external_id=document or "appraise", position=len(documents)
+                campaign=campaign,
+                external_id=document or "appraise",
+                position=len(documents),
+                implicit=not document,  # items without a documentID: no context from them
             ),
         )
     Document.objects.bulk_create(documents.values())

@@ -7,9 +7,6 @@ writes, atomically).
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
-
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -28,6 +25,15 @@ from annotation.models import (
     SystemRun,
 )
 from annotation.services.jobs import job_request
+from annotation.services.upload_plans import (
+    ImportedFile,
+    PlannedFile,
+    UploadPlan,
+    check_name,
+    content_hash,
+    plan_source,
+    plan_wmt_xml,
+)
 from annotation.textfiles import (
     ParsedFile,
     UploadError,
@@ -37,54 +43,9 @@ from annotation.textfiles import (
     system_name_from_filename,
 )
 
-KINDS = ("source", "reference", "system")
-DEFAULT_DOCUMENT = "document-1"
-
-
-@dataclass
-class PlannedFile:
-    """One file that passed validation and what importing it will do."""
-
-    kind: str
-    name: str
-    parsed: ParsedFile
-    content_hash: str
-    action: str  # "create", "new_run" or "unchanged"
-    existing_id: int | None = None
-
-    @property
-    def segments(self) -> int:
-        return len(self.parsed.records)
-
-
-@dataclass
-class UploadPlan:
-    campaign_id: int
-    files: list[PlannedFile]
-
-    @property
-    def warnings(self) -> list[str]:
-        return [warning for planned in self.files for warning in planned.parsed.warnings]
-
-
-@dataclass
-class ImportedFile:
-    kind: str
-    name: str
-    status: str  # "created", "new_run" or "unchanged"
-    segments: int
-    object_id: int
-    run_number: int | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-def content_hash(texts: list[str]) -> str:
-    """Hash of the segments themselves, so CRLF or a BOM does not make a new system."""
-    digest = hashlib.sha256()
-    for text in texts:
-        digest.update(text.encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+WMT_XML = "wmt_xml"  # one file holding documents, the source, references and systems
+KINDS = ("source", "reference", "system", WMT_XML)
+DEFAULT_DOCUMENT = "document-1"  # the one implicit document of a source without ids
 
 
 def _expand(filename: str, data: bytes, *, kind: str) -> list[tuple[str, bytes]]:
@@ -108,17 +69,23 @@ def upload_plan(
     files: list[tuple[str, bytes]],
     name: str | None = None,
     add_run: bool = False,
+    documents: tuple[str, bytes] | None = None,
 ) -> UploadPlan:
     """Validates whole files against the campaign and returns what importing them will do.
 
     ``name`` names a reference or a system; with several system files (or an archive) each
     system is named after its file. ``add_run`` adds the file as another run of an existing
-    system (several training seeds) instead of refusing the name.
+    system (several training seeds) instead of refusing the name. ``documents`` is a file of
+    document ids (one a line) for a source that has none of its own.
     """
     if kind not in KINDS:
         raise UploadError("upload", f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
     if not files:
         raise UploadError("upload", "no file was sent")
+    if documents is not None and kind != "source":
+        raise UploadError(documents[0], "a document-id file goes with a source upload only")
+    if kind == WMT_XML:
+        return plan_wmt_xml(campaign, files)
     expanded = [member for filename, data in files for member in _expand(filename, data, kind=kind)]
     if kind != "system" and len(expanded) != 1:
         raise UploadError("upload", f"a {kind} is one file; {len(expanded)} were sent")
@@ -132,13 +99,7 @@ def upload_plan(
         texts = parsed.texts
         digest = content_hash(texts)
         if kind == "source":
-            if segment_count:
-                raise UploadError(
-                    filename,
-                    f"the campaign has its source already ({segment_count} segments); "
-                    "create a new campaign for another test set",
-                )
-            planned.append(PlannedFile(kind, "source", parsed, digest, "create"))
+            planned.append(plan_source(parsed, digest, segment_count, documents))
             continue
         if not segment_count:
             raise UploadError(filename, "upload the source first: nothing to align this file to")
@@ -154,13 +115,7 @@ def upload_plan(
         if not label or not label.strip():
             raise UploadError(filename, f"a {kind} needs a name")
         label = label.strip()
-        longest = (Reference if kind == "reference" else System)._meta.get_field("name").max_length
-        if longest is not None and len(label) > longest:
-            raise UploadError(
-                filename, f"the {kind} name is {len(label)} characters long; at most {longest}"
-            )
-        if "\x00" in label:
-            raise UploadError(filename, f"the {kind} name contains a NUL character")
+        check_name(filename, kind, label)
         if label in seen_names and not add_run:
             raise UploadError(filename, f"the name {label!r} is also that of {seen_names[label]}")
         if digest in seen_hashes:
@@ -223,7 +178,10 @@ def _import_source(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
         doc_id = record.doc_id or DEFAULT_DOCUMENT
         if doc_id not in documents:
             documents[doc_id] = Document(
-                campaign=campaign, external_id=doc_id, position=len(documents)
+                campaign=campaign,
+                external_id=doc_id,
+                position=len(documents),
+                implicit=not record.doc_id,
             )
         doc_of_record.append(documents[doc_id])
     Document.objects.bulk_create(documents.values())
@@ -240,6 +198,7 @@ def _import_source(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
         planned.segments,
         campaign.id,
         warnings=planned.parsed.warnings,
+        documents=planned.documents,
     )
 
 
@@ -325,6 +284,7 @@ def upload_import(
     user: User | None,
     name: str | None = None,
     add_run: bool = False,
+    documents: tuple[str, bytes] | None = None,
 ) -> list[ImportedFile]:
     """Validates and imports: all files or none; metrics jobs are queued on commit.
 
@@ -333,7 +293,9 @@ def upload_import(
     confirming it calls this again on the same bytes.
     """
     Campaign.objects.select_for_update().get(id=campaign.id)
-    plan = upload_plan(campaign=campaign, kind=kind, files=files, name=name, add_run=add_run)
+    plan = upload_plan(
+        campaign=campaign, kind=kind, files=files, name=name, add_run=add_run, documents=documents
+    )
     return _apply(campaign, plan, user)
 
 
@@ -346,11 +308,18 @@ def pending_upload_create(
     files: list[tuple[str, bytes]],
     name: str = "",
     add_run: bool = False,
+    documents: tuple[str, bytes] | None = None,
 ) -> PendingUpload:
     """Keeps previewed files until the manager confirms (or uploads something else)."""
     PendingUpload.objects.filter(campaign=campaign, user=user).delete()
     pending = PendingUpload.objects.create(
-        campaign=campaign, user=user, kind=kind, name=name, add_run=add_run
+        campaign=campaign,
+        user=user,
+        kind=kind,
+        name=name,
+        add_run=add_run,
+        documents_filename=documents[0][:255] if documents else "",
+        documents=documents[1] if documents else None,
     )
     PendingUploadFile.objects.bulk_create(
         PendingUploadFile(upload=pending, filename=filename[:255], data=data)
@@ -369,9 +338,18 @@ def pending_upload_confirm(
         raise UploadError("upload", "this preview has expired or was confirmed already")
     files = [(f.filename, bytes(f.data)) for f in pending.files.order_by("id")]
     kind, name, add_run = pending.kind, pending.name or None, pending.add_run
+    documents = None
+    if pending.documents is not None:
+        documents = (pending.documents_filename, bytes(pending.documents))
     pending.delete()
     return upload_import(
-        campaign=campaign, kind=kind, files=files, user=user, name=name, add_run=add_run
+        campaign=campaign,
+        kind=kind,
+        files=files,
+        user=user,
+        name=name,
+        add_run=add_run,
+        documents=documents,
     )
 
 

@@ -23,6 +23,11 @@ from annotation.models import (
     RunStatistics,
     SystemRun,
 )
+from annotation.selectors.references import (
+    current_reference_set,
+    metric_reference_names,
+    reference_set_key,
+)
 from metrics.automatic import extract_statistics, signature, stats_from_bytes, stats_to_bytes
 from metrics.resampling import (
     BOOTSTRAP_SAMPLES,
@@ -37,13 +42,8 @@ logger = logging.getLogger(__name__)
 JOB_METRICS = ("bleu", "chrf", "ter")
 # Share of the job's time each step takes (TER's statistics are by far the slowest).
 PROGRESS_AFTER = {"bleu": 10, "chrf": 25, "ter": 85}
-
-
-def metric_reference_names(campaign: Campaign) -> list[str]:
-    """The references automatic metrics use: the campaign's choice, or all of them."""
-    available = list(campaign.references.order_by("name").values_list("name", flat=True))
-    chosen = [name.strip() for name in campaign.metric_references.split(",") if name.strip()]
-    return [name for name in chosen if name in available] if chosen else available
+# A job starts again this many times when the references change while it computes.
+REFERENCE_CHANGES_FOLLOWED = 3
 
 
 def _texts(run: SystemRun, reference_names: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -63,21 +63,42 @@ def _texts(run: SystemRun, reference_names: list[str]) -> tuple[list[str], list[
     return hypotheses, references
 
 
+class ReferencesKeepChanging(RuntimeError):
+    pass
+
+
 def run_metrics_compute(*, target_id: int, report_progress: Callable[[int], None]) -> None:
-    """The metrics job of one run. Idempotent: the same data gives the same rows."""
-    run = SystemRun.objects.select_related("campaign").filter(id=target_id).first()
-    if run is None:
-        return  # deleted since the job was written
-    reference_names = metric_reference_names(run.campaign)
-    if not reference_names:
-        logger.info("run %s: no reference yet; scores follow the first reference upload", run.id)
-        return
-    key = "+".join(reference_names)
+    """The metrics job of one run. Idempotent: the same data gives the same rows.
+
+    Rows are filed under the reference set they were computed from; a set that changes while
+    the job computes is noticed when storing, and the job starts again on the new set.
+    """
+    for _ in range(REFERENCE_CHANGES_FOLLOWED):
+        run = SystemRun.objects.select_related("campaign").filter(id=target_id).first()
+        if run is None:
+            return  # deleted since the job was written
+        reference_names = metric_reference_names(run.campaign)
+        if not reference_names:
+            logger.info("run %s: no reference yet; scored after the first reference upload", run.id)
+            return
+        if _run_metrics_against(run, reference_names, report_progress):
+            campaign_significance_update(campaign_id=run.campaign_id)
+            report_progress(100)
+            return
+        logger.info("run %s: references changed while scoring; starting again", run.id)
+    raise ReferencesKeepChanging(f"the references of run {target_id} kept changing; rerun it")
+
+
+def _run_metrics_against(
+    run: SystemRun, reference_names: list[str], report_progress: Callable[[int], None]
+) -> bool:
+    """Stores every metric against these references; False if they stopped being current."""
+    key = reference_set_key(reference_names)
     hypotheses, references = _texts(run, reference_names)
     for metric in JOB_METRICS:
         stats = extract_statistics(metric, hypotheses, references)
         estimate = bootstrap_ci(metric, stats, n_samples=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED)
-        _store_run_metric(
+        stored = _store_run_metric(
             run=run,
             metric=metric,
             references=key,
@@ -87,9 +108,10 @@ def run_metrics_compute(*, target_id: int, report_progress: Callable[[int], None
             ci_high=estimate.high,
             n_refs=len(references),
         )
+        if not stored:
+            return False
         report_progress(PROGRESS_AFTER[metric])
-    campaign_significance_update(campaign_id=run.campaign_id, references=key)
-    report_progress(100)
+    return True
 
 
 @transaction.atomic
@@ -103,7 +125,16 @@ def _store_run_metric(
     ci_low: float,
     ci_high: float,
     n_refs: int,
-) -> None:
+) -> bool:
+    """Stores one metric of the run and removes its rows of superseded reference sets, in one
+    transaction; False (nothing written) if ``references`` is no longer the current set."""
+    # The run's row lock orders two stores of the same run (a job taken over from a worker
+    # that stopped beating while it still ran).
+    locked = SystemRun.objects.select_for_update().select_related("campaign").get(id=run.id)
+    if current_reference_set(locked.campaign) != references:
+        return False
+    RunStatistics.objects.filter(run=run).exclude(references=references).delete()
+    RunScore.objects.filter(run=run).exclude(references=references).delete()
     RunStatistics.objects.update_or_create(
         run=run,
         metric=metric,
@@ -125,16 +156,20 @@ def _store_run_metric(
             "seed": SACREBLEU_SEED,
         },
     )
+    return True
 
 
 @transaction.atomic
-def campaign_significance_update(*, campaign_id: int, references: str) -> int:
-    """Recomputes every pair's paired tests from stored statistics; returns the pair count.
+def campaign_significance_update(*, campaign_id: int) -> int:
+    """Recomputes every pair's paired tests from the statistics of the current reference set
+    and replaces the campaign's tests with them; returns the pair count.
 
     The campaign row is locked, so jobs of several systems finishing together update the
-    matrix one after the other, and the last one sees every system's statistics.
+    matrix one after the other, and the last one sees every system's statistics. A system not
+    yet scored against the current set has no tests until its job is done.
     """
-    Campaign.objects.select_for_update().get(id=campaign_id)
+    campaign = Campaign.objects.select_for_update().get(id=campaign_id)
+    references = current_reference_set(campaign)
     tests: list[PairSignificance] = []
     for metric in JOB_METRICS:
         rows = (
@@ -173,21 +208,17 @@ def campaign_significance_update(*, campaign_id: int, references: str) -> int:
                 )
                 for pair in result.pairs
             )
-    PairSignificance.objects.bulk_create(
-        tests,
-        update_conflicts=True,
-        unique_fields=["campaign", "metric", "method", "system_a", "system_b"],
-        update_fields=["p_value", "win_a", "win_b", "tie", "updated_at"],
-    )
-    written = len(tests)
-    return written
+    PairSignificance.objects.filter(campaign_id=campaign_id).delete()
+    PairSignificance.objects.bulk_create(tests)
+    return len(tests)
 
 
 @transaction.atomic
 def campaign_metrics_recompute(*, campaign: Campaign, only_unfinished: bool = False) -> int:
-    """Asks for the metrics job of every run again (e.g. after a failure); returns how many."""
+    """Runs the metrics job of every run again (e.g. after a failure, or a job left running
+    by a worker that died); returns how many were asked for."""
     from annotation.models import Job
-    from annotation.services.jobs import job_request
+    from annotation.services.jobs import job_rerun
 
     run_ids = list(SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True))
     if only_unfinished:
@@ -198,5 +229,5 @@ def campaign_metrics_recompute(*, campaign: Campaign, only_unfinished: bool = Fa
         )
         run_ids = [run_id for run_id in run_ids if run_id not in done]
     for run_id in run_ids:
-        job_request(kind=Job.Kind.RUN_METRICS, target_id=run_id)
+        job_rerun(kind=Job.Kind.RUN_METRICS, target_id=run_id)
     return len(run_ids)

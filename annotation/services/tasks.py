@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
+    HUMAN,
     LIKERT_TYPES,
     Batch,
     Campaign,
@@ -25,9 +26,9 @@ from annotation.models import (
     Task,
     TaskType,
 )
+from annotation.selectors.annotation import campaign_has_documents
 from annotation.services import assignment
 
-HUMAN = "Human"  # the name under which the human reference is judged as a system
 MAX_PAIRS_PER_SEGMENT = 10
 SETTINGS = (
     "scale",
@@ -67,6 +68,13 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
     if task.batch_size < 1:
         raise TaskError("a batch holds at least one item")
+    if task.context_size and not campaign_has_documents(campaign):
+        raise TaskError(
+            "context needs document ids, and this campaign has none (a source without them is "
+            "one implicit document, so context would cross unrelated texts); set context "
+            "to 0, or upload a source with document ids (a doc_id column, a document file, "
+            "or WMT XML) to a new campaign"
+        )
     task.save()
     return task
 

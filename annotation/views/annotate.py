@@ -49,8 +49,14 @@ def annotate(request, task_id: int):
     )
 
 
+MAX_CANDIDATES = 50  # read at most this many rank-i / cscore-i fields
+
+
 def _answer_from_post(task: Task, post) -> dict[str, object]:
-    count = min(int(post.get("candidates", "0") or 0), 50)
+    """The answer as the judgment service takes it; ValueError for a form no page sends."""
+    count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
+    if count < 0:
+        raise ValueError("a negative number of candidates")
     if task.task_type == TaskType.RANKING:
         return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
     if task.task_type == TaskType.PAIRWISE and task.scale in CONTINUOUS:
@@ -78,6 +84,7 @@ def submit(request, task_id: int):
     next_url = reverse("annotate", args=[task.id])
     try:
         slot_id = int(request.POST.get("slot", ""))
+        answer = _answer_from_post(task, request.POST)
     except ValueError:
         if by_script:
             return JsonResponse({"detail": INCOMPLETE}, status=400)
@@ -88,7 +95,7 @@ def submit(request, task_id: int):
             task_id=task.id,
             slot_id=slot_id,
             annotator_id=request.user.id,
-            answer=_answer_from_post(task, request.POST),
+            answer=answer,
         )
     except JudgmentError as error:
         if by_script:

@@ -93,12 +93,16 @@ def campaign_upload(request, campaign_id: int):
     data = form.cleaned_data
     try:
         files = read_uploaded(request.FILES.getlist("files"), max_bytes=settings.UPLOAD_MAX_BYTES)
+        documents = None
+        if data["documents"] is not None:
+            (documents,) = read_uploaded([data["documents"]], max_bytes=settings.UPLOAD_MAX_BYTES)
         plan = upload_plan(
             campaign=campaign,
             kind=data["kind"],
             files=files,
             name=data["name"] or None,
             add_run=data["add_run"],
+            documents=documents,
         )
     except UploadError as error:
         messages.error(request, f"Nothing was imported. {error}")
@@ -110,6 +114,7 @@ def campaign_upload(request, campaign_id: int):
         files=files,
         name=data["name"],
         add_run=data["add_run"],
+        documents=documents,
     )
     return render(
         request, "campaigns/preview.html", {"campaign": campaign, "plan": plan, "pending": pending}
@@ -133,8 +138,11 @@ def campaign_upload_confirm(request, campaign_id: int, pending_id: int):
                 "new_run": f"imported as run {result.run_number} of",
                 "unchanged": "was already there:",
             }[result.status]
+            documents = f" in {result.documents} documents" if result.documents else ""
             messages.success(
-                request, f"{result.kind.title()} {verb} {result.name} ({result.segments} segments)."
+                request,
+                f"{result.kind.title()} {verb} {result.name} "
+                f"({result.segments} segments{documents}).",
             )
     return redirect("campaign-detail", campaign.id)
 

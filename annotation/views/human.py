@@ -22,12 +22,12 @@ from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.results import METRIC_LABELS, better
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 from annotation.views.human_plots import progress_plot, scatter_plot
 from metrics.agreement.coefficients import Weights
 
 JUDGMENT_FORMATS = {"csv", "jsonl", "appraise", "wmt"}
-METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 
 
 def _weights(request) -> Weights:
@@ -54,7 +54,8 @@ def _ranking_plots(results: HumanResults) -> dict[int, list]:
             plots[task.task.id].append(
                 interval_plot(
                     [(s.name, s.score.corpus_hter, *s.score.corpus_interval) for s in task.hter],
-                    title=f"{label}: corpus HTER (lower is better), 95% bootstrap intervals",
+                    title=f"{label}: corpus HTER in % (lower is better), 95% bootstrap intervals",
+                    axis_from=0.0,
                 )
             )
     return plots
@@ -66,7 +67,7 @@ def _scatters(results: HumanResults, human_name: str) -> list:
         scatter_plot(
             scatter_points(human, scores),
             title=f"{human_name} against {METRIC_LABELS.get(metric, metric)}",
-            x_label=METRIC_LABELS.get(metric, metric),
+            x_label=f"{METRIC_LABELS.get(metric, metric)} ({better(metric)} is better)",
             y_label=human_name,
         )
         for metric, scores in results.automatic.items()
@@ -127,7 +128,8 @@ def _task_of(campaign_id: int, request) -> Task | None:
     task_id = request.GET.get("task")
     if not task_id:
         return None
-    if not task_id.isdigit():
+    # isdigit() alone lets through digits int() cannot read, such as "²" (a 500).
+    if not (task_id.isascii() and task_id.isdigit()):
         raise Http404("no such task")
     return get_object_or_404(Task, id=int(task_id), campaign_id=campaign_id)
 

@@ -12,13 +12,13 @@ from annotation.exports import _csv_safe
 from annotation.permissions import CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.results import (
+    METRIC_LABELS,
     METRICS,
     automatic_results,
     automatic_results_rows,
+    better,
     significance_rows,
 )
-
-METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
 
 
 @login_required
@@ -34,7 +34,7 @@ def automatic_results_page(request, campaign_id: int):
                 for s in results.systems
                 if m in s.scores
             ],
-            title=f"{METRIC_LABELS[m]} with 95% bootstrap intervals",
+            title=f"{METRIC_LABELS[m]} ({better(m)} is better) with 95% bootstrap intervals",
         )
         for m in METRICS
     ]
@@ -50,6 +50,7 @@ def automatic_results_page(request, campaign_id: int):
             "metric_label": METRIC_LABELS[metric],
             "matrix": matrix,
             "metrics": METRIC_LABELS,
+            "lower_is_better": [m for m in METRICS if better(m) == "lower"],
         },
     )
 
@@ -68,7 +69,18 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     writer = csv.writer(response)
-    columns = ["system", "metric", "score", "ci_low", "ci_high", "runs", "run_std", "signature"]
+    columns = [
+        "system",
+        "metric",
+        "better",
+        "references",
+        "score",
+        "ci_low",
+        "ci_high",
+        "runs",
+        "run_std",
+        "signature",
+    ]
     writer.writerow(columns)
     for row in scores:
         writer.writerow([_csv_safe(row[column]) for column in columns])

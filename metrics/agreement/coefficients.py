@@ -112,11 +112,13 @@ def inter_annotator_cohen(
     n_pairs = int(pair.max(initial=-1)) + 1
     n_cat = int(category.max(initial=0)) + 1
     disagreement = _disagreement(n_cat, weights)
-    row_item = item[left]
+    # Units: the items with a pair of labels (an item judged once adds nothing to draw).
+    paired_items, row_unit = np.unique(item[left], return_inverse=True)
+    row_unit = row_unit.reshape(-1)
     cat_a, cat_b = category[left], category[right]
 
     def statistic(unit_weights: FloatArray) -> tuple[float, float, float]:
-        w = unit_weights[row_item]
+        w = unit_weights[row_unit]
         totals = np.bincount(pair, weights=w, minlength=n_pairs)
         observed = np.bincount(pair, weights=w * disagreement[cat_a, cat_b], minlength=n_pairs)
         size = n_pairs * n_cat
@@ -139,12 +141,12 @@ def inter_annotator_cohen(
             float((p_e * share).sum()),
         )
 
-    n_units = int(item.max(initial=-1)) + 1
+    n_units = int(paired_items.size)
     kappa, p_a, p_e = statistic(np.ones(n_units))
     interval = bootstrap_weighted(lambda w: statistic(w)[0], n_units, n_boot, seed, confidence)
     return Kappa(
         kappa=kappa,
-        items=int(np.unique(row_item).size),
+        items=n_units,
         interval=interval,
         p_a=p_a if weights is None else None,
         p_e=p_e if weights is None else None,

@@ -3,6 +3,7 @@
 Every ranking is expanded into one label per pair of systems in it: for the canonical pair
 (A, B), A's id sorting before B's, the label is ``LESS`` when A was ranked better (a lower
 rank number), ``TIE`` when both got the same rank and ``GREATER`` when A was ranked worse.
+Each label also records whether the ranking listed B before A (``b_listed_first``).
 
 Outputs shared by several systems (identical translations collapsed before judging) are given
 as one ranked entry listing all those systems. Expansion pairs every system of one entry with
@@ -12,8 +13,26 @@ occur in two entries of one ranking, only its first entry counts. Entries ranked
 were not ranked and are skipped.
 
 The kappa follows the WMT formula: P(A) is the share of agreeing pairs among all pairs of
-labels on the same (segment, A, B) item; P(E) = P(=)^2 + 2((1 - P(=))/2)^2 with P(=) the share
-of ties among the labels counted; kappa = (P(A) - P(E)) / (1 - P(E)).
+labels on the same item; P(E) = P(=)^2 + 2((1 - P(=))/2)^2 with P(=) the share of ties among
+the labels counted; kappa = (P(A) - P(E)) / (1 - P(E)).
+
+Two definitions of "the same item" (``item_order``):
+
+* ``LISTED`` (the default) is the WMT organisers' computation, the one behind the published
+  WMT13-16 figures (``compute_agreement_scores.py`` in Appraise and in the WMT16 data
+  repository). Their script keys an item by the segment and the two system ids *in the order
+  the ranking listed them* and compares the labels as strings such as ``A>B``; so a judgment
+  of (A, B) and one of the same two outputs listed as (B, A) are two different items and are
+  never compared, and the same holds for intra-annotator repeats. For evalsite tasks the
+  listed order is the order in which the item displays its candidates.
+* ``ORDER_FREE`` is the textbook version: an item is the unordered pair {A, B} in a segment,
+  so every two labels on the same two outputs are compared, whichever order they were shown
+  in. It compares more pairs of labels and gives different figures (WMT16 Romanian-English:
+  inter 0.357 instead of the published 0.341, intra 0.569 instead of 0.621).
+
+Both count P(=) over the same labels (a tie is a tie in either order). The script would also
+pair a system listed twice in one ranking with itself; the expansion here never does, which
+makes no difference on WMT data (a system appears once per ranking there).
 """
 
 from __future__ import annotations
@@ -22,6 +41,7 @@ import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Literal
 
 import numpy as np
 
@@ -33,6 +53,11 @@ from metrics.agreement._common import (
 )
 
 LESS, TIE, GREATER = -1, 0, 1
+
+ItemOrder = Literal["listed", "order-free"]
+LISTED: ItemOrder = "listed"
+ORDER_FREE: ItemOrder = "order-free"
+ITEM_ORDERS: tuple[ItemOrder, ...] = (LISTED, ORDER_FREE)
 
 
 @dataclass(frozen=True)
@@ -50,14 +75,18 @@ class PairLabels:
     """Pairwise labels, one row per (judge's ranking, canonical system pair).
 
     ``system_a < system_b`` always (codes into ``systems``, which is sorted); ``segment`` and
-    ``judge`` are codes into ``segments`` and ``judges``; ``label`` is LESS, TIE or GREATER.
+    ``judge`` are codes into ``segments`` and ``judges``; ``label`` is LESS, TIE or GREATER;
+    ``b_listed_first`` is 1 where the ranking listed system B before system A, else 0;
+    ``ranking`` is the position of the row's ranking in the input (for resampling judgments).
     """
 
     segment: IntArray
     judge: IntArray
+    ranking: IntArray
     system_a: IntArray
     system_b: IntArray
     label: IntArray
+    b_listed_first: IntArray
     systems: tuple[str, ...]
     judges: tuple[str, ...]
     segments: tuple[Hashable, ...]
@@ -65,17 +94,24 @@ class PairLabels:
     def __len__(self) -> int:
         return int(self.label.size)
 
-    def item_codes(self) -> IntArray:
-        """One code per (segment, system A, system B) item, for the generic coefficients."""
+    def item_keys(self, item_order: ItemOrder = ORDER_FREE) -> IntArray:
+        """An integer key per row, equal for rows on the same item (see the module docstring)."""
+        if item_order not in ITEM_ORDERS:
+            raise ValueError(f"item_order must be one of {', '.join(ITEM_ORDERS)}")
         n_sys = len(self.systems)
         key = (self.segment * n_sys + self.system_a) * n_sys + self.system_b
-        return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        return key * 2 + self.b_listed_first if item_order == LISTED else key
+
+    def item_codes(self, item_order: ItemOrder = ORDER_FREE) -> IntArray:
+        """Item codes 0..n-1 (see ``item_keys``), for the generic coefficients."""
+        keys = self.item_keys(item_order)
+        return np.unique(keys, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 def ranking_labels(rankings: Iterable[Ranking]) -> PairLabels:
     """Expand rankings into canonical pairwise labels (see the module docstring)."""
-    rows: list[tuple[Hashable, str, str, str, int]] = []
-    for ranking in rankings:
+    rows: list[tuple[Hashable, str, str, str, int, int, int]] = []
+    for position, ranking in enumerate(rankings):
         if len(ranking.outputs) != len(ranking.ranks):
             raise ValueError("a ranking needs one rank per output")
         # A system listed twice in one ranking keeps its first entry only.
@@ -89,14 +125,12 @@ def ranking_labels(rankings: Iterable[Ranking]) -> PairLabels:
         for (systems_x, rank_x), (systems_y, rank_y) in combinations(ranked, 2):
             for x in systems_x:
                 for y in systems_y:
+                    # x was listed before y: B is listed first when the canonical order swaps.
                     if x < y:
-                        rows.append(
-                            (ranking.segment, ranking.judge, x, y, _compare(rank_x, rank_y))
-                        )
+                        label, a, b, b_first = _compare(rank_x, rank_y), x, y, 0
                     else:
-                        rows.append(
-                            (ranking.segment, ranking.judge, y, x, _compare(rank_y, rank_x))
-                        )
+                        label, a, b, b_first = _compare(rank_y, rank_x), y, x, 1
+                    rows.append((ranking.segment, ranking.judge, a, b, label, b_first, position))
     return _labels_from_rows(rows)
 
 
@@ -104,7 +138,9 @@ def _compare(rank_x: int, rank_y: int) -> int:
     return LESS if rank_x < rank_y else TIE if rank_x == rank_y else GREATER
 
 
-def _labels_from_rows(rows: list[tuple[Hashable, str, str, str, int]]) -> PairLabels:
+def _labels_from_rows(
+    rows: list[tuple[Hashable, str, str, str, int, int, int]],
+) -> PairLabels:
     systems = tuple(sorted({r[2] for r in rows} | {r[3] for r in rows}))
     judges = tuple(sorted({r[1] for r in rows}))
     segments = tuple(dict.fromkeys(r[0] for r in rows))
@@ -118,9 +154,11 @@ def _labels_from_rows(rows: list[tuple[Hashable, str, str, str, int]]) -> PairLa
     return PairLabels(
         segment=column(segment_code[r[0]] for r in rows),
         judge=column(judge_code[r[1]] for r in rows),
+        ranking=column(r[6] for r in rows),
         system_a=column(system_code[r[2]] for r in rows),
         system_b=column(system_code[r[3]] for r in rows),
         label=column(r[4] for r in rows),
+        b_listed_first=column(r[5] for r in rows),
         systems=systems,
         judges=judges,
         segments=segments,
@@ -155,11 +193,15 @@ def wmt_kappa(
     labels: PairLabels,
     *,
     intra: bool = False,
+    item_order: ItemOrder = LISTED,
     n_boot: int = 1000,
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> Kappa:
     """WMT inter- or intra-annotator kappa of pairwise labels.
+
+    ``item_order`` says which labels are on the same item: ``LISTED`` (the WMT organisers'
+    script, the default) or ``ORDER_FREE`` (see the module docstring).
 
     Inter: every pair of labels given to the same item counts (a judge's own repeats
     included) and P(=) is the share of ties among all labels. Intra: only pairs of labels
@@ -170,8 +212,7 @@ def wmt_kappa(
     The bootstrap resamples items for inter-annotator agreement and (judge, segment) groups
     for intra-annotator agreement, the unit P(E) is defined over there.
     """
-    n_sys = max(len(labels.systems), 1)
-    item_key = (labels.segment * n_sys + labels.system_a) * n_sys + labels.system_b
+    item_key = labels.item_keys(item_order)
     if intra:
         n_judges = max(len(labels.judges), 1)
         judged_item = np.unique(item_key * n_judges + labels.judge, return_inverse=True)[1]

@@ -1,4 +1,4 @@
-"""Command line for organisers: ``python -m metrics {score,agreement,human} ...``."""
+"""Command line for organisers: ``python -m metrics SUB-COMMAND ...`` (``SUBCOMMANDS`` below)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 # Each sub-command lives in its own module with ``register(subparsers)``; the module sets
 # ``func`` on its parser, which receives the parsed namespace and returns an exit code.
-SUBCOMMANDS = ("score", "agreement", "human")
+SUBCOMMANDS = ("score", "agreement", "human", "mqm", "esa", "compare", "meta")
 
 
 def build_parser() -> argparse.ArgumentParser:

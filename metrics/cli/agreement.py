@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from metrics.agreement import Kappa, ranking_labels, wmt_kappa
+from metrics.agreement import LISTED, ORDER_FREE, Kappa, ranking_labels, wmt_kappa
 from metrics.wmt_csv import InputError, read_wmt_rankings
 
 
@@ -15,12 +15,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "agreement",
         help="WMT inter-/intra-annotator kappa of relative rankings",
         description="WMT kappa per language pair of a WMT ranking CSV, either 5-way or pairwise"
-        " (rank 1 = best, -1 = not ranked). Segments are keyed by srcIndex.",
+        " (rank 1 = best, -1 = not ranked). Segments are keyed by srcIndex. As the WMT"
+        " organisers' script computed it (the published WMT13-16 figures), an item is a segment"
+        " and two systems in the order the ranking listed them.",
     )
     parser.add_argument("--rankings", required=True, metavar="FILE.csv")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--order-free",
+        action="store_const",
+        dest="item_order",
+        const=ORDER_FREE,
+        default=LISTED,
+        help="compare every two labels on the same two systems, whichever order the rankings"
+        " listed them in (the textbook kappa; not the published WMT figures)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -34,18 +45,26 @@ def run(args: argparse.Namespace) -> int:
     for pair, pair_rankings in sorted(rankings.items()):
         labels = ranking_labels(pair_rankings)
         results[pair] = {
-            kind: wmt_kappa(labels, intra=kind == "intra", n_boot=args.bootstrap, seed=args.seed)
+            kind: wmt_kappa(
+                labels,
+                intra=kind == "intra",
+                item_order=args.item_order,
+                n_boot=args.bootstrap,
+                seed=args.seed,
+            )
             for kind in ("inter", "intra")
         }
     if args.json:
         document = {
+            "item_order": args.item_order,
             "language_pairs": {
                 pair: {kind: kappa.as_dict() for kind, kappa in kinds.items()}
                 for pair, kinds in results.items()
-            }
+            },
         }
         print(json.dumps(document, indent=2))
         return 0
+    print(f"items: a segment and two systems, {_ORDER_NOTE[args.item_order]}")
     print(
         f"{'language pair':<24} {'':<6} {'kappa':>7} {'P(A)':>6} {'P(E)':>6} {'items':>7}"
         "  interval          reading"
@@ -58,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
                 f"[{_fmt(kappa.interval[0], 6)}, {_fmt(kappa.interval[1], 6)}]  {kappa.label}"
             )
     return 0
+
+
+_ORDER_NOTE = {
+    LISTED: "in the order the ranking listed them (as the WMT organisers computed it)",
+    ORDER_FREE: "in either order (order-free)",
+}
 
 
 def _fmt(value: float | None, width: int) -> str:

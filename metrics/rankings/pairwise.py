@@ -133,6 +133,7 @@ def rank_pairwise(
     label: ArrayLike,
     n_systems: int,
     *,
+    judgments: ArrayLike | None = None,
     ties: TieMode = "drop",
     n_boot: int = 1000,
     seed: int | None = 0,
@@ -140,13 +141,20 @@ def rank_pairwise(
 ) -> list[PairwiseScore]:
     """Win rates, Expected Wins and Bradley-Terry, best BT first.
 
-    The rank range resamples comparisons with replacement ``n_boot`` times, refits BT, ranks
+    The rank range resamples judgments with replacement ``n_boot`` times, refits BT, ranks
     the systems in each replicate (1 = best) and takes the percentile interval of each
-    system's rank.
+    system's rank. ``judgments`` codes the judgment each comparison comes from: the
+    comparisons of one n-way ranking were made together and are drawn together. Without it
+    each comparison is a judgment of its own.
     """
     a = np.asarray(system_a, dtype=np.int64)
     b = np.asarray(system_b, dtype=np.int64)
     lab = np.asarray(label, dtype=np.int64)
+    if judgments is None:
+        unit = np.arange(a.size)
+    else:
+        unit = np.unique(np.asarray(judgments), return_inverse=True)[1].reshape(-1)
+    n_units = int(unit.max(initial=-1)) + 1
     counts = _count(a, b, lab, n_systems, np.ones(a.size))
     rating = bradley_terry(counts, ties=ties)
     ew = expected_wins(counts)
@@ -154,8 +162,9 @@ def rank_pairwise(
     rng = np.random.default_rng(seed)
     ranks = np.empty((max(n_boot, 0), n_systems), dtype=np.int64)
     for r in range(max(n_boot, 0)):
-        weight = np.bincount(rng.integers(0, a.size, size=a.size), minlength=a.size)
-        replicate = bradley_terry(_count(a, b, lab, n_systems, weight.astype(float)), ties=ties)
+        drawn = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
+        weight = drawn[unit].astype(float)
+        replicate = bradley_terry(_count(a, b, lab, n_systems, weight), ties=ties)
         ranks[r] = _ranks(replicate)
     tail = (1.0 - confidence) / 2.0 * 100.0
     order = sorted(range(n_systems), key=lambda s: -rating[s])

@@ -138,7 +138,7 @@ def test_every_page_type_under_the_policy(page, live_server, world, tmp_path):
     upload = tmp_path / "NewSystem.de"
     upload.write_text("\n".join(f"Satz {i}." for i in range(12)) + "\n")
     page.locator("select[name=kind]").select_option("system")
-    page.locator("input[type=file]").set_input_files(str(upload))
+    page.locator("input[name=files]").set_input_files(str(upload))
     watch.submit(lambda: page.get_by_role("button", name="Check and preview").click())
     assert "/upload/" in page.url
     watch.visit("/api/docs/")

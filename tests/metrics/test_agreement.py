@@ -16,7 +16,10 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
 from metrics.agreement import (
     GREATER,
+    ITEM_ORDERS,
     LESS,
+    LISTED,
+    ORDER_FREE,
     TIE,
     Ranking,
     cohen_kappa,
@@ -31,19 +34,35 @@ from metrics.agreement import (
 from metrics.agreement.coefficients import Level, Weights
 from metrics.wmt_csv import read_wmt_rankings
 
-WMT13 = Path(__file__).parent.parent / "data" / "wmt13-ranking-sample" / "sample-fr-en-test.csv"
+DATA = Path(__file__).parent.parent / "data"
+WMT13 = DATA / "wmt13-ranking-sample" / "sample-fr-en-test.csv"
+WMT16 = DATA / "wmt16-rankings"
+# Published by the WMT16 organisers (cfedermann/wmt16 README; tests/data/wmt16-rankings/README.md):
+# file → {kind: (kappa, pA, pE)}.
+WMT16_PUBLISHED = {
+    "wmt16.collapsed.ron-eng.csv": {
+        "inter": (0.341, 0.586, 0.371),
+        "intra": (0.621, 0.755, 0.355),
+    },
+    "wmt16.collapsed.tur-eng.csv": {
+        "inter": (0.319, 0.554, 0.345),
+        "intra": (0.559, 0.714, 0.352),
+    },
+}
 
 
 # --- A deliberately plain re-implementation of the WMT formula, written from its definition.
 
 
-def reference_labels(path: Path) -> list[tuple[str, str, str, str, str]]:
-    """(segment, judge, A, B, label) for every pair of ranked systems, A < B by name."""
+def reference_labels(path: Path, listed: bool = True) -> list[tuple[str, str, str, str, str]]:
+    """(segment, judge, A, B, label) for every pair of ranked systems: A, B in the order the
+    ranking listed them when ``listed``, else A < B by name."""
     labels = []
     with open(path, newline="") as handle:
         for row in csv.DictReader(handle):
             ranked, placed = [], set()
-            for k in range(1, 6):
+            width = 5 if "system5Id" in row else 2  # the 5-way or the pairwise format
+            for k in range(1, width + 1):
                 system, rank = row[f"system{k}Id"], int(row[f"system{k}rank"])
                 if system in placed:  # a system listed twice keeps its first entry
                     continue
@@ -53,10 +72,11 @@ def reference_labels(path: Path) -> list[tuple[str, str, str, str, str]]:
             for i in range(len(ranked)):
                 for j in range(i + 1, len(ranked)):
                     (x, rx), (y, ry) = ranked[i], ranked[j]
-                    if x > y:
+                    if not listed and x > y:
                         x, y, rx, ry = y, x, ry, rx
                     label = "<" if rx < ry else ("=" if rx == ry else ">")
-                    labels.append((row["srcIndex"], row["judgeId"], x, y, label))
+                    judge = row.get("judgeId") or row["judgeID"]
+                    labels.append((row["srcIndex"], judge, x, y, label))
     return labels
 
 
@@ -84,11 +104,14 @@ def reference_kappa(labels: list[tuple[str, str, str, str, str]], intra: bool) -
     return (p_a - p_e) / (1 - p_e), p_a, p_e
 
 
+@pytest.mark.parametrize("item_order", ITEM_ORDERS)
 @pytest.mark.parametrize("intra", [False, True])
-def test_wmt_kappa_matches_loop_reference_on_wmt13(intra: bool) -> None:
+def test_wmt_kappa_matches_loop_reference_on_wmt13(intra: bool, item_order: str) -> None:
     rankings = read_wmt_rankings(WMT13)["French-English"]
-    result = wmt_kappa(ranking_labels(rankings), intra=intra, n_boot=200, seed=1)
-    kappa, p_a, p_e = reference_kappa(reference_labels(WMT13), intra)
+    result = wmt_kappa(
+        ranking_labels(rankings), intra=intra, item_order=item_order, n_boot=200, seed=1
+    )
+    kappa, p_a, p_e = reference_kappa(reference_labels(WMT13, item_order == LISTED), intra)
     assert result.kappa == pytest.approx(kappa, abs=1e-12)
     assert result.p_a == pytest.approx(p_a, abs=1e-12)
     assert result.p_e == pytest.approx(p_e, abs=1e-12)
@@ -107,15 +130,23 @@ def test_wmt_inter_kappa_hand_computed() -> None:
         pairwise("s1", "j2", "A", 1, "B", 2),  # A-B <
         pairwise("s1", "j3", "A", 1, "B", 1),  # A-B =
         pairwise("s1", "j1", "A", 2, "C", 1),  # A-C >
-        pairwise("s1", "j2", "C", 1, "A", 2),  # A-C > (given in the other order)
+        pairwise("s1", "j2", "C", 1, "A", 2),  # A-C > (listed in the other order)
     ]
-    result = wmt_kappa(ranking_labels(rankings), n_boot=0)
-    # A-B: 3 pairs, 1 agreeing; A-C: 1 pair, agreeing. P(=) = 1/5.
+    labels = ranking_labels(rankings)
+    # Order-free: A-B 3 pairs, 1 agreeing; A-C 1 pair, agreeing. P(=) = 1/5.
+    result = wmt_kappa(labels, item_order=ORDER_FREE, n_boot=0)
     assert result.p_a == pytest.approx(2 / 4)
     assert result.p_e == pytest.approx(0.2**2 + 2 * 0.4**2)
     assert result.kappa == pytest.approx((0.5 - 0.36) / 0.64)
     assert result.items == 2
     assert math.isnan(result.interval[0])
+    # Listed order (the default, as the WMT script): (A, C) and (C, A) are two items of one
+    # label each, so only the A-B pairs count. P(=) is still 1/5.
+    result = wmt_kappa(labels, n_boot=0)
+    assert result.p_a == pytest.approx(1 / 3)
+    assert result.p_e == pytest.approx(0.36)
+    assert result.kappa == pytest.approx((1 / 3 - 0.36) / 0.64)
+    assert result.items == 1
 
 
 def test_wmt_intra_kappa_hand_computed() -> None:
@@ -127,11 +158,39 @@ def test_wmt_intra_kappa_hand_computed() -> None:
         pairwise("s1", "j2", "A", 2, "B", 1),  # > (j2 never repeats: not counted)
         pairwise("s2", "j1", "A", 2, "B", 2),  # = (no repeat in s2: not counted)
     ]
-    result = wmt_kappa(ranking_labels(rankings), intra=True, n_boot=0)
+    labels = ranking_labels(rankings)
+    result = wmt_kappa(labels, intra=True, item_order=ORDER_FREE, n_boot=0)
     assert result.p_a == pytest.approx(1 / 3)
     assert result.p_e == pytest.approx(0.5**2 + 2 * 0.25**2)
     assert result.kappa == pytest.approx((1 / 3 - 0.375) / 0.625)
     assert result.items == 1
+    # Listed order: (B, A) is another item, so j1's A-B repeat is the two "<" that agree.
+    result = wmt_kappa(labels, intra=True, n_boot=0)
+    assert result.p_a == pytest.approx(1.0)
+    assert result.p_e == pytest.approx(0.375)
+    assert result.kappa == pytest.approx(1.0)
+    assert result.items == 1
+
+
+@pytest.mark.parametrize("name", sorted(WMT16_PUBLISHED))
+def test_wmt_kappa_reproduces_the_published_wmt16_figures(name: str) -> None:
+    """The default is the organisers' computation: their published kappa, pA and pE."""
+    (rankings,) = read_wmt_rankings(WMT16 / name).values()
+    labels = ranking_labels(rankings)
+    for kind, published in WMT16_PUBLISHED[name].items():
+        result = wmt_kappa(labels, intra=kind == "intra", n_boot=0)
+        assert (round(result.kappa, 3), round(result.p_a, 3), round(result.p_e, 3)) == published
+        # The order-free variant is a different figure (and equals its own plain loop).
+        free = wmt_kappa(labels, intra=kind == "intra", item_order=ORDER_FREE, n_boot=0)
+        assert round(free.kappa, 3) != published[0]
+        expected = reference_kappa(reference_labels(WMT16 / name, listed=False), kind == "intra")
+        assert (free.kappa, free.p_a, free.p_e) == pytest.approx(expected, abs=1e-12)
+
+
+def test_item_order_is_checked() -> None:
+    labels = ranking_labels([pairwise("s1", "j1", "A", 1, "B", 2)])
+    with pytest.raises(ValueError, match="item_order"):
+        wmt_kappa(labels, item_order="sorted")  # type: ignore[arg-type]
 
 
 def test_ranking_expansion_collapses_shared_outputs() -> None:

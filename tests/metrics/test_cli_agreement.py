@@ -10,12 +10,44 @@ from typing import Any
 import pytest
 
 from metrics.cli import main
-from tests.metrics.test_agreement import WMT13, reference_kappa, reference_labels
+from tests.metrics.test_agreement import (
+    WMT13,
+    WMT16,
+    WMT16_PUBLISHED,
+    reference_kappa,
+    reference_labels,
+)
 
 
-def run_json(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
-    assert main(["agreement", "--rankings", str(path), "--json", "--bootstrap", "50"]) == 0
+def run_json(capsys: pytest.CaptureFixture[str], path: Path, *options: str) -> dict[str, Any]:
+    command = ["agreement", "--rankings", str(path), "--json", "--bootstrap", "50", *options]
+    assert main(command) == 0
     return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("name", sorted(WMT16_PUBLISHED))
+def test_wmt16_published_figures_by_default(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    document = run_json(capsys, WMT16 / name)
+    assert document["item_order"] == "listed"
+    (section,) = document["language_pairs"].values()
+    for kind, published in WMT16_PUBLISHED[name].items():
+        shown = tuple(round(section[kind][key], 3) for key in ("kappa", "p_a", "p_e"))
+        assert shown == published
+        low, high = section[kind]["interval"]
+        assert low < section[kind]["kappa"] < high
+
+
+@pytest.mark.parametrize("name", sorted(WMT16_PUBLISHED))
+def test_order_free_option(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    document = run_json(capsys, WMT16 / name, "--order-free")
+    assert document["item_order"] == "order-free"
+    (section,) = document["language_pairs"].values()
+    for kind in ("inter", "intra"):
+        expected = reference_kappa(reference_labels(WMT16 / name, listed=False), kind == "intra")
+        shown = tuple(section[kind][key] for key in ("kappa", "p_a", "p_e"))
+        assert shown == pytest.approx(expected, abs=1e-12)
+    assert main(["agreement", "--rankings", str(WMT16 / name), "--order-free"]) == 0
+    assert "order-free" in capsys.readouterr().out
 
 
 def test_wmt13_sample_json(capsys: pytest.CaptureFixture[str]) -> None:

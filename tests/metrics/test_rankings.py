@@ -206,13 +206,14 @@ def test_hter_matches_plain_reference() -> None:
     result = hter_by_system(systems, edits, lengths, n_boot=300, seed=2)
     for entry in result:
         rows = systems == entry.system
+        # In percent, as sacrebleu reports TER.
         per_segment = [
-            e / n if n else (1.0 if e else 0.0)
+            100 * e / n if n else (100.0 if e else 0.0)
             for e, n in zip(edits[rows], lengths[rows], strict=True)
         ]
         assert entry.mean_hter == pytest.approx(np.mean(per_segment))
-        assert entry.corpus_hter == pytest.approx(edits[rows].sum() / lengths[rows].sum())
+        assert entry.corpus_hter == pytest.approx(100 * edits[rows].sum() / lengths[rows].sum())
         assert entry.mean_interval[0] < entry.mean_hter < entry.mean_interval[1]
         assert entry.corpus_interval[0] < entry.corpus_hter < entry.corpus_interval[1]
-    assert segment_hter([0, 3, 2], [0, 0, 4]).tolist() == [0.0, 1.0, 0.5]
+    assert segment_hter([0, 3, 2], [0, 0, 4]).tolist() == [0.0, 100.0, 50.0]
     assert result == hter_by_system(systems, edits, lengths, n_boot=300, seed=2)

@@ -3,11 +3,15 @@
 Files are plain text (one segment a line, as in the WMT text release), TSV with a header
 (a ``text`` column, and ``doc_id`` for the source) or JSON Lines (``{"text": ..., "doc_id":
 ...}``), told apart by their ending; system outputs may also come as a zip or tar archive.
+A plain-text source takes its document ids from ``--documents`` (one id a line). A WMT XML
+test set (``--wmt-xml``) brings documents, the source, references and systems in one file.
 Everything is validated first and imported in one transaction: all files or none.
 
     manage.py import_campaign "WMT21 en-de" --owner manager --languages en-de \\
-        --source newstest2021.en-de.src.en --reference A=newstest2021.en-de.ref.A.de \\
-        --system-dir system-outputs/
+        --source newstest2021.en-de.src.en --documents newstest2021.en-de.docids \\
+        --reference A=newstest2021.en-de.ref.A.de --system-dir system-outputs/
+    manage.py import_campaign "WMT21 de-fr" --owner manager --languages de-fr \\
+        --wmt-xml newstest2021.de-fr.all.xml
 """
 
 from pathlib import Path
@@ -18,7 +22,7 @@ from django.db import transaction
 
 from annotation.models import Campaign
 from annotation.services.campaigns import CampaignError, campaign_create
-from annotation.services.imports import upload_import
+from annotation.services.imports import WMT_XML, upload_import
 from annotation.textfiles import UploadError
 
 
@@ -37,6 +41,16 @@ class Command(BaseCommand):
         parser.add_argument("--owner", help="username of the manager (for a new campaign)")
         parser.add_argument("--languages", help="language pair of a new campaign, e.g. en-de")
         parser.add_argument("--source", type=Path, help="the source file")
+        parser.add_argument(
+            "--documents",
+            type=Path,
+            help="document ids of a plain-text source, one a line (as the source's lines)",
+        )
+        parser.add_argument(
+            "--wmt-xml",
+            type=Path,
+            help="a WMT XML test set: documents, source, references and systems in one file",
+        )
         parser.add_argument(
             "--reference", action="append", default=[], type=named_file, metavar="NAME=FILE"
         )
@@ -81,6 +95,19 @@ class Command(BaseCommand):
 
     def _import_all(self, campaign, options):
         owner = campaign.owner
+        if options["documents"] and not options["source"]:
+            raise CommandError("--documents gives the document ids of --source; add --source")
+        if options["wmt_xml"]:
+            if options["source"]:
+                raise CommandError("--wmt-xml brings its own source; drop --source")
+            self._report(
+                upload_import(
+                    campaign=campaign,
+                    kind=WMT_XML,
+                    user=owner,
+                    files=[self._read(options["wmt_xml"])],
+                )
+            )
         if options["source"]:
             self._report(
                 upload_import(
@@ -88,6 +115,7 @@ class Command(BaseCommand):
                     kind="source",
                     user=owner,
                     files=[self._read(options["source"])],
+                    documents=self._read(options["documents"]) if options["documents"] else None,
                 )
             )
         for name, path in options["reference"]:
@@ -131,8 +159,10 @@ class Command(BaseCommand):
 
     def _report(self, results):
         for result in results:
+            documents = f" in {result.documents} documents" if result.documents else ""
             self.stdout.write(
                 f"{result.kind} {result.name}: {result.status}, {result.segments} segments"
+                f"{documents}"
             )
             for warning in result.warnings:
                 self.stdout.write(self.style.WARNING(f"  warning: {warning}"))

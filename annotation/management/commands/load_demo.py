@@ -1,4 +1,5 @@
-"""Loads the demo campaigns (WMT21 en-de, 100 segments, 5 systems) and their users; idempotent.
+"""Loads the demo campaigns (WMT21 de-fr, 5 documents, 86 segments, 5 systems, from the WMT XML
+test set, so context stays inside each news story) and their users; idempotent.
 
 The first campaign is for trying the annotator pages; the second has been judged already by
 simulated raters, so that its human results page shows rankings, agreement and quality
@@ -18,13 +19,14 @@ from django.utils import timezone
 from annotation.demo import demo_task_simulate
 from annotation.models import Campaign, Role
 from annotation.services.campaigns import campaign_create, membership_set
-from annotation.services.imports import upload_import
+from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.scoring import campaign_metrics_recompute
 from annotation.services.tasks import task_create, task_launch
 
-DEMO_DIR = Path(settings.BASE_DIR) / "demo" / "wmt21-en-de"
-DEMO_CAMPAIGN = "WMT21 en-de demo"
-SIMULATED_CAMPAIGN = "WMT21 en-de demo, judged by simulated raters"
+DEMO_XML = Path(settings.BASE_DIR) / "demo" / "wmt21-de-fr" / "newstest2021.de-fr.demo.xml"
+DEMO_CAMPAIGN = "WMT21 de-fr demo"
+SIMULATED_CAMPAIGN = "WMT21 de-fr demo, judged by simulated raters"
+LANGUAGES = ("de", "fr")
 # Raters with unusable passwords; the last one answers at random.
 SIMULATED_RATERS = ("sim-rater-1", "sim-rater-2", "sim-rater-3", "sim-rater-4")
 SIMULATED_TASKS = {
@@ -37,7 +39,6 @@ SIMULATED_TASKS = {
     },
     "ranking": {"ranking_size": 5, "judgments_per_item": 2, "repeat_rate": 0.2, "seed": 22},
 }
-SYSTEMS = ("Facebook-AI", "Online-B", "UEdin", "VolcTrans-GLAT", "happypoet")
 # Demo accounts for a local stack; their passwords are printed by `make up`.
 DEMO_USERS = {
     "manager": Role.MANAGER,
@@ -87,10 +88,11 @@ class Command(BaseCommand):
         if campaign is None:
             campaign = campaign_create(
                 name=DEMO_CAMPAIGN,
-                source_language="en",
-                target_language="de",
+                source_language=LANGUAGES[0],
+                target_language=LANGUAGES[1],
                 owner=users["manager"],
-                description="WMT21 news, English→German: the first 100 segments, 5 systems.",
+                description="WMT21 news, German→French: the first 5 documents (86 segments), "
+                "5 systems.",
             )
             self._import(campaign, users["manager"])
         for username, role in DEMO_USERS.items():
@@ -102,8 +104,8 @@ class Command(BaseCommand):
                 task = task_create(campaign=campaign, task_type=task_type, **task_settings)
                 task_launch(task_id=task.id)
         self.stdout.write(
-            f"demo campaign {campaign.name!r} ready ({campaign.segments.count()} "
-            f"segments, {campaign.systems.count()} systems)"
+            f"demo campaign {campaign.name!r} ready ({campaign.segments.count()} segments "
+            f"in {campaign.documents.count()} documents, {campaign.systems.count()} systems)"
         )
         if not Campaign.objects.filter(name=SIMULATED_CAMPAIGN).exists():
             self._simulated(users)
@@ -113,8 +115,8 @@ class Command(BaseCommand):
         User = get_user_model()
         campaign = campaign_create(
             name=SIMULATED_CAMPAIGN,
-            source_language="en",
-            target_language="de",
+            source_language=LANGUAGES[0],
+            target_language=LANGUAGES[1],
             owner=users["manager"],
             description="The same data, judged by four simulated raters (one careless) "
             "over three days: a populated human results page.",
@@ -138,22 +140,10 @@ class Command(BaseCommand):
             )
 
     def _import(self, campaign, manager):
-        def read(name):
-            return [(name, (DEMO_DIR / name).read_bytes())]
-
-        upload_import(campaign=campaign, kind="source", files=read("source.en"), user=manager)
+        # One upload: the documents, the source, reference A and the five systems.
         upload_import(
             campaign=campaign,
-            kind="reference",
-            name="A",
-            files=read("reference.A.de"),
+            kind=WMT_XML,
+            files=[(DEMO_XML.name, DEMO_XML.read_bytes())],
             user=manager,
         )
-        for system in SYSTEMS:
-            upload_import(
-                campaign=campaign,
-                kind="system",
-                name=system,
-                files=read(f"{system}.de"),
-                user=manager,
-            )

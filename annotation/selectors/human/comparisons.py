@@ -25,6 +25,8 @@ from annotation.selectors.human.common import (
 )
 from annotation.selectors.human.loading import Usernames, task_judgments
 from metrics.agreement import (
+    LISTED,
+    ORDER_FREE,
     PairLabels,
     Ranking,
     fleiss_kappa,
@@ -117,9 +119,10 @@ class PairwiseSystem:
 def pairwise_ranking(
     judged: Sequence[Judged], excluded: set[int]
 ) -> tuple[list[PairwiseSystem], int]:
-    """Win rates, Expected Wins and Bradley-Terry (ties dropped) with bootstrap rank ranges,
-    over the judgments of included annotators that are not planned repeats; and the number
-    of resamples behind the rank ranges.
+    """Win rates, Expected Wins and Bradley-Terry (ties dropped) with bootstrap rank ranges
+    (judgments resampled, each with all its comparisons), over the judgments of included
+    annotators that are not planned repeats; and the number of resamples behind the rank
+    ranges.
 
     A system that never wins (or never loses) has no finite Bradley-Terry strength and the
     fit runs to its iteration limit (tens of milliseconds). Resamples of a system with few
@@ -137,27 +140,43 @@ def pairwise_ranking(
     decided = min(wins.sum(axis=1).min(), wins.sum(axis=0).min())
     n_boot = N_BOOT if decided >= MIN_DECIDED else 0
     ranking = rank_pairwise(
-        labels.system_a, labels.system_b, labels.label, n_systems, n_boot=n_boot, seed=SEED
+        labels.system_a,
+        labels.system_b,
+        labels.label,
+        n_systems,
+        judgments=labels.ranking,
+        n_boot=n_boot,
+        seed=SEED,
     )
     return [PairwiseSystem(labels.systems[s.system], s) for s in ranking], n_boot
 
 
+# The WMT kappa's two definitions of an item (``metrics.agreement.wmt``): the WMT organisers'
+# (pairs of systems in the order the item displays them, as published) first, then the
+# order-free variant, labelled as such.
+WMT_KAPPA_VARIANTS = ((LISTED, ""), (ORDER_FREE, " (order-free)"))
+
+
 def comparison_agreement(judged: Sequence[Judged], excluded: set[int]) -> list[Agreement]:
     """WMT inter- and intra-annotator kappa over every label (repeats included, as WMT
-    counted them), and Fleiss' kappa and nominal Krippendorff's alpha over the first
-    judgments when some pair of outputs has more than two annotators."""
+    counted them), as the WMT organisers computed it and order-free; and Fleiss' kappa and
+    nominal Krippendorff's alpha over the first judgments when some pair of outputs has more
+    than two annotators (standard coefficients: an item is a pair of outputs in either
+    order)."""
     counted = [j for j in judged if j.annotator_id not in excluded]
     result = []
     every = ranking_labels(j.ranking for j in counted)
     if len(every):
         boot = agreement_resamples(len(every))
         annotators = len(every.judges)
-        for kind in ("inter", "intra"):
-            kappa = wmt_kappa(every, intra=kind == "intra", n_boot=boot, seed=SEED)
-            if kappa.items:
-                result.append(
-                    Agreement("preference", f"WMT kappa, {kind}-annotator", kappa, boot, annotators)
+        for item_order, suffix in WMT_KAPPA_VARIANTS:
+            for kind in ("inter", "intra"):
+                kappa = wmt_kappa(
+                    every, intra=kind == "intra", item_order=item_order, n_boot=boot, seed=SEED
                 )
+                if kappa.items:
+                    name = f"WMT kappa, {kind}-annotator{suffix}"
+                    result.append(Agreement("preference", name, kappa, boot, annotators))
     first = ranking_labels(j.ranking for j in counted if not j.is_repeat)
     if len(first) and _most_judges(first) > 2:
         items = first.item_codes()

@@ -6,31 +6,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from annotation.models import Campaign, RunScore
+from annotation.selectors.references import current_reference_set
 from metrics.correlation import Correlation, system_correlations
 
 METRICS = ("bleu", "chrf", "ter")
 
 
 def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
-    """metric → {system: score} from each system's first run, against the references the
-    campaign's metrics use (the most common reference set if the choice changed since)."""
+    """metric → {system: score} from each system's first run, against the current reference
+    set (a system not yet scored against it is left out)."""
     rows = list(
-        RunScore.objects.filter(run__campaign=campaign, metric__in=METRICS)
-        .order_by("run__system__name", "run__number", "references")
-        .values_list("run__system__name", "run__number", "metric", "references", "score")
+        RunScore.objects.filter(
+            run__campaign=campaign,
+            metric__in=METRICS,
+            references=current_reference_set(campaign),
+        )
+        .order_by("run__system__name", "run__number")
+        .values_list("run__system__name", "run__number", "metric", "score")
     )
     first_run: dict[str, int] = {}
     for system, number, *_ in rows:
         first_run.setdefault(system, number)
-    counts: dict[str, int] = {}
-    for _, _, _, references, _ in rows:
-        counts[references] = counts.get(references, 0) + 1
-    if not counts:
-        return {}
-    key = max(sorted(counts), key=lambda references: counts[references])
     result: dict[str, dict[str, float]] = {metric: {} for metric in METRICS}
-    for system, number, metric, references, score in rows:
-        if number == first_run[system] and references == key:
+    for system, number, metric, score in rows:
+        if number == first_run[system]:
             result[metric][system] = score
     return {metric: scores for metric, scores in result.items() if scores}
 

@@ -30,9 +30,8 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 from numpy.typing import NDArray
 
-from annotation.models import AnnotatorExclusion, Judgment, Membership, System, Task
+from annotation.models import HUMAN, AnnotatorExclusion, Judgment, Membership, System, Task
 
-HUMAN = "Human"  # the name the human reference is ranked under (as the task launch names it)
 ITEM_TYPES = np.array(["TGT", "BAD", "REF", "CHK", "REPEAT"])
 TGT, BAD, REF, CHK, REPEAT = range(5)
 

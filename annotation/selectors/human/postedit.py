@@ -74,13 +74,19 @@ class HterSystem:
 
 def hter_ranking(data: PosteditData, included: NDArray[np.bool_]) -> list[HterSystem]:
     """Mean segment HTER and corpus HTER (all edits / all post-edit words) per system, best
-    (lowest corpus HTER) first; every first post-edit of an output counts as one segment."""
+    (lowest corpus HTER) first, over the first post-edits of each output. The post-edits of
+    one output by several annotators are one segment (their mean HTER), resampled together."""
     rows = included & ((data.kind == TGT) | (data.kind == REF)) & np.isfinite(data.edits)
     if not rows.any():
         return []
     present, system = np.unique(data.system[rows], return_inverse=True)
     scores = hter_by_system(
-        system.reshape(-1), data.edits[rows], data.length[rows], n_boot=N_BOOT, seed=SEED
+        system.reshape(-1),
+        data.edits[rows],
+        data.length[rows],
+        segments=data.segment[rows],
+        n_boot=N_BOOT,
+        seed=SEED,
     )
     ranked = sorted(scores, key=lambda s: (s.corpus_hter, s.mean_hter))
     return [HterSystem(data.systems[int(present[s.system])], s) for s in ranked]

@@ -1,0 +1,27 @@
+"""The reference set automatic metrics use now: the key every stored score is filed under.
+
+Scores, statistics and tests computed against another set are superseded: every page, API
+and download reads only rows of the current key.
+"""
+
+from __future__ import annotations
+
+from annotation.models import Campaign
+
+REFERENCE_SET_SEPARATOR = "+"
+
+
+def metric_reference_names(campaign: Campaign) -> list[str]:
+    """The references automatic metrics use: the campaign's choice, or all of them."""
+    available = list(campaign.references.order_by("name").values_list("name", flat=True))
+    chosen = [name.strip() for name in campaign.metric_references.split(",") if name.strip()]
+    return [name for name in chosen if name in available] if chosen else available
+
+
+def reference_set_key(names: list[str]) -> str:
+    return REFERENCE_SET_SEPARATOR.join(names)
+
+
+def current_reference_set(campaign: Campaign) -> str:
+    """The key of the set scores are computed against now ("A+C"); "" without references."""
+    return reference_set_key(metric_reference_names(campaign))

@@ -1,0 +1,124 @@
+"""ESA system rankings as WMT24 computes them (Kocmi et al., 2024).
+
+A segment's score is the mean of its raw 0-100 judgments; a system's score is the mean of its
+segments' scores within each domain, averaged over the domains (a plain mean of its segments
+when there are no domains). Higher is better. System pairs are tested with the one-sided
+Wilcoxon signed-rank test on shared segments per domain, combined with Stouffer's method
+(``metrics.spans.significance``); clusters and rank ranges are DA's (``wmt_clusters``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from metrics.spans.significance import paired_wilcoxon_greater
+
+
+@dataclass(frozen=True)
+class EsaSystemScore:
+    system: str
+    score: float
+    interval: tuple[float, float]
+    segments: int
+    judgments: int
+    wins: int
+    cluster: int
+    rank_range: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class EsaRanking:
+    """Systems best first; ``p_values[a][b]``: a better than b (one-sided, Stouffer over
+    domains); ``domains`` lists the domains averaged over (empty when there are none)."""
+
+    systems: list[EsaSystemScore]
+    p_values: dict[str, dict[str, float]]
+    domains: list[str]
+
+
+def rank_esa(
+    scores: ArrayLike,
+    systems: Sequence[str],
+    segments: Sequence[str],
+    *,
+    domains: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+) -> EsaRanking:
+    """Rank systems from one entry per judgment (the ranked items only: no quality checks).
+
+    ``segments`` identifies what two systems' outputs have in common (the source segment);
+    ``domains`` gives each judgment's domain, the same for every judgment of a segment.
+    Intervals: percentile bootstrap resampling segments within each (system, domain).
+    """
+    # Imported here: metrics.rankings loads scipy.stats, and metrics.spans stays quick to import.
+    from metrics.rankings._resample import percentiles, resampled_group_means
+    from metrics.rankings.likert import segment_scores, wmt_clusters
+
+    raw = np.asarray(scores, dtype=np.float64)
+    if not raw.size == len(systems) == len(segments):
+        raise ValueError("scores, systems and segments need one entry per judgment")
+    if raw.size == 0:
+        raise ValueError("no judgments to rank")
+    if not np.isfinite(raw).all():
+        raise ValueError("scores must be finite numbers")
+    names, sys_codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
+    seg_names, seg_codes = np.unique(np.asarray(segments, dtype=str), return_inverse=True)
+    sys_codes, seg_codes = sys_codes.reshape(-1), seg_codes.reshape(-1)
+    domain_names: list[str] = []
+    segment_domain = np.zeros(seg_names.size, dtype=np.int64)
+    if domains is not None:
+        if len(domains) != raw.size:
+            raise ValueError("domains need one entry per judgment")
+        unique_domains, dom_codes = np.unique(np.asarray(domains, dtype=str), return_inverse=True)
+        domain_names = [str(d) for d in unique_domains]
+        segment_domain[seg_codes] = dom_codes.reshape(-1)
+        if np.any(segment_domain[seg_codes] != dom_codes.reshape(-1)):
+            raise ValueError("a segment's judgments carry different domains")
+    n_systems, n_domains = names.size, max(len(domain_names), 1)
+    per_segment = segment_scores(raw, sys_codes, seg_codes)
+    seg_domain = segment_domain[per_segment.segment]
+    group = per_segment.system * n_domains + seg_domain
+    n_groups = n_systems * n_domains
+    with np.errstate(invalid="ignore", divide="ignore"):
+        domain_means = (
+            np.bincount(group, weights=per_segment.mean, minlength=n_groups)
+            / np.bincount(group, minlength=n_groups)
+        ).reshape(n_systems, n_domains)
+        means = np.nanmean(domain_means, axis=1)
+        replicates = resampled_group_means(per_segment.mean, group, n_groups, n_boot, seed)
+        by_system = np.nanmean(replicates.reshape(n_systems, n_domains, -1), axis=1)
+    low, high = percentiles(by_system, confidence)
+    p = paired_wilcoxon_greater(
+        per_segment.mean, per_segment.system, per_segment.segment, n_systems, seg_domain
+    )
+    clusters = wmt_clusters(means, p, alpha=alpha)
+    segment_counts = np.bincount(per_segment.system, minlength=n_systems)
+    judgment_counts = np.bincount(sys_codes, minlength=n_systems)
+    order = sorted(range(n_systems), key=lambda s: (-means[s], names[s]))
+    return EsaRanking(
+        systems=[
+            EsaSystemScore(
+                system=str(names[s]),
+                score=float(means[s]),
+                interval=(float(low[s]), float(high[s])),
+                segments=int(segment_counts[s]),
+                judgments=int(judgment_counts[s]),
+                wins=int(clusters.wins[s]),
+                cluster=int(clusters.cluster[s]),
+                rank_range=(int(clusters.rank_low[s]), int(clusters.rank_high[s])),
+            )
+            for s in order
+        ],
+        p_values={
+            str(names[a]): {str(names[b]): float(p[a, b]) for b in range(n_systems) if b != a}
+            for a in range(n_systems)
+        },
+        domains=domain_names,
+    )
