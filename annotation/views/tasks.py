@@ -11,7 +11,12 @@ from django.views.decorators.http import require_POST
 from annotation.forms import InvitationAcceptForm, TaskForm
 from annotation.permissions import CAN_MANAGE, campaign_for
 from annotation.services.invitations import InvitationError, invitation_accept, invitation_create
-from annotation.services.tasks import TaskError, task_create, task_launch
+from annotation.services.tasks import (
+    TaskError,
+    task_create,
+    task_launch,
+    task_reference_warning,
+)
 
 
 @login_required
@@ -31,6 +36,8 @@ def task_add(request, campaign_id: int):
             request,
             f"{task.get_task_type_display()} task created; launch it when the data is complete.",
         )
+        if warning := task_reference_warning(task):
+            messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)
 
 
@@ -47,6 +54,8 @@ def task_launch_view(request, campaign_id: int, task_id: int):
         messages.error(request, f"Not launched: {error}.")
     else:
         messages.success(request, f"Launched with {items} items.")
+        if warning := task_reference_warning(campaign.tasks.get(id=task_id)):
+            messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)
 
 
