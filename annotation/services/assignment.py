@@ -15,7 +15,7 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
   changes.
 
 Claiming (``slot_claim_next``, one call of the PostgreSQL function in ``assignment.sql``,
-installed by migration 0008_task_batches): in order,
+installed by migration 0012_task_batches): in order,
 
 1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
 2. else the first open batch, in launch order, holding no item they have had,

@@ -1,7 +1,7 @@
 CREATE OR REPLACE FUNCTION evalsite_claim_slot(
     p_task bigint, p_user bigint, p_now timestamptz, p_lease_seconds integer, p_quota integer
 ) RETURNS bigint LANGUAGE plpgsql AS $$
--- The rules are documented in annotation/services/assignment.py. Migration 0008_task_batches
+-- The rules are documented in annotation/services/assignment.py. Migration 0012_task_batches
 -- installs this file as it is; tests/test_batches.py checks the installed copy against it.
 DECLARE
     v_batch bigint;
