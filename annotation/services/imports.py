@@ -123,7 +123,7 @@ def upload_plan(
             raise line_count_error(filename, texts, segment_count)
         parsed.warnings.extend(long_line_warnings(filename, texts, source_lengths))
         label = (
-            (names[position] if names is not None else None)
+            (names[position].strip() if names is not None else None)
             or (name if len(expanded) == 1 and name else None)
             or (system_name_from_filename(filename, languages) if kind == "system" else None)
         )
