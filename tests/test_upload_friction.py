@@ -18,7 +18,7 @@ def loaded(campaign, manager):
     """A source of 5 lines ("segment 0" ...) and one system, sys1."""
     upload_import(campaign=campaign, kind="source", files=[("src.en", lines(5))], user=manager)
     upload_import(
-        campaign=campaign, kind="system", name="sys1", files=[("s.de", lines(5, "hyp"))], user=manager
+        campaign=campaign, kind="system", name="sys1", files=[("s.de", lines(5, "h"))], user=manager
     )
     return campaign
 
