@@ -20,6 +20,7 @@ RTL_LANGUAGES = frozenset(
         "ary",  # Moroccan Arabic
         "azb",  # South Azerbaijani
         "bal",  # Baluchi
+        "bgn",  # Western Balochi
         "ckb",  # Central Kurdish (Sorani)
         "dv",  # Dhivehi
         "fa",  # Persian
@@ -34,9 +35,12 @@ RTL_LANGUAGES = frozenset(
         "pnb",  # Western Punjabi
         "prs",  # Dari
         "ps",  # Pashto
+        "rhg",  # Rohingya
         "sd",  # Sindhi
         "sdh",  # Southern Kurdish
+        "skr",  # Saraiki
         "syr",  # Syriac
+        "trw",  # Torwali
         "ug",  # Uyghur
         "ur",  # Urdu
         "yi",  # Yiddish
