@@ -98,7 +98,7 @@ def test_a_line_far_longer_than_its_source_is_warned(loaded, manager):
     data = "\n".join(texts).encode() + b"\n"
     plan = upload_plan(campaign=loaded, kind="system", files=[("long.de", data)])
     assert plan.warnings == [
-        "long.de, line 3: 5,000,000 characters, its source line 9; is this the right file?"
+        "long.de, line 3: 5,000,000 characters where its source line has 9; is this the right file?"
     ]
     # A translation a few times its short source's length is normal and not warned.
     normal = b"".join(b"%d %s\n" % (i, b"w" * 150) for i in range(5))
@@ -110,7 +110,7 @@ def test_many_long_lines_are_counted_not_listed(campaign, manager):
     data = b"".join(b"x" * 1000 + b"\n" for _ in range(8))
     plan = upload_plan(campaign=campaign, kind="system", files=[("long.de", data)])
     assert len(plan.warnings) == 6  # five named, then the other three counted
-    assert plan.warnings[4].startswith("long.de, line 5: 1,000 characters")
+    assert plan.warnings[4].startswith("long.de, line 5: 1,000 characters where")
     assert plan.warnings[5] == ("long.de: 3 more lines over 4 times as long as their source line")
 
 
@@ -163,7 +163,7 @@ def test_preview_warns_about_a_long_line(web, loaded):
     page = upload(web, loaded, "system", [("long.de", texts)]).content.decode()
     assert "All files passed validation" not in page
     assert "read the 1 warning first" in page
-    assert "long.de, line 3: 5,000,000 characters, its source line 9" in page
+    assert "long.de, line 3: 5,000,000 characters where its source line has 9" in page
 
 
 @pytest.mark.parametrize(

@@ -91,8 +91,8 @@ def long_line_warnings(filename: str, texts: list[str], source_lengths: list[int
         if len(text) > LONG_LINE_RATIO * max(source_length, LONG_LINE_FLOOR)
     ]
     warnings = [
-        f"{filename}, line {number}: {length:,} characters, its source line {source:,}; "
-        "is this the right file?"
+        f"{filename}, line {number}: {length:,} characters where its source line has "
+        f"{source:,}; is this the right file?"
         for number, length, source in long_lines[:LONG_LINE_WARNINGS]
     ]
     if len(long_lines) > LONG_LINE_WARNINGS:
