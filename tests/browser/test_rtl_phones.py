@@ -180,16 +180,19 @@ def test_annotate_page_fits_a_phone(phone, live_server, loaded_campaign, make_an
         context.close()
 
 
-def test_task_list_and_done_page_fit_a_phone(phone, live_server, loaded_campaign, make_annotator):
+@pytest.mark.parametrize("width", PHONE_WIDTHS)
+def test_task_list_and_done_page_fit_a_phone(
+    phone, live_server, loaded_campaign, make_annotator, width
+):
     task = task_create(campaign=loaded_campaign, task_type="adequacy", items_per_annotator=1)
     task_launch(task_id=task.id)
     make_annotator(loaded_campaign, "phone")
-    context, page = phone(390)
+    context, page = phone(width)
     log_in(page, live_server, "phone", "phone-pw-123")
     page.goto(f"{live_server.url}/annotate/")
     page.wait_for_selector("table.list")
-    shoot(page, "phone-task-list")
-    fits(page, 390)
+    shoot(page, f"phone-task-list-{width}")
+    fits(page, width)
     progress_in_view(page)
     page.goto(f"{live_server.url}/annotate/{task.id}/")
     page.wait_for_selector("#judgment")
@@ -198,6 +201,6 @@ def test_task_list_and_done_page_fit_a_phone(phone, live_server, loaded_campaign
     page.keyboard.press("Enter")
     next_item(page, slot)
     page.wait_for_selector(".done")
-    shoot(page, "phone-done")
-    fits(page, 390)
+    shoot(page, f"phone-done-{width}")
+    fits(page, width)
     context.close()
