@@ -48,7 +48,8 @@ def test_upload_preview_then_confirm(web, campaign):
     assert Segment.objects.count() == 2
 
 
-def test_invalid_upload_shows_the_error_and_writes_nothing(web, campaign):
+def test_invalid_upload_shows_the_error_and_writes_nothing(web, campaign, settings):
+    settings.UPLOAD_MAX_BYTES = 5 * 1024 * 1024
     post_upload(web, campaign, "source", "src.en", b"a\nb\n")
     web.post(f"/campaigns/{campaign.id}/upload/{PendingUpload.objects.get().id}/confirm/")
     response = post_upload(web, campaign, "system", "s.de", b"only one\n", name="S", add_run="on")
@@ -62,6 +63,7 @@ def test_invalid_upload_shows_the_error_and_writes_nothing(web, campaign):
     assert '<option value="system" selected>' in form
     assert 'name="name" value="S"' in form
     assert re.search(r'<input type="checkbox" name="add_run"[^>]* checked>', form)
+    assert "Files up to 5.0 MB each." in form  # the limit in MB, as errors give sizes
 
 
 def test_detail_page_lists_systems_with_their_job(web, campaign):

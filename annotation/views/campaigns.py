@@ -22,7 +22,7 @@ from annotation.services.imports import (
     upload_plan,
 )
 from annotation.services.scoring import campaign_metrics_recompute
-from annotation.textfiles import UploadError, read_uploaded
+from annotation.textfiles import UploadError, format_size, read_uploaded
 
 
 @login_required
@@ -71,6 +71,7 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
             "runs": runs,
             "form": form or UploadForm(),
             "upload_error": upload_error,
+            "upload_limit": format_size(settings.UPLOAD_MAX_BYTES),
             "task_form": TaskForm(),
         },
         status=status,
