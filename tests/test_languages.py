@@ -1,5 +1,7 @@
 """Writing direction and lang of segments from the campaign's language codes."""
 
+from html.parser import HTMLParser
+
 import pytest
 from django.template import Context, Template
 
@@ -66,3 +68,63 @@ def test_the_template_tag_writes_both_attributes_escaped():
     assert template.render(Context({"code": "ar"})) == '<p lang="ar" dir="rtl">'
     assert template.render(Context({"code": "de"})) == '<p lang="de" dir="ltr">'
     assert template.render(Context({"code": '"><script>'})) == '<p lang="" dir="ltr">'
+
+
+# -- every segment of every annotate page ----------------------------------------------------
+
+
+class SegmentAttributes(HTMLParser):
+    """(role, lang, dir) of every element with the class "segment"."""
+
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "segment" in (attrs.get("class") or "").split():
+            self.found.append((attrs.get("lang"), attrs.get("dir")))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "task_type", ["adequacy", "fluency", "adequacy_fluency", "pairwise", "ranking", "postedit"]
+)
+def test_every_segment_has_its_languages_direction(client, manager, task_type):
+    from annotation.services.campaigns import campaign_create, membership_set
+    from annotation.services.imports import upload_import
+    from annotation.services.tasks import task_create, task_launch
+
+    campaign = campaign_create(
+        name="ar-en", source_language="ar", target_language="en", owner=manager
+    )
+    source = "".join(f"doc-1\tNASA جملة {i}\n" for i in range(4)).encode()
+    upload_import(
+        campaign=campaign,
+        kind="source",
+        files=[("s.tsv", b"doc_id\ttext\n" + source)],
+        user=manager,
+    )
+    upload_import(
+        campaign=campaign, kind="reference", name="R", files=[("r.en", b"r\n" * 4)], user=manager
+    )
+    for name in ("one", "two"):
+        data = "".join(f"{name} {i}\n" for i in range(4)).encode()
+        upload_import(campaign=campaign, kind="system", files=[(f"{name}.en", data)], user=manager)
+    settings = {"ranking_size": 2} if task_type == "ranking" else {}
+    if task_type != "fluency":
+        settings.update(context_size=1, show_reference=True)
+    task = task_create(campaign=campaign, task_type=task_type, **settings)
+    task_launch(task_id=task.id)
+    membership_set(campaign=campaign, user=manager, role="annotator")
+    client.force_login(manager)
+    parser = SegmentAttributes()
+    parser.feed(client.get(f"/annotate/{task.id}/").content.decode())
+    arabic = [found for found in parser.found if found == ("ar", "rtl")]
+    english = [found for found in parser.found if found == ("en", "ltr")]
+    assert len(arabic) + len(english) == len(parser.found)  # every segment has both attributes
+    assert len(english) >= (2 if task_type in ("pairwise", "ranking") else 1)
+    if task_type == "fluency":
+        assert arabic == []  # the translation alone
+    else:
+        assert len(arabic) >= 2  # the source and its context
