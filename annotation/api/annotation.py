@@ -31,6 +31,10 @@ class NextItemSerializer(serializers.Serializer):
     context_before = serializers.ListField(child=serializers.CharField())
     context_after = serializers.ListField(child=serializers.CharField())
     candidates = CandidateSerializer(many=True)
+    prefilled_spans = serializers.ListField(
+        child=serializers.DictField(), help_text="ESA^AI: spans shown pre-filled"
+    )
+    mqm_categories = serializers.ListField(child=serializers.CharField())
     judged = serializers.IntegerField(help_text="items judged in the current batch")
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
@@ -55,6 +59,8 @@ class NextItemApi(APIView):
             "context_before": [],
             "context_after": [],
             "candidates": [],
+            "prefilled_spans": [],
+            "mqm_categories": [],
             "judged": progress.judged,
             "total": progress.total,
         }
@@ -69,6 +75,8 @@ class NextItemApi(APIView):
                         "context_before",
                         "context_after",
                         "candidates",
+                        "prefilled_spans",
+                        "mqm_categories",
                     )
                 }
             )
@@ -88,6 +96,11 @@ class JudgmentApi(APIView):
         ranks = serializers.ListField(child=StrictIntegerField(), required=False)
         candidate_scores = serializers.ListField(child=StrictIntegerField(), required=False)
         post_edit = StrictCharField(required=False, trim_whitespace=False)
+        spans = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="ESA/MQM: {start, end (exclusive), severity, category, side, prefilled}",
+        )
 
     class JudgmentOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
