@@ -24,7 +24,7 @@
   let cursor = 0;
   let anchor = null;  // word index where a Shift+arrow selection started
   let pending = null;  // the span waiting for its MQM category
-  let markedByMouse = false;  // the click that ends a mouse selection is not a span click
+  let pressedAt = [0, 0];  // where the mouse went down: a click that moved was a selection
 
   const prefilled = JSON.parse(document.getElementById("prefilled-spans").textContent || "[]");
   let spans = prefilled.map((span, index) => ({ ...span, prefilled: index }));
@@ -167,19 +167,19 @@
     if (!piece || !piece.dataset || piece.dataset.start === undefined) return null;
     return Number(piece.dataset.start) + (node.nodeType === Node.TEXT_NODE ? offset : 0);
   };
+  editor.addEventListener("mousedown", (event) => { pressedAt = [event.clientX, event.clientY]; });
   editor.addEventListener("mouseup", () => {
     const chosen = window.getSelection();
     if (chosen && !chosen.isCollapsed) {
       const a = offsetOf(chosen.anchorNode, chosen.anchorOffset);
       const b = offsetOf(chosen.focusNode, chosen.focusOffset);
       chosen.removeAllRanges();
-      markedByMouse = true;
       if (a !== null && b !== null) mark([Math.min(a, b), Math.max(a, b)], "minor");
     }
   });
   editor.addEventListener("click", (event) => {
     const piece = event.target.closest("[data-start]");
-    if (markedByMouse) { markedByMouse = false; return; }
+    if (Math.abs(event.clientX - pressedAt[0]) + Math.abs(event.clientY - pressedAt[1]) > 3) return;
     if (!piece) return;
     const under = spanAt(Number(piece.dataset.start));
     if (!under) return;
