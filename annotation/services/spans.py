@@ -188,15 +188,3 @@ def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> l
         )
         for checked in spans
     )
-
-
-def stored_span(row: ErrorSpan) -> Span:
-    """The ``metrics.spans.Span`` of a stored row."""
-    return Span(
-        row.start,
-        row.end,
-        row.severity,
-        row.category or None,
-        row.prefilled,
-        row.side,  # type: ignore[arg-type]
-    )
