@@ -64,7 +64,7 @@ def mqm_tsv_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterat
             system=row.system,
             doc=row.document,
             doc_id=str(row.segment_index),  # not used by readers; kept unique per segment
-            seg_id=str(row.segment_index + 1),
+            seg_id=row.imported_segment or str(row.segment_index + 1),
             rater=_who(row, pseudonymise),
             source=row.source,
             target=row.target,

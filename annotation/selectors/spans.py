@@ -26,6 +26,7 @@ class SpanJudgment:
     username: str
     item_id: int  # the campaign's item number
     appraise_item_id: object  # Appraise's itemID when imported from Appraise, else None
+    imported_segment: str | None  # the seg_id of an imported MQM TSV
     item_type: str
     system: str
     document: str
@@ -64,6 +65,7 @@ def span_judgments(
             username=judgment.annotator.username,
             item_id=item.external_id,
             appraise_item_id=item.source_meta.get("itemID"),
+            imported_segment=item.source_meta.get("seg_id"),
             item_type="REPEAT" if judgment.is_repeat else item.item_type,
             system=item.system.name if item.system else "+".join(item.candidates[0]["systems"]),
             document=item.segment.document.external_id,
