@@ -22,6 +22,7 @@ from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.human.spans import span_results
 from annotation.selectors.results import METRIC_LABELS, better
 from annotation.selectors.spans import span_judgments
 from annotation.services.exclusions import ExclusionError, annotator_exclude
@@ -32,6 +33,7 @@ from annotation.span_exports import (
     span_download,
     spans_jsonl_lines,
 )
+from annotation.span_plots import error_bar_plot
 from annotation.views.human_plots import progress_plot, scatter_plot
 from metrics.agreement.coefficients import Weights
 
@@ -107,8 +109,20 @@ def human_results_page(request, campaign_id: int):
             "chosen_human": chosen,
             "scatters": _scatters(results, chosen) if chosen else [],
             "metric_labels": METRIC_LABELS,
+            **_span_context(campaign),
         },
     )
+
+
+def _span_context(campaign) -> dict[str, object]:
+    """The error-span tasks' section (templates/results/_human_spans.html)."""
+    results = span_results(campaign)
+    plots = [
+        (r.task.id, error_bar_plot(r.breakdown, title="Errors per system by category and severity"))
+        for r in results
+        if r.breakdown is not None
+    ]
+    return {"span_results": results, "span_plots": plots}
 
 
 @login_required
