@@ -19,7 +19,7 @@ def error_bar_plot(breakdown: ErrorBreakdown, *, title: str, width: int = 720) -
     if not series or not breakdown.systems:
         return mark_safe("")
     row_height, left, right, top = 24, 170, 20, 34
-    legend_rows = (len(series) + 2) // 3
+    legend_rows = (len(series) + 1) // 2
     height = top + row_height * len(breakdown.systems) + 16 + 18 * legend_rows
     totals = [sum(s["counts"][i] for s in series) for i in range(len(breakdown.systems))]
     scale = (width - left - right) / max(max(totals), 1)
@@ -51,9 +51,9 @@ def error_bar_plot(breakdown: ErrorBreakdown, *, title: str, width: int = 720) -
             x += w
         parts.append(f'<text x="{x + 4:.1f}" y="{y + 15}" class="plot-label">{totals[row]}</text>')
     legend_top = top + row_height * len(breakdown.systems) + 14
-    column = (width - 20) / 3
+    column = (width - 20) / 2
     for i, piece in enumerate(series):
-        x, y = 10 + column * (i % 3), legend_top + 18 * (i // 3)
+        x, y = 10 + column * (i % 2), legend_top + 18 * (i // 2)
         opacity = SEVERITY_OPACITY.get(piece["severity"].lower(), 0.3)
         parts.append(
             f'<rect x="{x:.1f}" y="{y}" width="12" height="12" fill="{hue[piece["category"]]}" '

@@ -178,3 +178,20 @@ def test_esa_and_mqm_with_the_mouse_only(
     page.locator("button[type=submit]").click()
     next_item(page, slot)
     assert stored(slot)[1] == [(words[2][0], words[2][1], "minor", "Fluency/Grammar")]
+
+
+def test_results_page_shows_mqm_ranking_and_error_chart(page, live_server, manager):
+    from django.core.management import call_command
+
+    from annotation.models import Campaign
+    from tests.browser.conftest import log_in
+    from tests.conftest import DATA
+
+    tsv = DATA / "mqm-ted-zh-en" / "mqm_ted_zhen.tsv"
+    call_command("import_mqm", str(tsv), "--name", "TED", "--owner", "manager")
+    campaign = Campaign.objects.get(name="TED")
+    log_in(page, live_server, "manager", "manager-password-1")
+    page.goto(f"{live_server.url}/campaigns/{campaign.id}/results/human/")
+    page.wait_for_selector(".span-results svg.plot")
+    assert page.locator(".span-results table.list tbody tr").count() >= 2
+    shoot(page, "results-mqm")
