@@ -59,6 +59,9 @@ def test_ted_mqm_system_scores_match_the_published_table(manager, client):
     assert page.status_code == 200
     html = page.content.decode()
     assert "MQM score" in html and "Errors per system by category and severity" in html
+    api = client.get(f"/api/v1/campaigns/{campaign.id}/results/human/spans").json()
+    assert api["tasks"][0]["lower_is_better"] is True
+    assert api["tasks"][0]["mqm_weights"]["non_translation"] == 25.0
 
 
 def test_esa_ranking_and_agreement(launched, loaded_campaign, make_annotator, client, manager):
@@ -111,3 +114,8 @@ def test_esa_ranking_and_agreement(launched, loaded_campaign, make_annotator, cl
     page = client.get(reverse("results-human", args=[loaded_campaign.id]))
     assert page.status_code == 200 and b"ESA score" in page.content
     assert b"Krippendorff" in page.content
+    api = client.get(f"/api/v1/campaigns/{loaded_campaign.id}/results/human/spans").json()
+    (task_json,) = api["tasks"]
+    assert task_json["task_type"] == "esa" and not task_json["lower_is_better"]
+    assert [s["system"] for s in task_json["systems"]] == ["Online-B", "UEdin", "happypoet"]
+    assert task_json["agreement"]["span_f1"] == pytest.approx(result.span_f1)

@@ -55,34 +55,47 @@ class SpanTaskResults:
         return [(a, [ranking.p_values[a].get(b) if a != b else None for b in names]) for a in names]
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN and infinities as null)."""
         ranking = self.mqm or self.esa
-        return {
-            "task": self.task.id,
-            "task_type": self.task.task_type,
-            "judgments": self.judgments,
-            "lower_is_better": self.mqm is not None,
-            "mqm_weights": self.weights or None,
-            "systems": [
-                {
-                    "system": s.system,
-                    "score": s.score,
-                    "interval": list(s.interval),
-                    "segments": s.segments,
-                    "cluster": s.cluster,
-                    "rank_range": list(s.rank_range),
-                }
-                for s in (ranking.systems if ranking else [])
-            ],
-            "p_values": ranking.p_values if ranking else {},
-            "errors": self.breakdown.as_dict() if self.breakdown else None,
-            "agreement": {
-                "span_f1": _finite(self.span_f1),
-                "span_f1_with_severity": _finite(self.span_f1_severity),
-                "span_pairs": self.span_pairs,
-                "score_alpha": _finite(self.scores.alpha.kappa) if self.scores else None,
-                "score_tau": _finite(self.scores.tau) if self.scores else None,
-            },
-        }
+        return _json_safe(
+            {
+                "task": self.task.id,
+                "task_type": self.task.task_type,
+                "judgments": self.judgments,
+                "lower_is_better": self.mqm is not None,
+                "mqm_weights": self.weights or None,
+                "systems": [
+                    {
+                        "system": s.system,
+                        "score": s.score,
+                        "interval": list(s.interval),
+                        "segments": s.segments,
+                        "cluster": s.cluster,
+                        "rank_range": list(s.rank_range),
+                    }
+                    for s in (ranking.systems if ranking else [])
+                ],
+                "p_values": ranking.p_values if ranking else {},
+                "errors": self.breakdown.as_dict() if self.breakdown else None,
+                "agreement": {
+                    "span_f1": _finite(self.span_f1),
+                    "span_f1_with_severity": _finite(self.span_f1_severity),
+                    "span_pairs": self.span_pairs,
+                    "score_alpha": _finite(self.scores.alpha.kappa) if self.scores else None,
+                    "score_tau": _finite(self.scores.tau) if self.scores else None,
+                },
+            }
+        )
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    return value
 
 
 def _finite(value: float) -> float | None:
