@@ -103,6 +103,33 @@ def test_esa_prefilled_confirm_edit_delete_by_keyboard(
     ]
 
 
+def test_esa_prefilled_with_the_mouse(page, live_server, launched, loaded_campaign, make_annotator):
+    task = launched("esa_prefilled")
+    for item in Item.objects.filter(task=task):
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", item.candidates[0]["text"])]
+        item.prefilled_spans = [
+            {"start": s, "end": e, "severity": "minor", "category": None} for s, e in words[:2]
+        ]
+        item.save(update_fields=["prefilled_spans"])
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    _, words = words_of(page)
+    slot = current_slot(page)
+    first = page.locator(f'#span-editor [data-start="{words[0][0]}"]')
+    first.click()  # minor → major
+    second = page.locator(f'#span-editor [data-start="{words[1][0]}"]')
+    second.click()
+    second.click()  # minor → major → removed
+    box = page.locator("input[type=range][data-for=score]").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
+    page.locator("button[type=submit]").click()
+    next_item(page, slot)
+    judgment = Judgment.objects.get(slot_id=int(slot))
+    rows = list(judgment.spans.values_list("start", "end", "severity", "prefilled", "changed"))
+    assert rows == [(words[0][0], words[0][1], "major", True, True)]
+    assert judgment.score >= 70
+
+
 def test_mqm_with_the_keyboard_only(page, live_server, launched, loaded_campaign, make_annotator):
     task = launched("mqm")
     ann = make_annotator(loaded_campaign, "ann")
