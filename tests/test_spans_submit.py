@@ -228,3 +228,37 @@ def test_page_form_posts_spans_as_json(launched, loaded_campaign, make_annotator
     )
     assert ok.status_code == 200, ok.content
     assert ErrorSpan.objects.get().severity == "major"
+
+
+def test_prefilled_spans_upload_api(launched, loaded_campaign, make_annotator, manager):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    task = launched("esa_prefilled")
+    item = Item.objects.filter(task=task, item_type="TGT").select_related("system", "segment")[0]
+    line = {
+        "system": item.system.name,
+        "segment": item.segment.index,
+        "spans": [{"start": 0, "end": 2, "severity": "major"}],
+    }
+    bad = dict(line, spans=[{"start": 0, "end": 10_000, "severity": "major"}])
+    api = APIClient()
+    api.force_authenticate(manager)
+    url = f"/api/v1/tasks/{task.id}/prefilled-spans"
+
+    def upload(*lines):
+        body = "\n".join(json.dumps(x) for x in lines).encode()
+        return api.post(url, {"file": SimpleUploadedFile("pre.jsonl", body)}, format="multipart")
+
+    refused = upload(line, bad)
+    assert refused.status_code == 400 and "item 2" in refused.json()["error"]
+    assert not Item.objects.filter(task=task).exclude(prefilled_spans=[]).exists()  # nothing
+    assert upload(line).json() == {"items": 1}
+    item.refresh_from_db()
+    assert item.prefilled_spans == [
+        {"start": 0, "end": 2, "severity": "major", "category": None, "prefilled": True}
+    ]
+    annotator = APIClient()
+    annotator.force_authenticate(make_annotator(loaded_campaign, "ann"))
+    assert annotator.post(url, {}, format="multipart").status_code == 403

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.models import ESA_TYPES, ErrorSpan, Item, Judgment, Task, TaskType
+from django.db import transaction
+
+from annotation.models import ESA_TYPES, ErrorSpan, Item, ItemType, Judgment, Task, TaskType
 from metrics.spans import (
     DEFAULT_MQM_WEIGHTS,
     GOOGLE_MQM_CATEGORIES,
@@ -21,9 +23,11 @@ from metrics.spans import (
     MqmWeights,
     Span,
     SpanError,
+    read_spans_jsonl,
     span_from_dict,
     span_to_dict,
 )
+from metrics.wmt_csv import InputError
 
 SPAN_SEVERITIES = (MINOR, MAJOR)
 MAX_SPANS_PER_JUDGMENT = 200
@@ -188,3 +192,59 @@ def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> l
         )
         for checked in spans
     )
+
+
+class PrefillError(ValueError):
+    """Pre-filled spans that cannot be set, naming the file and line."""
+
+
+@transaction.atomic
+def task_prefilled_spans_set(*, task: Task, name: str, data: bytes) -> int:
+    """Sets the pre-filled spans (ESA^AI) of a launched task's items from JSON Lines, one line
+    per item: ``{"system": name, "segment": 0-based line of the source, "spans": [...]}``
+    (``metrics.spans.jsonl``; end exclusive). Checked whole first; returns the items set.
+
+    Only before anyone annotates: judgments point at pre-filled spans by position.
+    """
+    if task.task_type != TaskType.ESA_PREFILLED:
+        raise PrefillError(f"{name}: pre-filled spans belong to an ESA^AI task")
+    if task.state != Task.State.LAUNCHED:
+        raise PrefillError(f"{name}: launch the task first; its items get the spans")
+    if Judgment.objects.filter(task=task).exists():
+        raise PrefillError(f"{name}: annotators have started; pre-filled spans are set before")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PrefillError(f"{name}: not UTF-8 text") from None
+    items = {
+        (item.system.name if item.system else "", item.segment.index): item
+        for item in Item.objects.filter(
+            task=task, system__isnull=False, item_type=ItemType.TGT
+        ).select_related("system", "segment")
+    }
+    updates: dict[int, Item] = {}
+    try:
+        for line_number, entry in enumerate(read_spans_jsonl(text.splitlines(), name=name), 1):
+            key = (entry.fields.get("system"), entry.fields.get("segment"))
+            item = items.get(key)  # type: ignore[arg-type]
+            if item is None:
+                raise PrefillError(
+                    f"{name}, item {line_number}: no item of system {key[0]!r} on segment "
+                    f"{key[1]!r} in this task"
+                )
+            for span in entry.spans:
+                if span.side != "target":
+                    raise PrefillError(f"{name}, item {line_number}: spans mark the translation")
+                try:
+                    span.check_within(item.candidates[0]["text"])
+                except SpanError as error:
+                    raise PrefillError(f"{name}, item {line_number}: {error}") from None
+            item.prefilled_spans = [
+                {**span_to_dict(span), "prefilled": True} for span in entry.spans
+            ]
+            updates[item.id] = item
+    except InputError as error:
+        raise PrefillError(str(error)) from None
+    # Written once every line is checked.
+    Item.objects.bulk_update(list(updates.values()), ["prefilled_spans"])
+    return len(updates)
