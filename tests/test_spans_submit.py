@@ -262,3 +262,26 @@ def test_prefilled_spans_upload_api(launched, loaded_campaign, make_annotator, m
     annotator = APIClient()
     annotator.force_authenticate(make_annotator(loaded_campaign, "ann"))
     assert annotator.post(url, {}, format="multipart").status_code == 403
+
+
+def test_prefilled_spans_upload_form(launched, loaded_campaign, manager, client):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    task = launched("esa_prefilled")
+    item = Item.objects.filter(task=task, item_type="TGT").select_related("system", "segment")[0]
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{loaded_campaign.id}/")
+    assert b"Pre-filled spans (JSON Lines)" in page.content
+    line = {"system": item.system.name, "segment": item.segment.index, "spans": "x"}
+    url = f"/campaigns/{loaded_campaign.id}/tasks/{task.id}/prefilled-spans/"
+    body = SimpleUploadedFile("pre.jsonl", json.dumps(line).encode())
+    response = client.post(url, {"file": body}, follow=True)
+    assert b"Nothing changed" in response.content and b"must be a list" in response.content
+    line["spans"] = [{"start": None, "end": None, "severity": "major"}]
+    body = SimpleUploadedFile("pre.jsonl", json.dumps(line).encode())
+    response = client.post(url, {"file": body}, follow=True)
+    assert b"Pre-filled spans set on 1 items" in response.content
+    item.refresh_from_db()
+    assert item.prefilled_spans[0]["start"] is None
