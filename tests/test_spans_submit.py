@@ -285,3 +285,45 @@ def test_prefilled_spans_upload_form(launched, loaded_campaign, manager, client)
     assert b"Pre-filled spans set on 1 items" in response.content
     item.refresh_from_db()
     assert item.prefilled_spans[0]["start"] is None
+
+
+def test_task_form_sets_the_mqm_typology_and_weights(loaded_campaign, manager, client):
+    from annotation.models import Task
+
+    client.force_login(manager)
+    url = f"/campaigns/{loaded_campaign.id}/tasks/"
+    base = {
+        "task_type": "mqm",
+        "scale": "likert5",
+        "judgments_per_item": 1,
+        "ranking_size": 5,
+        "context_size": 0,
+        "items_per_annotator": 0,
+        "repeat_rate": 0,
+        "bad_reference_rate": 0,
+        "reference_rate": 0,
+    }
+    refused = client.post(url, {**base, "mqm_weights": '{"severity": "heavy"}'}, follow=True)
+    assert b"Task not created" in refused.content and not Task.objects.exists()
+    client.post(
+        url,
+        {
+            **base,
+            "mqm_categories": "Accuracy\n\nFluency\n",
+            "mqm_weights": '{"severity": {"major": 10, "minor": 1}}',
+        },
+    )
+    task = Task.objects.get()
+    assert task.mqm_categories == ["Accuracy", "Fluency"]
+    assert task.mqm_weights == {"severity": {"major": 10, "minor": 1}}
+
+
+def test_campaign_weights_keep_google_for_severities_left_out():
+    from annotation.models import Task
+    from annotation.services.spans import task_mqm_weights
+
+    weights = task_mqm_weights(Task(mqm_weights={"severity": {"Major": 10}}))
+    assert weights.weight("major", "Accuracy/Mistranslation") == 10
+    assert weights.weight("minor", "Fluency/Grammar") == 1  # Google's, by hand
+    assert weights.weight("no-error", None) == 0
+    assert weights.weight("minor", "Fluency/Punctuation") == 0.1

@@ -54,7 +54,13 @@ def task_mqm_categories(task: Task) -> tuple[str, ...]:
 
 def task_mqm_weights(task: Task) -> MqmWeights:
     """The task's MQM weights: its own, or Google's (major 5, minor 1, ...)."""
-    return MqmWeights.from_dict(task.mqm_weights) if task.mqm_weights else DEFAULT_MQM_WEIGHTS
+    if not task.mqm_weights:
+        return DEFAULT_MQM_WEIGHTS
+    # Severities the campaign leaves out (neutral, no-error) keep Google's weights.
+    given = {str(k).lower(): v for k, v in task.mqm_weights.get("severity", {}).items()}
+    return MqmWeights.from_dict(
+        {**task.mqm_weights, "severity": {**DEFAULT_MQM_WEIGHTS.severity, **given}}
+    )
 
 
 def mqm_settings_problem(categories: object, weights: object) -> str | None:
