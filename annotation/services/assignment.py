@@ -283,3 +283,49 @@ def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
         state=Case(When(pending, then=Value(Batch.State.LEASED)), default=Value(Batch.State.DONE)),
         leased_until=Case(When(pending, then=Value(lease_end)), default=None),
     )
+
+
+def batches_release(*, task: Task) -> int:
+    """Gives back every claimed batch of a task (paused or closed): the slots not judged
+    return to open, judgments stay. Returns the number of batches released.
+
+    Whoever held a batch half-judged will not get its rest back (they had its items); the
+    next annotator takes what is left, as with an abandoned batch."""
+    Slot.objects.filter(task=task, state=Slot.State.LEASED).update(
+        state=Slot.State.OPEN, annotator=None, served_at=None
+    )
+    return Batch.objects.filter(task=task, state=Batch.State.LEASED).update(
+        state=Batch.State.OPEN, annotator=None, leased_until=None
+    )
+
+
+def slot_skip(*, slot: Slot, now: datetime) -> Slot | None:
+    """After an annotator skipped a slot (recorded by the caller): the slot is done for them
+    without a judgment, and the item goes to someone else in a batch of its own, claimed
+    after the planned ones (never by them: they had the item). A skipped repeat needs no
+    one else. Returns the new slot, if any. The caller holds the batch lock."""
+    slot.state = Slot.State.DONE
+    slot.save(update_fields=["state"])
+    batch_after_judgment(slot=slot, now=now)
+    if slot.is_repeat:
+        return None
+    task_batches = Batch.objects.filter(task_id=slot.task_id)
+    last = task_batches.order_by("-number").values("number", "group").first()
+    top_group = task_batches.order_by("-group").values_list("group", flat=True).first()
+    assert last is not None and top_group is not None  # the slot's own batch exists
+    batch = Batch.objects.create(
+        task_id=slot.task_id, number=last["number"] + 1, group=top_group + 1, size=1
+    )
+    replica = (
+        Slot.objects.filter(item_id=slot.item_id, is_repeat=False)
+        .order_by("-replica")
+        .values_list("replica", flat=True)
+        .first()
+    )
+    return Slot.objects.create(
+        task_id=slot.task_id,
+        item_id=slot.item_id,
+        batch=batch,
+        position=0,
+        replica=(replica or 0) + 1,
+    )
