@@ -28,7 +28,7 @@ def test_double_submit_keeps_the_first_answer(launched, loaded_campaign, make_an
     assert again.judgment.id == first.judgment.id
     assert again.message.startswith("already recorded")
     # A second tab with another answer is told, not silently dropped.
-    with pytest.raises(JudgmentError, match="already recorded as 4 .*another tab"):
+    with pytest.raises(JudgmentError, match=r"already recorded as 4 .*another tab"):
         record(task, ann, slot, score=1)
     assert Judgment.objects.get().score == 4
 
