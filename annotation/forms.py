@@ -71,6 +71,20 @@ class TaskForm(forms.Form):
         min_value=0, max_value=1, initial=0.0, label="Human reference rate"
     )
 
+    instructions = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Blank: the default wording for the task type (WMT's)",
+    )
+    completion_code = forms.CharField(
+        required=False, max_length=64, help_text="Crowd studies: shown at the end of the batch"
+    )
+    completion_url = forms.URLField(
+        required=False,
+        max_length=500,
+        help_text="Crowd studies: participants are sent here at the end (instead of a code)",
+    )
+
     def clean_batch_size(self) -> int:
         # Left out by older forms and scripts: the task's default.
         return self.cleaned_data.get("batch_size") or self.fields["batch_size"].initial

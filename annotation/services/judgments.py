@@ -175,7 +175,7 @@ def judgment_record(
     # The slot, locked, with its task, item and any judgment already recorded: one query.
     slot = (
         Slot.objects.select_for_update(of=("self",))
-        .select_related("task", "item", "judgment")
+        .select_related("task", "item", "judgment", "skip")
         .filter(id=slot_id, task_id=task_id)
         .first()
     )

@@ -12,6 +12,7 @@ from annotation.forms import CampaignForm, TaskForm, UploadForm
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
+from annotation.selectors.tasks import tasks_missing_systems
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import (
     pending_upload_confirm,
@@ -63,6 +64,7 @@ def campaign_detail(request, campaign_id: int):
             "runs": runs,
             "form": UploadForm(),
             "task_form": TaskForm(),
+            "missing_systems": tasks_missing_systems(campaign),
         },
     )
 
