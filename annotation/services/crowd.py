@@ -60,6 +60,16 @@ def task_crowd_link_enable(*, task_id: int) -> Task:
     return task
 
 
+def task_for_link(*, task_id: int, secret: str) -> Task:
+    """The launched task a participant link opens, or why it cannot."""
+    task = Task.objects.select_related("campaign").filter(id=task_id).first()
+    if task is None or not task.crowd_secret or not hmac.compare_digest(task.crowd_secret, secret):
+        raise CrowdError("this study link is not valid; ask the researcher for a new one")
+    if task.state != Task.State.LAUNCHED:
+        raise CrowdError(f"this study is {task.get_state_display().lower()}; thank you")
+    return task
+
+
 @transaction.atomic
 def participant_sign_in(
     *, task_id: int, secret: str, parameters: ParticipantParameters
@@ -67,11 +77,7 @@ def participant_sign_in(
     """The participant's account for this task, created on first visit (no password: the
     link and the platform's ids are the credentials), member of the campaign as an
     annotator."""
-    task = Task.objects.select_related("campaign").filter(id=task_id).first()
-    if task is None or not task.crowd_secret or not hmac.compare_digest(task.crowd_secret, secret):
-        raise CrowdError("this study link is not valid; ask the researcher for a new one")
-    if task.state != Task.State.LAUNCHED:
-        raise CrowdError(f"this study is {task.get_state_display().lower()}; thank you")
+    task = task_for_link(task_id=task_id, secret=secret)
     existing = (
         CrowdParticipant.objects.select_related("user")
         .filter(task=task, platform=parameters.platform, participant_id=parameters.participant_id)

@@ -13,7 +13,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, campaign_for
 from annotation.selectors.crowd import participant_verdicts
-from annotation.services.crowd import CrowdError, participant_parameters, participant_sign_in
+from annotation.services.crowd import (
+    CrowdError,
+    participant_parameters,
+    participant_sign_in,
+    task_for_link,
+)
 
 
 def crowd_start(request, task_id: int, secret: str):
@@ -22,6 +27,7 @@ def crowd_start(request, task_id: int, secret: str):
     query = request.POST if request.method == "POST" else request.GET
     try:
         parameters = participant_parameters({key: query.get(key, "") for key in query})
+        task_for_link(task_id=task_id, secret=secret)
         if request.method != "POST":
             return render(
                 request,

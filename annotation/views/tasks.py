@@ -103,6 +103,11 @@ def invitation_accept_view(request):
     return render(request, "auth/invitation.html", {"form": form})
 
 
+# Prolific fills in these placeholders for each participant.
+PROLIFIC_QUERY = (
+    "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+)
+
 # The state changes the task page's buttons post, each a service of task_changes.
 _CHANGES = {
     "pause": (task_pause, "Paused: annotators are told; claimed batches were released."),
@@ -155,8 +160,9 @@ def task_edit(request, campaign_id: int, task_id: int):
             return redirect("campaign-detail", campaign.id)
     crowd_link = None
     if task.crowd_secret:
-        crowd_link = request.build_absolute_uri(
-            reverse("crowd-start", args=[task.id, task.crowd_secret])
+        crowd_link = (
+            request.build_absolute_uri(reverse("crowd-start", args=[task.id, task.crowd_secret]))
+            + PROLIFIC_QUERY
         )
     return render(
         request,
