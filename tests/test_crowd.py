@@ -34,7 +34,7 @@ def start(client: Client, task, params=PROLIFIC):
 def judge_batch(client: Client, task) -> list:
     """Answers every item the participant is given; returns the last response."""
     response = client.get(f"/annotate/{task.id}/")
-    while "slot" in response.context and response.context.get("slot") is not None:
+    while response.context is not None and response.context.get("slot") is not None:
         slot = response.context["slot"]
         token = client.cookies["csrftoken"].value
         client.post(
