@@ -257,7 +257,7 @@ CASES = [
         "post",
         annotator_page(302),
         task_of("adequacy"),
-        data=lambda w: {"slot": w.leased.id, "reason": "garbled"},
+        data=lambda w: {"skipped_slot": w.leased.id, "reason": "garbled"},
     ),
     Case("annotate-submit", "get", POST_ONLY_PAGE, task_of("adequacy")),
     Case(

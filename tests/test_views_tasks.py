@@ -71,7 +71,7 @@ def test_instructions_skip_and_second_tab(launched, loaded_campaign, make_annota
     assert b'id="instructions" open' in first.content
     assert b"convey the original semantics" in first.content  # WMT's default wording
     slot = first.context["slot"]
-    client.post(f"/annotate/{task.id}/skip/", {"slot": slot.id, "reason": "language"})
+    client.post(f"/annotate/{task.id}/skip/", {"skipped_slot": slot.id, "reason": "language"})
     assert Skip.objects.get().reason == "language" and not Judgment.objects.exists()
     second = client.get(f"/annotate/{task.id}/")
     assert b'id="instructions" open' not in second.content and b"<kbd>?</kbd>" in second.content

@@ -143,7 +143,8 @@ def skip(request, task_id: int):
     """Skips or flags the item with a reason; the next item follows."""
     task = _task_for(request, task_id)
     try:
-        slot_id = int(request.POST.get("slot", ""))
+        # Not "slot": the page's judgment form holds that one.
+        slot_id = int(request.POST.get("skipped_slot", ""))
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
