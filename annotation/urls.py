@@ -39,6 +39,11 @@ urlpatterns = [
     path("annotate/<int:task_id>/", annotate.annotate, name="annotate"),
     path("annotate/<int:task_id>/submit/", annotate.submit, name="annotate-submit"),
     path("annotate/<int:task_id>/skip/", annotate.skip, name="annotate-skip"),
+    path(
+        "campaigns/<int:campaign_id>/state/<str:change>/",
+        tasks.campaign_state_view,
+        name="campaign-state",
+    ),
     path("crowd/<int:task_id>/<str:secret>/", crowd.crowd_start, name="crowd-start"),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants.csv",

@@ -222,6 +222,22 @@ CASES = [
         lambda w: {**task_in_campaign("fluency")(w), "change": "pause"},
     ),
     Case("crowd-verdicts", "get", manager_page(200), task_in_campaign("adequacy")),
+    *(
+        Case(
+            "campaign-state",
+            "post",
+            manager_page(302),
+            lambda w, change=change: {"campaign_id": w.campaign.id, "change": change},
+            label=change,
+        )
+        for change in ("close", "archive")
+    ),
+    Case(
+        "campaign-state",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {"campaign_id": w.campaign.id, "change": "close"},
+    ),
     # Public: a participant link with a wrong secret is refused to everyone.
     Case(
         "crowd-start",

@@ -31,7 +31,7 @@ def test_two_adequacy_tasks_side_by_side(loaded_campaign):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"task_type": "ranking", "ranking_size": 5}, "needs at least 5 systems.*has 3"),
+        ({"task_type": "ranking", "ranking_size": 5}, "needs at least 5 systems.*has 3 outputs"),
         (
             {"repeat_rate": 0.7, "bad_reference_rate": 0.6, "reference_rate": 0.5},
             "add up to 130%",
@@ -159,3 +159,24 @@ def test_skip_is_recorded_not_counted_and_goes_to_someone_else(
         seen.add(s.item_id)
         judgment_record(task_id=task.id, slot_id=s.id, annotator_id=other.id, answer={"score": 3})
     assert slot.item_id in seen
+
+
+def test_close_then_archive_a_campaign(launched, loaded_campaign, make_annotator):
+    from annotation.models import Campaign
+    from annotation.services.campaign_states import campaign_archive, campaign_close
+
+    task = launched("adequacy")
+    ann = make_annotator(loaded_campaign, "ann")
+    slot = slot_claim_next(task=task, annotator_id=ann.id)
+    judgment_record(task_id=task.id, slot_id=slot.id, annotator_id=ann.id, answer={"score": 5})
+    slot_claim_next(task=task, annotator_id=ann.id)
+    with pytest.raises(TaskError, match="close the campaign before archiving"):
+        campaign_archive(campaign_id=loaded_campaign.id)
+    campaign_close(campaign_id=loaded_campaign.id)
+    assert Task.objects.get(id=task.id).state == "closed"
+    assert not Batch.objects.filter(task=task, state="leased").exists()
+    assert Judgment.objects.filter(task=task).count() == 1
+    with pytest.raises(TaskError, match="no new tasks"):
+        task_create(campaign=Campaign.objects.get(id=loaded_campaign.id), task_type="fluency")
+    campaign_archive(campaign_id=loaded_campaign.id)
+    assert Campaign.objects.get(id=loaded_campaign.id).state == "archived"

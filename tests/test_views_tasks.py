@@ -117,3 +117,18 @@ def test_task_api_end_to_end(loaded_campaign, manager, launched, make_annotator)
     assert api.delete(f"{base}/{task_id}").status_code == 400
     draft = api.post(base, {"task_type": "fluency"}, format="json").json()["id"]
     assert api.delete(f"{base}/{draft}").status_code == 204
+
+
+def test_unknown_json_fields_are_refused(manager, loaded_campaign):
+    api = APIClient()
+    api.force_authenticate(manager)
+    body = {"name": "Typo", "source_language": "en", "target_language": "de", "descripton": "x"}
+    response = api.post("/api/v1/campaigns", body, format="json")
+    assert response.status_code == 400 and response.json() == {"descripton": ["unknown field"]}
+    membership_set(campaign=loaded_campaign, user=manager, role="manager")
+    response = api.post(
+        f"/api/v1/campaigns/{loaded_campaign.id}/results/human/exclusions",
+        {"annotator": manager.id, "excluded": True, "scope": "task"},
+        format="json",
+    )
+    assert response.status_code == 400 and "scope" in response.json()

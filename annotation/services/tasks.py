@@ -75,11 +75,14 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
     if task.task_type == TaskType.RANKING and "ranking_size" in chosen:
-        systems = System.objects.filter(campaign_id=task.campaign_id).count()
-        if systems and task.ranking_size > systems:
+        outputs = System.objects.filter(campaign_id=task.campaign_id).count()
+        if outputs and task.reference_rate > 0 and task.campaign.references.exists():
+            outputs += 1  # the human reference is ranked too
+        if outputs and task.ranking_size > outputs:
             raise TaskError(
                 f"a ranking of {task.ranking_size} outputs needs at least {task.ranking_size} "
-                f"systems, and the campaign has {systems}; set N to {systems} or fewer"
+                f"systems, and the campaign has {outputs} outputs to rank; set N to "
+                f"{outputs} or fewer"
             )
     if task.batch_size < 1:
         raise TaskError("a batch holds at least one item")

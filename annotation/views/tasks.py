@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from annotation.forms import InvitationAcceptForm, TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.services.campaign_states import campaign_archive, campaign_close
 from annotation.services.crowd import task_crowd_link_enable
 from annotation.services.invitations import InvitationError, invitation_accept, invitation_create
 from annotation.services.task_changes import (
@@ -169,3 +170,25 @@ def task_edit(request, campaign_id: int, task_id: int):
         "campaigns/task_edit.html",
         {"campaign": campaign, "task": task, "form": form, "crowd_link": crowd_link},
     )
+
+
+_CAMPAIGN_CHANGES = {
+    "close": (campaign_close, "Campaign closed: its tasks are closed, judgments kept."),
+    "archive": (campaign_archive, "Campaign archived."),
+}
+
+
+@login_required
+@require_POST
+def campaign_state_view(request, campaign_id: int, change: str):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    if change not in _CAMPAIGN_CHANGES:
+        raise Http404("no such change")
+    service, done = _CAMPAIGN_CHANGES[change]
+    try:
+        service(campaign_id=campaign.id)
+    except TaskError as error:
+        messages.error(request, f"Not done: {error}.")
+    else:
+        messages.success(request, done)
+    return redirect("campaign-detail", campaign.id)
