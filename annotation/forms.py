@@ -86,6 +86,19 @@ class TaskForm(forms.Form):
         help_text='e.g. {"severity": {"major": 5, "minor": 1}, "non_translation": 25}; '
         "empty: Google's",
     )
+    instructions = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Blank: the default wording for the task type (WMT's)",
+    )
+    completion_code = forms.CharField(
+        required=False, max_length=64, help_text="Crowd studies: shown at the end of the batch"
+    )
+    completion_url = forms.URLField(
+        required=False,
+        max_length=500,
+        help_text="Crowd studies: participants are sent here at the end (instead of a code)",
+    )
 
     def clean_batch_size(self) -> int:
         # Left out by older forms and scripts: the task's default.

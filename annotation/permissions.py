@@ -45,8 +45,18 @@ def raise_not_found():
     raise Http404("no such campaign")
 
 
+# Annotators of a paused or closed task are told so on its page (no new items).
+ANNOTATOR_VISIBLE_STATES = ("launched", "paused", "closed")
+
+
+def crowd_may_open(user, task_id: int) -> bool:
+    """A crowd participant's account opens its own task only."""
+    participant = getattr(user, "crowd_participant", None)
+    return participant is None or participant.task_id == task_id
+
+
 def task_for_annotator(user, task_id: int):
-    """A launched task of a campaign where the user is an annotator, in one query.
+    """A launched (or paused, closed) task of a campaign where the user is an annotator.
 
     404 for unknown tasks and non-members, 403 for members with another role.
     """
@@ -59,10 +69,10 @@ def task_for_annotator(user, task_id: int):
     task = (
         Task.objects.select_related("campaign")
         .annotate(role=Subquery(role[:1]))
-        .filter(id=task_id, state=Task.State.LAUNCHED)
+        .filter(id=task_id, state__in=ANNOTATOR_VISIBLE_STATES)
         .first()
     )
-    if task is None or task.role is None:
+    if task is None or task.role is None or not crowd_may_open(user, task.id):
         raise Http404("no such task")
     if task.role not in CAN_ANNOTATE:
         raise PermissionDenied("only the campaign's annotators judge its items")

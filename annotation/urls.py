@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from annotation.views import annotate, auth, campaigns, results, spans, tasks
+from annotation.views import annotate, auth, campaigns, crowd, results, spans, tasks
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
@@ -38,6 +38,28 @@ urlpatterns = [
     path("annotate/", annotate.task_list, name="task-list"),
     path("annotate/<int:task_id>/", annotate.annotate, name="annotate"),
     path("annotate/<int:task_id>/submit/", annotate.submit, name="annotate-submit"),
+    path("annotate/<int:task_id>/skip/", annotate.skip, name="annotate-skip"),
+    path(
+        "campaigns/<int:campaign_id>/state/<str:change>/",
+        tasks.campaign_state_view,
+        name="campaign-state",
+    ),
+    path("crowd/<int:task_id>/<str:secret>/", crowd.crowd_start, name="crowd-start"),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants.csv",
+        crowd.crowd_verdicts_csv,
+        name="crowd-verdicts",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/edit/",
+        tasks.task_edit,
+        name="task-edit",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/state/<str:change>/",
+        tasks.task_change_view,
+        name="task-change",
+    ),
     path("campaigns/<int:campaign_id>/tasks/", tasks.task_add, name="task-add"),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/prefilled-spans/",

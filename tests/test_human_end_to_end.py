@@ -101,7 +101,7 @@ def annotated(launched, loaded_campaign, make_annotator):
         repeat_rate=0.4,
         seed=7,
     )
-    ranking = launched("ranking", ranking_size=4, judgments_per_item=3, repeat_rate=0.5, seed=3)
+    ranking = launched("ranking", ranking_size=3, judgments_per_item=3, repeat_rate=0.5, seed=3)
     users = [make_annotator(loaded_campaign, name) for name in [*CAREFUL, CARELESS]]
     assert annotate_all(adequacy, users) > 100
     assert annotate_all(ranking, users) > 20

@@ -23,11 +23,14 @@ def test_double_submit_keeps_the_first_answer(launched, loaded_campaign, make_an
     ann = make_annotator(loaded_campaign, "ann")
     slot = claim(task, ann)
     first = record(task, ann, slot, score=4)
-    again = record(task, ann, slot, score=1)  # a stale form with another answer
+    again = record(task, ann, slot, score=4)  # a double click: the same answer
     assert first.created and not again.created
     assert again.judgment.id == first.judgment.id
-    assert Judgment.objects.get().score == 4
     assert again.message.startswith("already recorded")
+    # A second tab with another answer is told, not silently dropped.
+    with pytest.raises(JudgmentError, match=r"already recorded as 4 .*another tab"):
+        record(task, ann, slot, score=1)
+    assert Judgment.objects.get().score == 4
 
 
 @pytest.mark.parametrize(

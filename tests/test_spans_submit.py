@@ -327,3 +327,19 @@ def test_campaign_weights_keep_google_for_severities_left_out():
     assert weights.weight("minor", "Fluency/Grammar") == 1  # Google's, by hand
     assert weights.weight("no-error", None) == 0
     assert weights.weight("minor", "Fluency/Punctuation") == 0.1
+
+
+def test_a_retry_of_the_same_spans_is_harmless_and_other_spans_are_refused(
+    launched, loaded_campaign, make_annotator
+):
+    """A second tab sending the same ESA answer again is a retry; different spans are told."""
+    task = launched("esa")
+    ann = make_annotator(loaded_campaign, "ann")
+    slot = claim(task, ann)
+    first = record(task, ann, slot, score=40, spans=[span(0, 3, "major")])
+    again = record(task, ann, slot, score=40, spans=[span(0, 3, "major")])
+    assert first.created and not again.created and again.judgment.id == first.judgment.id
+    with pytest.raises(JudgmentError) as refused:
+        record(task, ann, slot, score=40, spans=[span(0, 3, "minor")])
+    assert refused.value.code == "conflict" and "already recorded" in str(refused.value)
+    assert ErrorSpan.objects.filter(judgment=first.judgment).count() == 1

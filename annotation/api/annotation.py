@@ -10,7 +10,12 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.fields import StrictCharField, StrictIntegerField
+from annotation.api.fields import (
+    CaseInsensitiveChoiceField,
+    NoUnknownFieldsSerializer,
+    StrictCharField,
+    StrictIntegerField,
+)
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, campaign_for, task_for_annotator
 from annotation.selectors.annotation import annotator_progress, item_display
@@ -93,12 +98,12 @@ class NextItemApi(APIView):
 class JudgmentApi(APIView):
     """Records a judgment; sending it again returns the saved one (200) and changes nothing."""
 
-    class JudgmentInputSerializer(serializers.Serializer):
+    class JudgmentInputSerializer(NoUnknownFieldsSerializer):
         task = StrictIntegerField()
         slot = StrictIntegerField()
         score = StrictIntegerField(required=False)
         fluency = StrictIntegerField(required=False)
-        preference = serializers.ChoiceField(choices=["A", "B", "T"], required=False)
+        preference = CaseInsensitiveChoiceField(choices=["A", "B", "T"], required=False)
         ranks = serializers.ListField(child=StrictIntegerField(), required=False)
         candidate_scores = serializers.ListField(child=StrictIntegerField(), required=False)
         post_edit = StrictCharField(required=False, trim_whitespace=False)

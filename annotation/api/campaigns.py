@@ -12,7 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.fields import StrictCharField
+from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
@@ -35,7 +35,7 @@ class CampaignOutputSerializer(serializers.Serializer):
 
 
 class CampaignListApi(APIView):
-    class CampaignCreateInputSerializer(serializers.Serializer):
+    class CampaignCreateInputSerializer(NoUnknownFieldsSerializer):
         name = StrictCharField(max_length=200)
         source_language = StrictCharField(max_length=16)
         target_language = StrictCharField(max_length=16)

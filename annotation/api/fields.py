@@ -31,3 +31,24 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+class NoUnknownFieldsSerializer(serializers.Serializer):
+    """Refuses a JSON body with fields the serializer does not name (a typo such as
+    ``judgements_per_item`` would otherwise be dropped without a word)."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(self.initial_data, dict):
+            unknown = sorted(set(self.initial_data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
+        return super().validate(attrs)
+
+
+class CaseInsensitiveChoiceField(serializers.ChoiceField):
+    """A choice given in either case (``a`` as ``A``), as the keyboard keys are."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, str):
+            data = data.upper()
+        return super().to_internal_value(data)

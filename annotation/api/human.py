@@ -12,7 +12,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.fields import StrictBooleanField, StrictIntegerField
+from annotation.api.fields import (
+    NoUnknownFieldsSerializer,
+    StrictBooleanField,
+    StrictIntegerField,
+)
 from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
@@ -165,7 +169,7 @@ class HumanResultsApi(APIView):
 class ExclusionApi(APIView):
     """Leaves an annotator out of the rankings and agreement, or lets them back in."""
 
-    class ExclusionSerializer(serializers.Serializer):
+    class ExclusionSerializer(NoUnknownFieldsSerializer):
         annotator = StrictIntegerField()
         excluded = StrictBooleanField()
 

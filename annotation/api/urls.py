@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns
+from annotation.api import annotation, auth, campaigns, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
@@ -34,6 +34,32 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/systems",
         campaigns.SystemListApi.as_view(),
         name="api-systems",
+    ),
+    path("campaigns/<int:campaign_id>/tasks", tasks.TaskListApi.as_view(), name="api-tasks"),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>",
+        tasks.TaskDetailApi.as_view(),
+        name="api-task",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/launch",
+        tasks.TaskLaunchApi.as_view(),
+        name="api-task-launch",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/pause",
+        tasks.TaskPauseApi.as_view(),
+        name="api-task-pause",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/resume",
+        tasks.TaskResumeApi.as_view(),
+        name="api-task-resume",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/close",
+        tasks.TaskCloseApi.as_view(),
+        name="api-task-close",
     ),
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),

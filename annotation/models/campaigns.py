@@ -11,6 +11,7 @@ class Campaign(models.Model):
         DRAFT = "draft", "Draft"
         ACTIVE = "active", "Active"
         CLOSED = "closed", "Closed"
+        ARCHIVED = "archived", "Archived"
 
     name = models.CharField(max_length=200, unique=True)
     source_language = models.CharField(max_length=16)

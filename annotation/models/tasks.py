@@ -41,6 +41,8 @@ class Task(models.Model):
     class State(models.TextChoices):
         DRAFT = "draft", "Draft"
         LAUNCHED = "launched", "Launched"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
     task_type = models.CharField(max_length=20, choices=TaskType.choices)
@@ -66,12 +68,19 @@ class Task(models.Model):
     # (``metrics.spans.MqmWeights.as_dict``); empty means Google's defaults.
     mqm_categories = models.JSONField(default=list, blank=True)
     mqm_weights = models.JSONField(default=dict, blank=True)
+    # Shown before the first item and behind "?" on every item; blank: the task type's
+    # default (annotation/instructions.py).
+    instructions = models.TextField(blank=True)
+    # Crowd studies (annotation/services/crowd.py): the secret in the task's participant
+    # link, and what a participant gets at the end of their batch.
+    crowd_secret = models.CharField(max_length=64, blank=True)
+    completion_code = models.CharField(max_length=64, blank=True)
+    completion_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "task_type"], name="one_task_per_type"),
             models.CheckConstraint(
                 condition=Q(ranking_size__gte=2) & Q(judgments_per_item__gte=1),
                 name="task_sizes_positive",
@@ -214,6 +223,50 @@ class Slot(models.Model):
         ]
         indexes = [
             models.Index(fields=["task", "annotator", "state"], name="slot_annotator_idx"),
+        ]
+
+
+class SkipReason(models.TextChoices):
+    GARBLED = "garbled", "Source garbled"
+    LANGUAGE = "language", "Not my language"
+    OFFENSIVE = "offensive", "Offensive content"
+    OTHER = "other", "Other"
+
+
+class Skip(models.Model):
+    """An item an annotator skipped or flagged: not a judgment; the item goes to someone
+    else (``annotation.services.assignment.slot_skip``)."""
+
+    slot = models.OneToOneField(Slot, on_delete=models.CASCADE, related_name="skip")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="skips")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="skips")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    reason = models.CharField(max_length=16, choices=SkipReason.choices)
+    note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class CrowdParticipant(models.Model):
+    """A crowd worker signed in by a task's participant link: an account that may do
+    this task only."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="participants")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="crowd_participant"
+    )
+    platform = models.CharField(max_length=16)
+    participant_id = models.CharField(max_length=64)
+    study_id = models.CharField(max_length=64, blank=True)
+    session_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "platform", "participant_id"], name="one_account_per_participant"
+            )
         ]
 
 

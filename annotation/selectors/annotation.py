@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from annotation.models import Batch, Document, Segment, Slot, Task
-from annotation.services.assignment import batch_quota
+from annotation.models import Batch, CrowdParticipant, Document, Segment, Slot, Task
+from annotation.services.assignment import CROWD_BATCHES, batch_quota
 
 
 class AnnotatorProgress(NamedTuple):
@@ -41,7 +41,9 @@ def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
                (SELECT count(*) FROM {Slot._meta.db_table} s
                  WHERE s.batch_id = b.id AND s.state = 'done'),
                (SELECT count(DISTINCT s.batch_id) FROM {Slot._meta.db_table} s
-                 WHERE s.task_id = %(task)s AND s.annotator_id = %(user)s)
+                 WHERE s.task_id = %(task)s AND s.annotator_id = %(user)s),
+               EXISTS (SELECT 1 FROM {CrowdParticipant._meta.db_table} c
+                        WHERE c.task_id = %(task)s AND c.user_id = %(user)s)
           FROM {Batch._meta.db_table} b
          WHERE b.task_id = %(task)s AND b.annotator_id = %(user)s
          ORDER BY b.state = 'leased' DESC, b.number DESC
@@ -50,15 +52,26 @@ def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
     with connection.cursor() as cursor:
         cursor.execute(sql, {"task": task.id, "user": annotator_id})
         row = cursor.fetchone()
-    size, done, batches = row or (0, 0, 0)
-    return AnnotatorProgress(done, size, batches, batch_quota(task))
+    size, done, batches, crowd = row or (0, 0, 0, False)
+    return AnnotatorProgress(done, size, batches, CROWD_BATCHES if crowd else batch_quota(task))
+
+
+def annotator_has_begun(*, task: Task, user_id: int) -> bool:
+    """Whether the annotator was shown an item of the task (then instructions are one key
+    away, not a page of their own)."""
+    return Slot.objects.filter(task=task, annotator_id=user_id, served_at__isnull=False).exists()
 
 
 def tasks_for_annotator(user) -> list[Task]:
-    """Launched tasks of the campaigns where this user is an annotator."""
+    """Launched and paused tasks of the campaigns where this user is an annotator (a crowd
+    participant: their own task only)."""
+    tasks = Task.objects.all()
+    participant = getattr(user, "crowd_participant", None)
+    if participant is not None:
+        tasks = tasks.filter(id=participant.task_id)
     return list(
-        Task.objects.filter(
-            state=Task.State.LAUNCHED,
+        tasks.filter(
+            state__in=[Task.State.LAUNCHED, Task.State.PAUSED],
             campaign__memberships__user=user,
             campaign__memberships__role="annotator",
         )

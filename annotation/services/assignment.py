@@ -30,7 +30,7 @@ row (a double click in two tabs takes one batch) and skip batches locked by othe
 
 Quota: ``items_per_annotator`` (0: no limit) is rounded up to whole batches. A quota below
 ``batch_size`` makes it the capacity of the task's batches (one batch each); otherwise an
-annotator gets ``ceil(items_per_annotator / batch_size)`` batches.
+annotator gets ``ceil(items_per_annotator / batch_size)`` batches. A crowd participant gets one.
 
 Recording the last judgment of a batch closes it (``batch_after_judgment``); every
 judgment renews the batch's lease.
@@ -50,7 +50,7 @@ from django.db import connection, transaction
 from django.db.models import Case, Exists, OuterRef, Value, When
 from django.utils import timezone
 
-from annotation.models import LIKERT_TYPES, Batch, Item, ItemType, Slot, Task
+from annotation.models import LIKERT_TYPES, Batch, CrowdParticipant, Item, ItemType, Slot, Task
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
 # out across the HIT), when the batch is long enough.
@@ -79,6 +79,10 @@ def batch_capacity(task: Task) -> int:
     if task.items_per_annotator:
         return max(1, min(task.batch_size, task.items_per_annotator))
     return max(1, task.batch_size)
+
+
+# A crowd participant is paid for one batch.
+CROWD_BATCHES = 1
 
 
 def batch_quota(task: Task) -> int:
@@ -245,6 +249,14 @@ def _units(group: Sequence[Item]) -> list[list[Entry]]:
     return [[head, *companions[id(head)]] for head in heads]
 
 
+# The quota in the same query: a crowd participant's is one batch.
+CLAIM_SQL = (
+    "SELECT evalsite_claim_slot(%s, %s, %s, %s, CASE WHEN EXISTS (SELECT 1 FROM "  # noqa: S608
+    f"{CrowdParticipant._meta.db_table} WHERE task_id = %s AND user_id = %s) "
+    "THEN %s ELSE %s END)"
+)
+
+
 @transaction.atomic
 def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
     """The slot this annotator should judge now (in their batch, leased to them); None when
@@ -252,8 +264,17 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     now = now or timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT evalsite_claim_slot(%s, %s, %s, %s, %s)",
-            [task.id, annotator_id, now, task.lease_seconds, batch_quota(task)],
+            CLAIM_SQL,
+            [
+                task.id,
+                annotator_id,
+                now,
+                task.lease_seconds,
+                task.id,
+                annotator_id,
+                CROWD_BATCHES,
+                batch_quota(task),
+            ],
         )
         (slot_id,) = cursor.fetchone()
     if slot_id is None:
@@ -282,4 +303,50 @@ def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
     Batch.objects.filter(id=slot.batch_id, annotator_id=slot.annotator_id).update(
         state=Case(When(pending, then=Value(Batch.State.LEASED)), default=Value(Batch.State.DONE)),
         leased_until=Case(When(pending, then=Value(lease_end)), default=None),
+    )
+
+
+def batches_release(*, task: Task) -> int:
+    """Gives back every claimed batch of a task (paused or closed): the slots not judged
+    return to open, judgments stay. Returns the number of batches released.
+
+    Whoever held a batch half-judged will not get its rest back (they had its items); the
+    next annotator takes what is left, as with an abandoned batch."""
+    Slot.objects.filter(task=task, state=Slot.State.LEASED).update(
+        state=Slot.State.OPEN, annotator=None, served_at=None
+    )
+    return Batch.objects.filter(task=task, state=Batch.State.LEASED).update(
+        state=Batch.State.OPEN, annotator=None, leased_until=None
+    )
+
+
+def slot_skip(*, slot: Slot, now: datetime) -> Slot | None:
+    """After an annotator skipped a slot (recorded by the caller): the slot is done for them
+    without a judgment, and the item goes to someone else in a batch of its own, claimed
+    after the planned ones (never by them: they had the item). A skipped repeat needs no
+    one else. Returns the new slot, if any. The caller holds the batch lock."""
+    slot.state = Slot.State.DONE
+    slot.save(update_fields=["state"])
+    batch_after_judgment(slot=slot, now=now)
+    if slot.is_repeat:
+        return None
+    task_batches = Batch.objects.filter(task_id=slot.task_id)
+    last = task_batches.order_by("-number").values("number", "group").first()
+    top_group = task_batches.order_by("-group").values_list("group", flat=True).first()
+    assert last is not None and top_group is not None  # the slot's own batch exists
+    batch = Batch.objects.create(
+        task_id=slot.task_id, number=last["number"] + 1, group=top_group + 1, size=1
+    )
+    replica = (
+        Slot.objects.filter(item_id=slot.item_id, is_repeat=False)
+        .order_by("-replica")
+        .values_list("replica", flat=True)
+        .first()
+    )
+    return Slot.objects.create(
+        task_id=slot.task_id,
+        item_id=slot.item_id,
+        batch=batch,
+        position=0,
+        replica=(replica or 0) + 1,
     )

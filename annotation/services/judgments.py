@@ -10,9 +10,18 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import LIKERT_TYPES, SPAN_TYPES, Judgment, Slot, TaskType
+from annotation.models import (
+    LIKERT_TYPES,
+    SPAN_TYPES,
+    Judgment,
+    Skip,
+    SkipReason,
+    Slot,
+    Task,
+    TaskType,
+)
 from annotation.scales import CONTINUOUS, scale_range
-from annotation.services.assignment import batch_after_judgment, batch_lock
+from annotation.services.assignment import batch_after_judgment, batch_lock, slot_skip
 from annotation.services.spans import (
     CheckedSpan,
     SpanAnswerError,
@@ -127,6 +136,53 @@ def _side_by_side(
     return {"candidate_scores": given, "preference": preference}
 
 
+# Columns that hold the answer itself (the others are derived from it, like HTER).
+ANSWER_COLUMNS = ("score", "fluency", "preference", "ranks", "candidate_scores", "post_edit")
+
+
+def _answer_text(values: dict[str, Any]) -> str:
+    shown = [values[c] for c in ANSWER_COLUMNS if values.get(c) is not None]
+    return ", ".join(str(value) for value in shown)
+
+
+def _span_keys(spans: Any) -> list[tuple[Any, ...]]:
+    """Spans as comparable tuples, in order (a retry sends the same spans again)."""
+    return sorted(
+        (span.start is None, span.start or 0, span.end or 0, span.severity, span.category or "")
+        for span in spans
+    )
+
+
+def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]) -> None:
+    """A second answer to a judged item (another tab, a stale form): the same one is a
+    harmless retry; a different one is refused and said, never silently dropped."""
+    try:
+        if existing.task_type in SPAN_TYPES:
+            values, spans = span_answer_validated(task=slot.task, item=slot.item, answer=answer)
+            if _span_keys(s.span for s in spans) != _span_keys(existing.spans.all()):
+                values = {}  # other spans: a different answer
+        else:
+            values = _validated(existing.task_type, slot.task.scale, slot.item.candidates, answer)
+    except (JudgmentError, SpanAnswerError):
+        values = {}
+    if all(values.get(c) == getattr(existing, c) for c in ANSWER_COLUMNS if c in values) and values:
+        return
+    saved = {c: getattr(existing, c) for c in ANSWER_COLUMNS}
+    raise JudgmentError(
+        "conflict",
+        f"this item was already recorded as {_answer_text(saved)} (in another tab or window); "
+        "your new answer was not saved",
+    )
+
+
+def _task_open_or_error(task: Task) -> None:
+    if task.state != Task.State.LAUNCHED:
+        raise JudgmentError(
+            "conflict",
+            f"the task is {task.get_state_display().lower()}: your answer was not recorded",
+        )
+
+
 @transaction.atomic
 def judgment_record(
     *,
@@ -147,7 +203,7 @@ def judgment_record(
     # The slot, locked, with its task, item and any judgment already recorded: one query.
     slot = (
         Slot.objects.select_for_update(of=("self",))
-        .select_related("task", "item", "judgment")
+        .select_related("task", "item", "judgment", "skip")
         .filter(id=slot_id, task_id=task_id)
         .first()
     )
@@ -156,11 +212,15 @@ def judgment_record(
     existing = getattr(slot, "judgment", None)
     if existing is not None:
         if existing.annotator_id == annotator_id:
+            _same_answer_or_error(existing, slot, answer)
             return Recorded(existing, created=False)
         raise JudgmentError(
             "conflict",
             "another annotator judged this item after it was released; your answer was not needed",
         )
+    _task_open_or_error(slot.task)
+    if hasattr(slot, "skip"):
+        raise JudgmentError("conflict", "you skipped this item; it went to someone else")
     if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
         raise JudgmentError(
             "conflict",
@@ -201,3 +261,57 @@ def judgment_record(
     slot.save(update_fields=["state"])
     batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)
+
+
+MAX_SKIP_NOTE_CHARS = 500
+
+
+@transaction.atomic
+def skip_record(
+    *,
+    task_id: int,
+    slot_id: int,
+    annotator_id: int,
+    reason: str,
+    note: str = "",
+    now: datetime | None = None,
+) -> Skip:
+    """Records that the annotator skipped or flagged the slot's item with a reason; no
+    judgment is counted and the item goes to someone else (``assignment.slot_skip``)."""
+    now = now or timezone.now()
+    if reason not in SkipReason.values:
+        raise JudgmentError(
+            "invalid", f"the reason must be one of {', '.join(SkipReason.values)}, not {reason!r}"
+        )
+    note = (note or "").strip()
+    if len(note) > MAX_SKIP_NOTE_CHARS:
+        raise JudgmentError("invalid", f"the note is over {MAX_SKIP_NOTE_CHARS} characters")
+    batch_lock(task_id=task_id, slot_id=slot_id)
+    slot = (
+        Slot.objects.select_for_update(of=("self",))
+        .select_related("task")
+        .filter(id=slot_id, task_id=task_id)
+        .first()
+    )
+    if slot is None:
+        raise JudgmentError("not_found", "no such item in this task")
+    _task_open_or_error(slot.task)
+    existing = Skip.objects.filter(slot=slot).first()
+    if existing is not None and existing.annotator_id == annotator_id:
+        return existing  # a double click
+    if hasattr(slot, "judgment"):
+        raise JudgmentError("conflict", "this item was judged already; it cannot be skipped")
+    if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
+        raise JudgmentError("conflict", "this item is no longer assigned to you")
+    if slot.served_at is None:
+        raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
+    skip = Skip.objects.create(
+        slot=slot,
+        task_id=task_id,
+        item_id=slot.item_id,
+        annotator_id=annotator_id,
+        reason=reason,
+        note=note,
+    )
+    slot_skip(slot=slot, now=now)
+    return skip

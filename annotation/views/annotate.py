@@ -11,12 +11,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.models import SPAN_TYPES, Task, TaskType
+from annotation.instructions import task_instructions
+from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import task_for_annotator
 from annotation.scales import CONTINUOUS
-from annotation.selectors.annotation import annotator_progress, item_display, tasks_for_annotator
+from annotation.selectors.annotation import (
+    annotator_has_begun,
+    annotator_progress,
+    item_display,
+    tasks_for_annotator,
+)
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import JudgmentError, judgment_record
+from annotation.services.judgments import JudgmentError, judgment_record, skip_record
 from annotation.services.spans import ESA_WARN_BELOW
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -35,10 +41,21 @@ def task_list(request):
 @login_required
 def annotate(request, task_id: int):
     task = _task_for(request, task_id)
+    if task.state != Task.State.LAUNCHED:
+        return render(request, "annotate/stopped.html", {"task": task}, status=409)
+    # Before the first item the instructions are open above it; then one key ("?") away.
+    first_item = not annotator_has_begun(task=task, user_id=request.user.id)
     slot = slot_claim_next(task=task, annotator_id=request.user.id)
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
-        return render(request, "annotate/done.html", {"task": task, "progress": progress})
+        participant = getattr(request.user, "crowd_participant", None)
+        if participant is not None and task.completion_url:
+            return redirect(task.completion_url)
+        return render(
+            request,
+            "annotate/done.html",
+            {"task": task, "progress": progress, "crowd": participant is not None},
+        )
     return render(
         request,
         "annotate/item.html",
@@ -51,6 +68,9 @@ def annotate(request, task_id: int):
             "span_types": SPAN_TYPES,
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
+            "instructions": task_instructions(task),
+            "instructions_open": first_item,
+            "skip_reasons": SkipReason.choices,
             **item_display(slot),
         },
     )
@@ -125,4 +145,30 @@ def submit(request, task_id: int):
             return JsonResponse(
                 {"status": status, "judgment": recorded.judgment.id, "next": next_url}
             )
+    return redirect("annotate", task.id)
+
+
+@login_required
+@require_POST
+def skip(request, task_id: int):
+    """Skips or flags the item with a reason; the next item follows."""
+    task = _task_for(request, task_id)
+    try:
+        # Not "slot": the page's judgment form holds that one.
+        slot_id = int(request.POST.get("skipped_slot", ""))
+    except ValueError:
+        messages.error(request, INCOMPLETE)
+        return redirect("annotate", task.id)
+    try:
+        skip_record(
+            task_id=task.id,
+            slot_id=slot_id,
+            annotator_id=request.user.id,
+            reason=request.POST.get("reason", ""),
+            note=request.POST.get("note", ""),
+        )
+    except JudgmentError as error:
+        messages.error(request, f"Not skipped: {error}.")
+    else:
+        messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
     return redirect("annotate", task.id)

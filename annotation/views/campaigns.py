@@ -12,6 +12,7 @@ from annotation.forms import CampaignForm, TaskForm, UploadForm
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
+from annotation.selectors.tasks import tasks_missing_systems
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import (
     NAMED_KINDS,
@@ -73,6 +74,7 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
             "upload_error": upload_error,
             "upload_limit": format_size(settings.UPLOAD_MAX_BYTES),
             "task_form": TaskForm(),
+            "missing_systems": tasks_missing_systems(campaign),
         },
         status=status,
     )

@@ -5,12 +5,25 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import redirect, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.forms import InvitationAcceptForm, TaskForm
+from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.services.campaign_states import campaign_archive, campaign_close
+from annotation.services.crowd import task_crowd_link_enable
 from annotation.services.invitations import InvitationError, invitation_accept, invitation_create
+from annotation.services.task_changes import (
+    EDITABLE_AFTER_LAUNCH,
+    task_close,
+    task_delete,
+    task_pause,
+    task_resume,
+    task_update,
+)
 from annotation.services.tasks import (
     TaskError,
     task_create,
@@ -45,11 +58,8 @@ def task_add(request, campaign_id: int):
 @require_POST
 def task_launch_view(request, campaign_id: int, task_id: int):
     campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    if not campaign.tasks.filter(id=task_id).exists():
-        messages.error(request, "No such task in this campaign.")
-        return redirect("campaign-detail", campaign.id)
     try:
-        items = task_launch(task_id=task_id)
+        items = task_launch(task_id=task_id, campaign=campaign)
     except TaskError as error:
         messages.error(request, f"Not launched: {error}.")
     else:
@@ -92,3 +102,93 @@ def invitation_accept_view(request):
             messages.success(request, f"Welcome, {user.username}!")
             return redirect("task-list")
     return render(request, "auth/invitation.html", {"form": form})
+
+
+# Prolific fills in these placeholders for each participant.
+PROLIFIC_QUERY = (
+    "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+)
+
+# The state changes the task page's buttons post, each a service of task_changes.
+_CHANGES = {
+    "pause": (task_pause, "Paused: annotators are told; claimed batches were released."),
+    "resume": (task_resume, "Resumed: annotators get items again."),
+    "close": (task_close, "Closed: no more items are handed out; judgments are kept."),
+    "delete": (task_delete, "Draft task deleted."),
+}
+
+
+@login_required
+@require_POST
+def task_change_view(request, campaign_id: int, task_id: int, change: str):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    if change == "crowd-link":
+        if not campaign.tasks.filter(id=task_id).exists():
+            raise Http404("no such task")
+        task_crowd_link_enable(task_id=task_id)
+        messages.success(request, "Participant link ready (below).")
+        return redirect("task-edit", campaign.id, task_id)
+    if change not in _CHANGES:
+        raise Http404("no such change")
+    service, done = _CHANGES[change]
+    try:
+        service(task_id=task_id, campaign=campaign)
+    except TaskError as error:
+        messages.error(request, f"Not done: {error}.")
+    else:
+        messages.success(request, done)
+    return redirect("campaign-detail", campaign.id)
+
+
+@login_required
+def task_edit(request, campaign_id: int, task_id: int):
+    """A task's settings: every one of a draft, the wording and crowd settings after launch."""
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    task = get_object_or_404(Task, id=task_id, campaign=campaign)
+    initial = {name: getattr(task, name) for name in TaskForm.base_fields}
+    form = TaskForm(request.POST or None, initial=initial)
+    if task.state != Task.State.DRAFT:
+        for name, field in form.fields.items():
+            field.disabled = name not in EDITABLE_AFTER_LAUNCH
+    if request.method == "POST" and form.is_valid():
+        changed = {name: form.cleaned_data[name] for name in form.changed_data}
+        try:
+            task_update(task_id=task.id, campaign=campaign, **changed)
+        except TaskError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, "Task saved.")
+            return redirect("campaign-detail", campaign.id)
+    crowd_link = None
+    if task.crowd_secret:
+        crowd_link = (
+            request.build_absolute_uri(reverse("crowd-start", args=[task.id, task.crowd_secret]))
+            + PROLIFIC_QUERY
+        )
+    return render(
+        request,
+        "campaigns/task_edit.html",
+        {"campaign": campaign, "task": task, "form": form, "crowd_link": crowd_link},
+    )
+
+
+_CAMPAIGN_CHANGES = {
+    "close": (campaign_close, "Campaign closed: its tasks are closed, judgments kept."),
+    "archive": (campaign_archive, "Campaign archived."),
+}
+
+
+@login_required
+@require_POST
+def campaign_state_view(request, campaign_id: int, change: str):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    if change not in _CAMPAIGN_CHANGES:
+        raise Http404("no such change")
+    service, done = _CAMPAIGN_CHANGES[change]
+    try:
+        service(campaign_id=campaign.id)
+    except TaskError as error:
+        messages.error(request, f"Not done: {error}.")
+    else:
+        messages.success(request, done)
+    return redirect("campaign-detail", campaign.id)

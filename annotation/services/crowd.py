@@ -1,0 +1,101 @@
+"""Crowd workers (Prolific, MTurk and others): a per-task link that signs a participant in
+by the platform's URL parameters, with no password, into an account that can do that task
+only, for one batch (``assignment.batch_quota_for``)."""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotation.models import CrowdParticipant, Membership, Role, Task
+
+# The URL parameters each platform fills in; "participant" is the generic one (MTurk's
+# external question or any other platform set up to pass it).
+PROLIFIC = "prolific"
+GENERIC = "generic"
+PLATFORM_PARAMETERS = {
+    PROLIFIC: ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
+    GENERIC: ("participant", "study", "session"),
+}
+PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class CrowdError(ValueError):
+    """A participant link that cannot sign anyone in, with the reason."""
+
+
+@dataclass(frozen=True)
+class ParticipantParameters:
+    platform: str
+    participant_id: str
+    study_id: str
+    session_id: str
+
+
+def participant_parameters(query: dict[str, str]) -> ParticipantParameters:
+    """The platform and ids from a link's query string (Prolific's names first)."""
+    for platform, (pid, study, session) in PLATFORM_PARAMETERS.items():
+        if query.get(pid):
+            values = (query.get(pid, ""), query.get(study, ""), query.get(session, ""))
+            for value in values:
+                if value and not PARTICIPANT_ID.match(value):
+                    raise CrowdError("a participant, study or session id has unexpected characters")
+            return ParticipantParameters(platform, *values)
+    raise CrowdError("this link needs the participant's id: PROLIFIC_PID (Prolific) or participant")
+
+
+@transaction.atomic
+def task_crowd_link_enable(*, task_id: int) -> Task:
+    """Gives the task a secret for its participant link (kept if it has one)."""
+    task = Task.objects.select_for_update().get(id=task_id)
+    if not task.crowd_secret:
+        task.crowd_secret = secrets.token_urlsafe(24)
+        task.save(update_fields=["crowd_secret"])
+    return task
+
+
+def task_for_link(*, task_id: int, secret: str) -> Task:
+    """The launched task a participant link opens, or why it cannot."""
+    task = Task.objects.select_related("campaign").filter(id=task_id).first()
+    if task is None or not task.crowd_secret or not hmac.compare_digest(task.crowd_secret, secret):
+        raise CrowdError("this study link is not valid; ask the researcher for a new one")
+    if task.state != Task.State.LAUNCHED:
+        raise CrowdError(f"this study is {task.get_state_display().lower()}; thank you")
+    return task
+
+
+@transaction.atomic
+def participant_sign_in(
+    *, task_id: int, secret: str, parameters: ParticipantParameters
+) -> AbstractBaseUser:
+    """The participant's account for this task, created on first visit (no password: the
+    link and the platform's ids are the credentials), member of the campaign as an
+    annotator."""
+    task = task_for_link(task_id=task_id, secret=secret)
+    existing = (
+        CrowdParticipant.objects.select_related("user")
+        .filter(task=task, platform=parameters.platform, participant_id=parameters.participant_id)
+        .first()
+    )
+    if existing is not None:
+        return existing.user
+    users = get_user_model()
+    user = users(username=f"crowd-{task.id}-{secrets.token_hex(6)}")
+    user.set_unusable_password()
+    user.save()
+    CrowdParticipant.objects.create(
+        task=task,
+        user=user,
+        platform=parameters.platform,
+        participant_id=parameters.participant_id,
+        study_id=parameters.study_id,
+        session_id=parameters.session_id,
+    )
+    Membership.objects.create(campaign=task.campaign, user=user, role=Role.ANNOTATOR)
+    return user

@@ -1,0 +1,77 @@
+"""Crowd participants: the study link's start page, and the approve / reject CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from annotation.models import Task
+from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.selectors.crowd import participant_verdicts
+from annotation.services.crowd import (
+    CrowdError,
+    participant_parameters,
+    participant_sign_in,
+    task_for_link,
+)
+
+
+def crowd_start(request, task_id: int, secret: str):
+    """GET: a start page carrying the platform's parameters; POST (CSRF-checked): signs the
+    participant in and sends them to the task."""
+    query = request.POST if request.method == "POST" else request.GET
+    try:
+        parameters = participant_parameters({key: query.get(key, "") for key in query})
+        task_for_link(task_id=task_id, secret=secret)
+        if request.method != "POST":
+            return render(
+                request,
+                "annotate/crowd_start.html",
+                {"hidden": sorted((k, v) for k, v in query.items() if k != "csrfmiddlewaretoken")},
+            )
+        user = participant_sign_in(task_id=task_id, secret=secret, parameters=parameters)
+    except CrowdError as error:
+        return render(request, "annotate/crowd_error.html", {"error": error}, status=400)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect("annotate", task_id)
+
+
+@login_required
+def crowd_verdicts_csv(request, campaign_id: int, task_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    task = get_object_or_404(Task, id=task_id, campaign=campaign)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "participant_id",
+            "study_id",
+            "session_id",
+            "verdict",
+            "reason",
+            "judgments",
+            "bad_reference_pairs",
+            "bad_reference_p",
+        ]
+    )
+    for row in participant_verdicts(task):
+        writer.writerow(
+            [
+                row.participant_id,
+                row.study_id,
+                row.session_id,
+                row.verdict,
+                row.reason,
+                row.judgments,
+                row.bad_reference_pairs,
+                "" if row.bad_reference_p is None else f"{row.bad_reference_p:.6g}",
+            ]
+        )
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="task-{task.id}-participants.csv"'
+    return response
