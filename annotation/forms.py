@@ -1,7 +1,8 @@
 from django import forms
 
-from annotation.models import Scale, TaskType
+from annotation.models import Role, Scale, TaskType
 from annotation.services.imports import KINDS, WMT_XML
+from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
 
 KIND_LABELS = {WMT_XML: "WMT XML test set (documents, source, references and systems)"}
 
@@ -65,3 +66,24 @@ class InvitationAcceptForm(forms.Form):
     token = forms.CharField(label="Invitation code", max_length=100)
     username = forms.CharField(max_length=150)
     password = forms.CharField(widget=forms.PasswordInput, min_length=8)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(max_length=150, help_text="An existing account")
+    role = forms.ChoiceField(choices=Role.choices)
+
+
+class InvitationsCreateForm(forms.Form):
+    role = forms.ChoiceField(choices=Role.choices)
+    count = forms.IntegerField(
+        min_value=1, max_value=MAX_INVITATIONS_AT_ONCE, initial=1, label="How many links"
+    )
+    days = forms.IntegerField(
+        min_value=1, max_value=365, initial=INVITATION_DAYS, label="Valid for (days)"
+    )
+    note = forms.CharField(max_length=200, required=False, help_text="e.g. who it is for")
+    csv = forms.BooleanField(required=False, label="Download as CSV")
+
+
+class InvitationTokenForm(forms.Form):
+    token = forms.CharField(label="Invitation code", max_length=100)

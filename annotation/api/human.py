@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.api.fields import StrictBooleanField, StrictIntegerField
 from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.human import human_results
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 
@@ -173,7 +173,7 @@ class ExclusionApi(APIView):
         responses=ExclusionSerializer,
     )
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
         data = self.ExclusionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from annotation.exports import (
     csv_stream,
@@ -18,10 +18,11 @@ from annotation.exports import (
     streaming_response,
 )
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import METRIC_LABELS, better
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 from annotation.views.human_plots import progress_plot, scatter_plot
@@ -88,7 +89,7 @@ def human_results_page(request, campaign_id: int):
         {
             "campaign": campaign,
             "results": results,
-            "can_manage": role in CAN_MANAGE or role == "admin",
+            "can_exclude": role in CAN_EXCLUDE or role == "admin",
             "weights": weights,
             "ranking_plots": _ranking_plots(results),
             "progress_plots": [
@@ -104,9 +105,17 @@ def human_results_page(request, campaign_id: int):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def annotator_exclusion(request, campaign_id: int, annotator_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    """GET asks for confirmation, saying what is left out; POST excludes or includes."""
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
+    if request.method == "GET":
+        annotator = annotator_in_campaign(campaign=campaign, annotator_id=annotator_id)
+        if annotator is None:
+            raise Http404("no such annotator in this campaign")
+        return render(
+            request, "results/exclusion_confirm.html", {"campaign": campaign, **annotator}
+        )
     exclude = request.POST.get("excluded") == "1"
     try:
         annotator_exclude(
@@ -117,9 +126,9 @@ def annotator_exclusion(request, campaign_id: int, annotator_id: int):
     else:
         messages.success(
             request,
-            "The annotator is left out of the rankings and agreement."
+            f"The annotator is left out of every task's rankings and agreement in {campaign.name}."
             if exclude
-            else "The annotator counts again.",
+            else f"The annotator counts again in every task of {campaign.name}.",
         )
     return redirect("results-human", campaign.id)
 
