@@ -75,14 +75,25 @@ class MemberAddForm(forms.Form):
 
 class InvitationsCreateForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
+    # Optional, so that a post with a role alone makes one link of the usual lifetime.
     count = forms.IntegerField(
-        min_value=1, max_value=MAX_INVITATIONS_AT_ONCE, initial=1, label="How many links"
+        min_value=1,
+        max_value=MAX_INVITATIONS_AT_ONCE,
+        initial=1,
+        required=False,
+        label="How many links",
     )
     days = forms.IntegerField(
-        min_value=1, max_value=365, initial=INVITATION_DAYS, label="Valid for (days)"
+        min_value=1, max_value=365, initial=INVITATION_DAYS, required=False, label="Valid for (days)"
     )
     note = forms.CharField(max_length=200, required=False, help_text="e.g. who it is for")
     csv = forms.BooleanField(required=False, label="Download as CSV")
+
+    def clean(self):
+        data = super().clean()
+        data["count"] = data.get("count") or 1
+        data["days"] = data.get("days") or INVITATION_DAYS
+        return data
 
 
 class InvitationTokenForm(forms.Form):

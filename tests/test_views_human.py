@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.models import AnnotatorExclusion, RunScore, SystemRun
+from annotation.models import AnnotatorExclusion, Judgment, RunScore, SystemRun
 from annotation.services.campaigns import membership_set
 from annotation.services.imports import upload_import
 from annotation.services.tasks import task_create, task_launch
@@ -100,7 +100,8 @@ def test_manager_sees_everything_escaped(client, manager, results):
     assert "Fleiss&#x27; kappa" in page or "Fleiss' kappa" in page
     assert page.count("<svg") >= 4  # progress, ranking intervals, scatter
     assert "against BLEU" in page
-    assert page.count(">Exclude</button>") == 2 * len(results["annotators"])  # two tasks
+    # A link to the confirmation page in each task's table (two tasks).
+    assert page.count(">Exclude from campaign…</a>") == 2 * len(results["annotators"])
     # The ranking table lists the planted order.
     table = page[page.index("Ranking by adequacy") :]
     assert table.index(">good<") < table.index("&lt;script&gt;") < table.index(">plain<")
@@ -109,17 +110,29 @@ def test_manager_sees_everything_escaped(client, manager, results):
         assert response.status_code == 200 and response.streaming, url
 
 
-def test_organisers_read_but_do_not_exclude(client, results):
+def test_organisers_exclude_after_a_confirmation_naming_the_scope(client, results):
+    """The README names organisers as the people who exclude annotators."""
     client.force_login(results["organiser"])
     campaign = results["campaign"]
     for url in urls(campaign.id, results["task"].id):
         assert client.get(url).status_code == 200, url
     page = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
-    assert ">Exclude</button>" not in page
+    assert ">Exclude from campaign…</a>" in page
     target = results["annotators"][0]
     url = f"/campaigns/{campaign.id}/results/human/annotators/{target.id}/exclusion/"
-    assert client.post(url, {"excluded": "1"}).status_code == 403
-    assert not AnnotatorExclusion.objects.exists()
+    confirm = client.get(url)
+    text = confirm.content.decode()
+    assert confirm.status_code == 200 and not AnnotatorExclusion.objects.exists()
+    assert f"Scope: the whole campaign {campaign.name}" in text
+    judged = Judgment.objects.filter(annotator=target, task__campaign=campaign)
+    for task_id in set(judged.values_list("task_id", flat=True)):
+        count = judged.filter(task_id=task_id).count()
+        assert re.search(rf"#{task_id} \w+</td><td class=\"num\">{count}<", text), task_id
+    assert client.post(url, {"excluded": "1"}).status_code == 302
+    assert AnnotatorExclusion.objects.filter(annotator=target).exists()
+    stranger = results["stranger"]
+    other = f"/campaigns/{campaign.id}/results/human/annotators/{stranger.id}/exclusion/"
+    assert client.get(other).status_code == 404  # judged nothing here: nothing to confirm
 
 
 def test_annotators_get_403_and_strangers_404(client, results):
@@ -147,7 +160,7 @@ def test_exclusion_needs_csrf_and_toggles(manager, results):
     assert response.status_code == 302
     assert AnnotatorExclusion.objects.filter(annotator=target, created_by=manager).exists()
     page = browser.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
-    assert ">Include</button>" in page and "1 annotator excluded" in page
+    assert ">Include again</button>" in page and "1 annotator excluded" in page
     browser.post(url, {"excluded": "0", "csrfmiddlewaretoken": token})
     assert not AnnotatorExclusion.objects.exists()
 
@@ -196,8 +209,9 @@ def test_api_results_exclusions_and_downloads(manager, results):
 
     organiser = APIClient()
     organiser.force_authenticate(results["organiser"])
-    forbidden = organiser.post(url, {"annotator": target.id, "excluded": False}, format="json")
-    assert forbidden.status_code == 403
+    included = organiser.post(url, {"annotator": target.id, "excluded": False}, format="json")
+    assert included.json() == {"annotator": target.id, "excluded": False}
+    api.post(url, {"annotator": target.id, "excluded": True}, format="json")
 
     download = api.get(
         f"/api/v1/campaigns/{campaign.id}/results/human/judgments.csv?included=1&pseudonymise=1"

@@ -50,9 +50,7 @@ def invitation_accept_view(request):
         request, data=request.POST if action == "login" else None, prefix="login"
     )
     join_form = InvitationTokenForm(request.POST if action == "join" else None)
-    status = 200
     if action is not None:
-        status = 400
         try:
             if action == "create" and create_form.is_valid():
                 invitation = invitation_usable(token)
@@ -85,7 +83,6 @@ def invitation_accept_view(request):
             "invitation": _invitation_or_none(token),
             "action": action,
         },
-        status=status,
     )
     return _too_many(response, login_form) if action == "login" else response
 

@@ -21,7 +21,7 @@ def invitation_link(request, token: str) -> str:
     return request.build_absolute_uri(reverse("invitation-accept")) + "#" + token
 
 
-def _page(request, campaign, role, *, member_form=None, invitation_form=None, status=200):
+def _page(request, campaign, role, *, member_form=None, invitation_form=None):
     can_manage = role in CAN_MANAGE or role == "admin"
     return render(
         request,
@@ -34,7 +34,6 @@ def _page(request, campaign, role, *, member_form=None, invitation_form=None, st
             "member_form": member_form or MemberAddForm(),
             "invitation_form": invitation_form or InvitationsCreateForm(),
         },
-        status=status,
     )
 
 
@@ -59,7 +58,7 @@ def member_add(request, campaign_id: int):
                 request, f"{membership.user.username} joined as {membership.get_role_display()}."
             )
             return redirect("campaign-members", campaign.id)
-    return _page(request, campaign, role, member_form=form, status=400)
+    return _page(request, campaign, role, member_form=form)
 
 
 @login_required
@@ -102,7 +101,7 @@ def invitation_add(request, campaign_id: int):
                 "campaigns/invitation.html",
                 {"campaign": campaign, "rows": rows, "role": data["role"], "days": data["days"]},
             )
-    return _page(request, campaign, role, invitation_form=form, status=400)
+    return _page(request, campaign, role, invitation_form=form)
 
 
 @login_required
