@@ -84,7 +84,11 @@ class InvitationsCreateForm(forms.Form):
         label="How many links",
     )
     days = forms.IntegerField(
-        min_value=1, max_value=365, initial=INVITATION_DAYS, required=False, label="Valid for (days)"
+        min_value=1,
+        max_value=365,
+        initial=INVITATION_DAYS,
+        required=False,
+        label="Valid for (days)",
     )
     note = forms.CharField(max_length=200, required=False, help_text="e.g. who it is for")
     csv = forms.BooleanField(required=False, label="Download as CSV")
