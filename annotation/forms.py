@@ -74,8 +74,8 @@ class MemberAddForm(forms.Form):
 
 
 class InvitationsCreateForm(forms.Form):
-    role = forms.ChoiceField(choices=Role.choices)
-    # Optional, so that a post with a role alone makes one link of the usual lifetime.
+    # Optional, so that an empty post makes one annotator's link of the usual lifetime.
+    role = forms.ChoiceField(choices=Role.choices, required=False, initial=Role.ANNOTATOR)
     count = forms.IntegerField(
         min_value=1,
         max_value=MAX_INVITATIONS_AT_ONCE,
@@ -95,6 +95,7 @@ class InvitationsCreateForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        data["role"] = data.get("role") or Role.ANNOTATOR
         data["count"] = data.get("count") or 1
         data["days"] = data.get("days") or INVITATION_DAYS
         return data
