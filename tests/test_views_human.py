@@ -253,3 +253,22 @@ def test_page_before_any_judgment(client, manager, launched):
     assert [t["judgments"] for t in body["tasks"]] == [0, 0, 0]
     download = client.get(f"/campaigns/{task.campaign_id}/results/human/judgments.csv")
     assert b"".join(download.streaming_content).decode().count("\n") == 1  # the header
+
+
+def test_pseudonymised_and_identified_downloads_have_different_names(client, manager, results):
+    client.force_login(manager)
+    campaign = results["campaign"]
+    base = f"/campaigns/{campaign.id}/results/human/judgments"
+    names = {}
+    for fmt in ("csv", "jsonl", "appraise"):
+        for query in ("", "?pseudonymise=1", "?included=1&pseudonymise=1"):
+            response = client.get(f"{base}.{fmt}{query}")
+            b"".join(response.streaming_content)
+            names[fmt, query] = response["Content-Disposition"]
+    assert len(set(names.values())) == len(names)
+    prefix = f'attachment; filename="evalsite-{campaign.id}'
+    assert names["csv", ""] == f'{prefix}-identified-judgments.csv"'
+    assert names["csv", "?pseudonymise=1"] == f'{prefix}-pseudonymised-judgments.csv"'
+    assert names["jsonl", "?included=1&pseudonymise=1"] == (
+        f'{prefix}-included-pseudonymised-judgments.jsonl"'
+    )
