@@ -1,5 +1,6 @@
 from django import forms
 
+from annotation.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Role, Scale, TaskType
 from annotation.services.imports import KINDS, WMT_XML
 from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
@@ -7,11 +8,26 @@ from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_
 KIND_LABELS = {WMT_XML: "WMT XML test set (documents, source, references and systems)"}
 
 
+def _language_code(value: str) -> str:
+    try:
+        return language_code_normalise(value)
+    except LanguageCodeError as error:
+        raise forms.ValidationError(str(error)) from None
+
+
 class CampaignForm(forms.Form):
+    """The language codes are checked here too, so that their message shows beside them."""
+
     name = forms.CharField(max_length=200)
-    source_language = forms.CharField(max_length=16, help_text="e.g. en")
-    target_language = forms.CharField(max_length=16, help_text="e.g. de")
+    source_language = forms.CharField(max_length=16, help_text="BCP 47 code, e.g. en")
+    target_language = forms.CharField(max_length=16, help_text="BCP 47 code, e.g. de or pt-BR")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean_source_language(self) -> str:
+        return _language_code(self.cleaned_data["source_language"])
+
+    def clean_target_language(self) -> str:
+        return _language_code(self.cleaned_data["target_language"])
 
 
 class UploadForm(forms.Form):

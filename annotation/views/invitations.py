@@ -7,6 +7,8 @@ sees or logs.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.http import JsonResponse
@@ -98,6 +100,6 @@ def invitation_details(request):
         {
             "campaign": invitation.campaign.name,
             "role": invitation.role,
-            "expires_at": invitation.expires_at.isoformat(timespec="seconds"),
+            "expires_at": invitation.expires_at.astimezone(UTC).isoformat(timespec="seconds"),
         }
     )

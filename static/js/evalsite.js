@@ -210,8 +210,10 @@
     if (!data) return;
     if (response.ok) {
       title.textContent = `Join ${data.campaign} as ${data.role}`;
-      about.textContent = `This invitation makes you ${data.role} of ${data.campaign}; it expires on ${data.expires_at.replace("T", " ")}.`;
+      const expires = `${data.expires_at.slice(0, 16).replace("T", " ")} UTC`;
+      about.textContent = `This invitation makes you ${data.role} of ${data.campaign}; it expires on ${expires}.`;
       about.className = "muted";
+      code.closest("label").hidden = true;  // it came with the link and works: nothing to type
     } else {
       about.textContent = data.detail;
       about.className = "error";
