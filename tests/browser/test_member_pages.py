@@ -63,5 +63,5 @@ def test_error_pages_exclusion_confirmation_and_language_message(
     page.fill('input[name="source_language"]', "English")
     page.fill('input[name="target_language"]', "de")
     page.click("button.primary")
-    expect(page.locator("main")).to_contain_text("'English' is not a language code")
+    expect(page.locator("label span.error")).to_contain_text("'English' is not a language code")
     shot(page, "14-language-code")
