@@ -68,7 +68,7 @@ def pending_invitations(campaign: Campaign) -> QuerySet[Invitation]:
 def annotator_in_campaign(*, campaign: Campaign, annotator_id: int) -> dict[str, object] | None:
     """What excluding this annotator would leave out: their judgments per task, and whether
     they are excluded now; None if they judged nothing in the campaign."""
-    from annotation.models import AnnotatorExclusion, Judgment
+    from annotation.models import AnnotatorExclusion, Judgment, TaskType
 
     per_task = list(
         Judgment.objects.filter(task__campaign=campaign, annotator_id=annotator_id)
@@ -78,6 +78,8 @@ def annotator_in_campaign(*, campaign: Campaign, annotator_id: int) -> dict[str,
     )
     if not per_task:
         return None
+    for row in per_task:
+        row["label"] = TaskType(row["task__task_type"]).label
     user = Membership.objects.filter(campaign=campaign, user_id=annotator_id).first()
     username = user.user.username if user else str(annotator_id)
     return {
