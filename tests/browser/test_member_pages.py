@@ -35,6 +35,13 @@ def test_error_pages_exclusion_confirmation_and_language_message(
     membership_set(campaign=campaign, user=organiser, role="organiser")
 
     log_in(page, live_server, "org", PASSWORD)
+    page.goto(f"{live_server.url}/campaigns/{campaign.id}/")
+    page.click("text=Members and invitations")
+    expect(page.locator("table.members")).to_contain_text("judge")
+    row = page.locator("table.members tr", has_text="judge")
+    expect(row.locator("td.num")).to_have_text("2")
+    assert page.locator("#member-add").count() == 0  # organisers read; managers add
+    shot(page, "09-members-as-organiser")
     page.goto(f"{live_server.url}/campaigns/{campaign.id}/results/human/")
     page.click("text=Exclude from campaign…")
     expect(page.locator("h1")).to_have_text("Exclude judge?")
