@@ -101,7 +101,7 @@ def test_manager_sees_everything_escaped(client, manager, results):
     assert page.count("<svg") >= 4  # progress, ranking intervals, scatter
     assert "against BLEU" in page
     # A link to the confirmation page in each task's table (two tasks).
-    assert page.count(">Exclude from campaign…</a>") == 2 * len(results["annotators"])
+    assert page.count(">Exclude…</a>") == 2 * len(results["annotators"])
     # The ranking table lists the planted order.
     table = page[page.index("Ranking by adequacy") :]
     assert table.index(">good<") < table.index("&lt;script&gt;") < table.index(">plain<")
@@ -117,13 +117,14 @@ def test_organisers_exclude_after_a_confirmation_naming_the_scope(client, result
     for url in urls(campaign.id, results["task"].id):
         assert client.get(url).status_code == 200, url
     page = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
-    assert ">Exclude from campaign…</a>" in page
+    assert ">Exclude…</a>" in page
     target = results["annotators"][0]
     url = f"/campaigns/{campaign.id}/results/human/annotators/{target.id}/exclusion/"
-    confirm = client.get(url)
+    confirm = client.get(f"{url}?task={results['task'].id}")
     text = confirm.content.decode()
     assert confirm.status_code == 200 and not AnnotatorExclusion.objects.exists()
-    assert f"Scope: the whole campaign {campaign.name}" in text
+    assert f"Exclude from task #{results['task'].id} only" in text
+    assert f"Exclude from every task of {campaign.name}" in text
     judged = Judgment.objects.filter(annotator=target, task__campaign=campaign)
     for task_id in set(judged.values_list("task_id", flat=True)):
         count = judged.filter(task_id=task_id).count()
@@ -272,3 +273,53 @@ def test_pseudonymised_and_identified_downloads_have_different_names(client, man
     assert names["jsonl", "?included=1&pseudonymise=1"] == (
         f'{prefix}-included-pseudonymised-judgments.jsonl"'
     )
+
+
+def test_a_task_scoped_exclusion_changes_that_task_alone(manager, results):
+    """Excluded from the adequacy task only: that task reads as with a campaign-wide
+    exclusion, the ranking task as with none; the counted-only download drops exactly the
+    annotator's adequacy judgments."""
+    from annotation.selectors.exports import judgment_export_rows
+    from annotation.selectors.human import human_results
+    from annotation.services.exclusions import annotator_exclude
+
+    campaign, adequacy, ranking = results["campaign"], results["task"], results["ranking"]
+    target = results["annotators"][0]
+
+    def snapshot():
+        tasks = {t.task.id: t for t in human_results(campaign).tasks}
+        return (
+            [
+                (s.name, s.score.raw, s.score.judgments)
+                for s in tasks[adequacy.id].likert[0].systems
+            ],
+            [(s.name, s.score.wins, s.score.losses) for s in tasks[ranking.id].pairwise],
+            {
+                row.annotator_id: row.excluded
+                for task in tasks.values()
+                for row in task.quality
+                if task.task.id == adequacy.id
+            },
+        )
+
+    none = snapshot()
+    annotator_exclude(campaign=campaign, annotator_id=target.id, excluded=True, by=manager)
+    everywhere = snapshot()
+    annotator_exclude(campaign=campaign, annotator_id=target.id, excluded=False, by=manager)
+    assert snapshot() == none
+    annotator_exclude(
+        campaign=campaign, annotator_id=target.id, excluded=True, by=manager, task_id=adequacy.id
+    )
+    scoped = snapshot()
+    assert scoped[0] == everywhere[0] != none[0]  # adequacy: as if excluded everywhere
+    assert scoped[1] == none[1]  # ranking: untouched
+    assert scoped[2][target.id] is True
+    counted = list(judgment_export_rows(campaign=campaign, included_only=True))
+    every = list(judgment_export_rows(campaign=campaign))
+    dropped = {r["id"] for r in every} - {r["id"] for r in counted}
+    expected = set(
+        Judgment.objects.filter(task=adequacy, annotator=target).values_list("id", flat=True)
+    )
+    assert dropped == expected and expected
+    flagged = {r["id"] for r in every if r["excluded"]}
+    assert flagged == expected

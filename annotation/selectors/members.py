@@ -88,6 +88,6 @@ def annotator_in_campaign(*, campaign: Campaign, annotator_id: int) -> dict[str,
         "per_task": per_task,
         "judgments": sum(row["count"] for row in per_task),
         "excluded": AnnotatorExclusion.objects.filter(
-            campaign=campaign, annotator_id=annotator_id
+            campaign=campaign, annotator_id=annotator_id, task__isnull=True
         ).exists(),
     }

@@ -104,31 +104,53 @@ def human_results_page(request, campaign_id: int):
     )
 
 
+def _scope_task(request, campaign_id: int) -> int | None:
+    """The task of a task-scoped exclusion (``task`` in the query or the form), else None."""
+    value = request.POST.get("task") or request.GET.get("task") or ""
+    if not value:
+        return None
+    if (
+        not (value.isascii() and value.isdigit())
+        or not Task.objects.filter(id=int(value), campaign_id=campaign_id).exists()
+    ):
+        raise Http404("no such task in this campaign")
+    return int(value)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def annotator_exclusion(request, campaign_id: int, annotator_id: int):
-    """GET asks for confirmation, saying what is left out; POST excludes or includes."""
+    """GET asks for confirmation, offering the scope: the task the organiser came from, or
+    every task of the campaign; POST excludes (or includes again) in that scope."""
     campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
+    task_id = _scope_task(request, campaign.id)
     if request.method == "GET":
         annotator = annotator_in_campaign(campaign=campaign, annotator_id=annotator_id)
         if annotator is None:
             raise Http404("no such annotator in this campaign")
         return render(
-            request, "results/exclusion_confirm.html", {"campaign": campaign, **annotator}
+            request,
+            "results/exclusion_confirm.html",
+            {"campaign": campaign, "task_id": task_id, **annotator},
         )
     exclude = request.POST.get("excluded") == "1"
     try:
         annotator_exclude(
-            campaign=campaign, annotator_id=annotator_id, excluded=exclude, by=request.user
+            campaign=campaign,
+            annotator_id=annotator_id,
+            excluded=exclude,
+            by=request.user,
+            task_id=task_id,
         )
     except ExclusionError as error:
         messages.error(request, str(error))
     else:
+        scope = f"task #{task_id}" if task_id is not None else f"every task of {campaign.name}"
         messages.success(
             request,
-            f"The annotator is left out of every task's rankings and agreement in {campaign.name}."
+            f"The annotator is left out of the rankings and agreement of {scope}."
             if exclude
-            else f"The annotator counts again in every task of {campaign.name}.",
+            else f"The annotator counts again in {scope}.",
         )
     return redirect("results-human", campaign.id)
 

@@ -43,14 +43,13 @@ def test_error_pages_exclusion_confirmation_and_language_message(
     assert page.locator("#member-add").count() == 0  # organisers read; managers add
     shot(page, "09-members-as-organiser")
     page.goto(f"{live_server.url}/campaigns/{campaign.id}/results/human/")
-    page.click("text=Exclude from campaign…")
+    page.click("text=Exclude…")
     expect(page.locator("h1")).to_have_text("Exclude judge?")
-    expect(page.locator("main")).to_contain_text(f"Scope: the whole campaign {campaign.name}")
     shot(page, "10-exclusion-confirm")
-    page.click("text=Exclude judge from the campaign")
+    page.click(f"text=Exclude from task #{task.id} only")
     page.wait_for_url(f"**/campaigns/{campaign.id}/results/human/")
-    expect(page.locator(".messages")).to_contain_text("left out of every task")
-    assert AnnotatorExclusion.objects.filter(annotator=judge).exists()
+    expect(page.locator(".messages")).to_contain_text(f"rankings and agreement of task #{task.id}")
+    assert AnnotatorExclusion.objects.get(annotator=judge).task_id == task.id
 
     for path, code, name in (
         ("/no/such/page/", 404, "11-error-404"),
