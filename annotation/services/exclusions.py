@@ -37,7 +37,10 @@ def annotator_exclude(
     if not judged.exists():
         where = "task" if task_id is not None else "campaign"
         raise ExclusionError(f"this user has no judgments in the {where}")
+    scope: dict[str, object] = (
+        {"task__isnull": True} if task_id is None else {"task_id": task_id}
+    )  # the isnull lookup is left out when the row is created: task stays NULL
     AnnotatorExclusion.objects.get_or_create(
-        campaign=campaign, annotator_id=annotator_id, task_id=task_id, defaults={"created_by": by}
+        campaign=campaign, annotator_id=annotator_id, defaults={"created_by": by}, **scope
     )
     return True
