@@ -323,3 +323,17 @@ def test_a_task_scoped_exclusion_changes_that_task_alone(manager, results):
     assert dropped == expected and expected
     flagged = {r["id"] for r in every if r["excluded"]}
     assert flagged == expected
+
+
+def test_api_exclusion_of_one_task(results):
+    api = APIClient()
+    api.force_authenticate(results["organiser"])
+    campaign, task, target = results["campaign"], results["ranking"], results["annotators"][1]
+    url = f"/api/v1/campaigns/{campaign.id}/results/human/exclusions"
+    body = {"annotator": target.id, "excluded": True, "task": task.id}
+    response = api.post(url, body, format="json")
+    assert response.json() == body
+    assert AnnotatorExclusion.objects.get(annotator=target).task_id == task.id
+    assert api.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()["excluded"] == []
+    wrong = api.post(url, {**body, "task": 10**9}, format="json")
+    assert wrong.status_code == 400 and "no such task" in wrong.json()["error"]
