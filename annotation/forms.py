@@ -1,7 +1,7 @@
 from django import forms
 
 from annotation.languages import LanguageCodeError, language_code_normalise
-from annotation.models import Role, Scale, TaskType
+from annotation.models import Role, Scale, Task, TaskType
 from annotation.services.imports import KINDS, WMT_XML
 from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
 
@@ -69,13 +69,28 @@ class TaskForm(forms.Form):
         min_value=0, max_value=5, initial=0, label="Context (segments each side)"
     )
     items_per_annotator = forms.IntegerField(
-        min_value=0, initial=0, label="Items per annotator", help_text="0: no limit"
+        min_value=0,
+        initial=0,
+        label="Items per annotator",
+        help_text="0: no limit; rounded up to whole batches",
+    )
+    batch_size = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        initial=Task._meta.get_field("batch_size").default,
+        label="Items per batch",
+        help_text="An annotator takes a whole batch (WMT: 100); repeats come on top",
     )
     repeat_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
     bad_reference_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
     reference_rate = forms.FloatField(
         min_value=0, max_value=1, initial=0.0, label="Human reference rate"
     )
+
+    def clean_batch_size(self) -> int:
+        # Left out by older forms and scripts: the task's default.
+        return self.cleaned_data.get("batch_size") or self.fields["batch_size"].initial
 
 
 class InvitationAcceptForm(forms.Form):

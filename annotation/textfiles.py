@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import tarfile
 import unicodedata
 import zipfile
@@ -59,9 +60,53 @@ def detect_format(filename: str) -> str:
     return "text"
 
 
+MEGABYTE = 1024 * 1024  # as UPLOAD_MAX_BYTES is written
+
+
+def format_size(size: int) -> str:
+    """A file size for managers: in MB, or in bytes when that would read 0.0 MB."""
+    if size < MEGABYTE // 10:
+        return f"{size:,} bytes"
+    return f"{size / MEGABYTE:.1f} MB"
+
+
+def size_over_limit(filename: str, size: int, limit: int) -> UploadError:
+    return UploadError(
+        filename, f"{format_size(size)} is over the upload limit of {format_size(limit)}"
+    )
+
+
+# The first bytes of binary files managers upload by mistake, and what to call them.
+BINARY_SIGNATURES = (
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip file (a Word or Excel document is one)"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\xd0\xcf\x11\xe0", "an old Word or Excel document"),
+)
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+BINARY_SNIFF_BYTES = 8192  # a NUL byte this early means a binary file, not text
+
+
+def check_not_binary(filename: str, data: bytes) -> None:
+    if data.startswith(UTF16_BOMS):
+        raise UploadError(filename, "the file is UTF-16 text; save it as UTF-8")
+    for signature, what in BINARY_SIGNATURES:
+        if data.startswith(signature):
+            raise UploadError(
+                filename, f"this is a binary file ({what}), not text; upload UTF-8 text"
+            )
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise UploadError(
+            filename, "this is a binary file (it holds NUL bytes), not text; upload UTF-8 text"
+        )
+
+
 def decode_utf8(filename: str, data: bytes) -> str:
     if not data.strip():
         raise UploadError(filename, "the file is empty")
+    check_not_binary(filename, data)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -114,7 +159,15 @@ def parse_records(
     warnings: list[str] = []
     records: list[Record] = []
     if fmt == "text":
-        for number, line in enumerate(split_lines(filename, text), start=1):
+        lines = split_lines(filename, text)
+        if not allow_empty and len(lines) > 1 and not lines[-1].strip():
+            raise UploadError(
+                filename,
+                "the file ends with a blank line, which would be an empty segment; "
+                "remove the trailing blank line",
+                len(lines),
+            )
+        for number, line in enumerate(lines, start=1):
             _check_text(filename, line, number, allow_empty=allow_empty, warnings=warnings)
             records.append(Record(text=line))
     elif fmt == "tsv":
@@ -245,7 +298,7 @@ def extract_archive(filename: str, data: bytes, *, max_bytes: int) -> list[tuple
             total += len(chunk)
             if total > max_bytes:
                 raise UploadError(
-                    filename, f"the archive expands past the limit of {max_bytes} bytes"
+                    filename, f"the archive expands past the limit of {format_size(max_bytes)}"
                 )
             chunks.append(chunk)
         members.append((name, b"".join(chunks)))
@@ -275,16 +328,38 @@ def _hidden(name: str) -> bool:
     return any(part.startswith((".", "__MACOSX")) for part in PurePosixPath(name).parts)
 
 
-def system_name_from_filename(filename: str) -> str:
-    """``newstest2021.en-de.hyp.Online-B.de`` → ``Online-B``; otherwise the stem."""
-    name = PurePosixPath(filename).name
+FORMAT_SUFFIXES = ("txt", "tsv", "tab", "jsonl", "ndjson", "out", "sgm")
+# A language code or pair as WMT puts it in file names: de, en-de, en_de, zh-Hant.
+_LANGUAGE_PART = re.compile(r"^[a-z]{2}([-_][a-z]{2}|-[A-Za-z]{4})?$|^[a-z]{2,3}[-_][a-z]{2,3}$")
+
+
+def system_name_from_filename(filename: str, languages: tuple[str, ...] = ()) -> str:
+    """The system a file of outputs is named after, one rule for every upload:
+
+    the file's own name (inside an archive too), without its format suffix, without trailing
+    language codes (two letters, a pair such as ``en-de``, or one of ``languages``), and,
+    in WMT's ``<test set>.<pair>.hyp.<system>.<lang>``, what follows ``hyp``:
+    ``newstest2021.en-de.hyp.Online-B.de`` → ``Online-B``, ``uedin-primary.de`` →
+    ``uedin-primary``, ``x.hyp.de`` → ``x``, ``GPT-4.txt`` → ``GPT-4``.
+    """
+    name = PurePosixPath(filename.rsplit(":", 1)[-1]).name
     parts = name.split(".")
-    if "hyp" in parts and parts.index("hyp") + 1 < len(parts):
-        return parts[parts.index("hyp") + 1]
-    for suffix in (".txt", ".tsv", ".jsonl"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    known = {language.lower() for language in languages}
+
+    def droppable(part: str) -> bool:
+        return (
+            part.lower() in FORMAT_SUFFIXES
+            or part.lower() in known
+            or bool(_LANGUAGE_PART.match(part))
+        )
+
+    while len(parts) > 1 and droppable(parts[-1]):
+        parts.pop()
+    if "hyp" in parts:
+        at = parts.index("hyp")
+        after, before = parts[at + 1 :], parts[:at]
+        parts = after or before or parts
+    return ".".join(parts)
 
 
 def read_uploaded(files, *, max_bytes: int) -> list[tuple[str, bytes]]:
@@ -292,8 +367,6 @@ def read_uploaded(files, *, max_bytes: int) -> list[tuple[str, bytes]]:
     read = []
     for upload in files:
         if upload.size > max_bytes:
-            raise UploadError(
-                upload.name, f"{upload.size} bytes is over the upload limit of {max_bytes}"
-            )
+            raise size_over_limit(upload.name, upload.size, max_bytes)
         read.append((upload.name, upload.read()))
     return read

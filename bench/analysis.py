@@ -51,6 +51,7 @@ def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
     from django.db import connection, transaction
 
     from annotation.models import (
+        Batch,
         Campaign,
         Document,
         Item,
@@ -129,8 +130,8 @@ def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
         "step": n_annotators // PER_ITEM,
         "n_items": n_items,
     }
-    segment, item, slot, judgment = (
-        model._meta.db_table for model in (Segment, Item, Slot, Judgment)
+    segment, item, slot, judgment, batch = (
+        model._meta.db_table for model in (Segment, Item, Slot, Judgment, Batch)
     )
     statements = [
         "SELECT setseed(0.42)",
@@ -159,17 +160,22 @@ def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
             WHERE task_id = %(task)s AND item_type = 'TGT'
               AND external_id %% %(repeat_every)s = 1
               AND external_id <= %(repeat_every)s * %(repeats)s""",  # noqa: S608 (table names from the models)
-        f"""INSERT INTO {slot} (task_id, item_id, position, replica, is_repeat, state,
-                annotator_id, served_at)
-            SELECT i.task_id, i.id, r * %(n_items)s + i.external_id, r, false, 'done',
+        # Every slot in one finished batch: this bench measures the reads, not the claims.
+        f"""INSERT INTO {batch} (task_id, number, "group", size, state)
+            VALUES (%(task)s, 0, 0, 0, 'done')""",  # noqa: S608 (table names from the models)
+        f"""INSERT INTO {slot} (task_id, item_id, batch_id, position, replica, is_repeat,
+                state, annotator_id, served_at)
+            SELECT i.task_id, i.id, (SELECT id FROM {batch} WHERE task_id = %(task)s),
+                r * %(n_items)s + i.external_id, r, false, 'done',
                 (%(users)s::int[])[1 + (i.external_id * 7 + (i.external_id - 1) / %(systems)s * 13
                                         + r * %(step)s) %% %(n_users)s],
                 now() - interval '10 days' + (i.external_id * 2 + r) * interval '1 second'
             FROM {item} i CROSS JOIN generate_series(0, %(per_item)s - 1) r
             WHERE i.task_id = %(task)s""",  # noqa: S608 (table names from the models)
-        f"""INSERT INTO {slot} (task_id, item_id, position, replica, is_repeat, state,
-                annotator_id, served_at)
-            SELECT i.task_id, i.id, 2 * %(n_items)s * %(per_item)s + i.external_id, 0, true,
+        f"""INSERT INTO {slot} (task_id, item_id, batch_id, position, replica, is_repeat,
+                state, annotator_id, served_at)
+            SELECT i.task_id, i.id, (SELECT id FROM {batch} WHERE task_id = %(task)s),
+                2 * %(n_items)s * %(per_item)s + i.external_id, 0, true,
                 'done', (%(users)s::int[])[1 + (i.external_id * 7
                     + (i.external_id - 1) / %(systems)s * 13) %% %(n_users)s],
                 now() - interval '1 day' + i.external_id * interval '1 second'
@@ -189,7 +195,9 @@ def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
                 2000 + (s.id * 37) %% 30000, false
             FROM {slot} s JOIN {item} i ON i.id = s.item_id
             WHERE s.task_id = %(task)s""",  # noqa: S608 (table names from the models)
-        f"ANALYZE {item}, {slot}, {judgment}",
+        f"""UPDATE {batch} SET size = (SELECT count(*) FROM {slot} WHERE task_id = %(task)s)
+            WHERE task_id = %(task)s""",  # noqa: S608 (table names from the models)
+        f"ANALYZE {item}, {slot}, {judgment}, {batch}",
     ]
     with connection.cursor() as cursor:
         for statement in statements:

@@ -1,15 +1,18 @@
-"""Paired significance tests: sacrebleu against metrics.resampling. Run
-``.venv/bin/python bench/metrics.py [--no-ar] [--jobs N]`` from the project root.
+"""Automatic metrics: speed against sacrebleu, and the time of every metric. Run
+``.venv/bin/python bench/metrics.py [--jobs N] [--repeat R]`` from the project root.
 
-Data: the 16 WMT17 en-de systems of ``../shared/data/wmt17-en-de`` (or the copy under
-``tests/data``), BLEU and chrF, sacrebleu's defaults (seed 12345, 1000 bootstrap resamples,
-10000 randomisation trials). Timed:
+Data: WMT21 news en-de (``../shared/data/wmt21-en-de``, or the copy under ``tests/data``):
+1002 segments, references A, C, D, every system output.
 
-* sacrebleu's CLI, ``sacrebleu REF -i SYS1 ... SYS16 -m bleu chrf --paired-bs`` (and
-  ``--paired-ar``): the first system against the other 15, statistics extracted inside;
-* ours cold: reading the files, extracting the statistics (``--jobs`` processes) and the same
-  15 comparisons; our CLI end to end (every pair, with intervals) as a subprocess;
-* ours warm: the same 15 comparisons from statistics already extracted, then all 120 pairs.
+1. Cold all-pairs paired bootstrap, BLEU and chrF against reference A, sacrebleu's defaults
+   (seed 12345, 1000 resamples), each a fresh process:
+   * ``sacrebleu A -i SYS1 ... -m bleu chrf --paired-bs``: the first system against the others;
+   * ``python -m metrics score -r A -s ... --metrics bleu,chrf --paired bs --json``: every
+     pair (n(n-1)/2 comparisons, not n-1) with intervals, statistics extracted by ``--jobs``
+     processes.
+   Best of ``--repeat`` runs each (a shared machine is noisy).
+2. Every metric for one system against the three references: extraction, corpus score and a
+   1000-resample bootstrap interval, in process, timed per metric (the metrics job's work).
 """
 
 from __future__ import annotations
@@ -19,42 +22,41 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
-
-import numpy as np
-from numpy.typing import NDArray
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metrics.automatic import extract_statistics_many  # noqa: E402
-from metrics.resampling import (  # noqa: E402
-    paired_approximate_randomization,
-    paired_bootstrap,
-)
+from metrics.automatic import corpus_score, extract_statistics  # noqa: E402
+from metrics.resampling import bootstrap_ci  # noqa: E402
 
-METRICS = ("bleu", "chrf")
-Paired = Callable[..., object]
+EVERY_METRIC = (
+    "bleu",
+    "chrf",
+    "ter",
+    "meteor",
+    "nist",
+    "wer",
+    "per",
+    "ribes",
+    "lepor",
+    "hlepor",
+    "rougel",
+    "gtm",
+)
+ONE_SYSTEM = "Online-W"
 
 
 def data_dir() -> Path:
-    for candidate in (ROOT.parent / "shared/data/wmt17-en-de", ROOT / "tests/data/wmt17-en-de"):
-        if (candidate / "reference.txt").exists():
+    for candidate in (ROOT.parent / "shared/data/wmt21-en-de", ROOT / "tests/data/wmt21-en-de"):
+        if (candidate / "newstest2021.en-de.ref.A.de").exists():
             return candidate
-    raise SystemExit("WMT17 en-de data not found")
+    raise SystemExit("WMT21 en-de data not found")
 
 
 def read_lines(path: Path) -> list[str]:
     lines = path.read_text(encoding="utf-8").split("\n")
     return [line.rstrip() for line in (lines[:-1] if lines[-1] == "" else lines)]
-
-
-def timed(function: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
 
 
 def run(command: list[str]) -> float:
@@ -64,86 +66,59 @@ def run(command: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def paired(folder: Path, jobs: int, repeat: int) -> None:
+    reference = folder / "newstest2021.en-de.ref.A.de"
+    files = sorted((folder / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))
+    names = [path.name.split(".")[3] for path in files]
+    sacrebleu = Path(sys.executable).with_name("sacrebleu")
+    theirs_cmd = [str(sacrebleu), str(reference), "-i", *map(str, files)]
+    theirs_cmd += ["-m", "bleu", "chrf", "--paired-bs", "-f", "text"]
+    ours_cmd = [sys.executable, "-m", "metrics", "score", "-r", str(reference)]
+    ours_cmd += [f"-s{n}={p}" for n, p in zip(names, files, strict=True)]
+    ours_cmd += ["--metrics", "bleu,chrf", "--paired", "bs", "--json", "--jobs", str(jobs)]
+    theirs = min(run(theirs_cmd) for _ in range(repeat))
+    ours = min(run(ours_cmd) for _ in range(repeat))
+    n = len(files)
+    print(f"1. cold paired bootstrap, BLEU + chrF, {n} systems, best of {repeat}")
+    print(f"   sacrebleu --paired-bs, baseline vs {n - 1}:        {theirs:7.2f} s")
+    print(f"   python -m metrics score --paired bs, all {n * (n - 1) // 2} pairs: {ours:7.2f} s")
+    print(f"   sacrebleu / ours: x{theirs / ours:.2f}  (extraction processes: {jobs})\n")
+
+
+def per_metric(folder: Path) -> None:
+    refs = [read_lines(folder / f"newstest2021.en-de.ref.{r}.de") for r in "ACD"]
+    hyps = read_lines(folder / "system-outputs" / f"newstest2021.en-de.hyp.{ONE_SYSTEM}.de")
+    print(f"2. every metric, {ONE_SYSTEM}, {len(hyps)} segments, references A, C, D")
+    # CPU seconds of this process besides wall-clock ones: on a loaded machine the CPU time
+    # is what the job would take alone.
+    print(f"   {'metric':<8}{'score':>9}{'extract s':>11}{'bootstrap s':>13}{'CPU s':>8}")
+    total = cpu_total = 0.0
+    for metric in EVERY_METRIC:
+        cpu, start = time.process_time(), time.perf_counter()
+        options = {"language": "german"} if metric == "meteor" else {}
+        stats = extract_statistics(metric, hyps, refs, **options)
+        middle = time.perf_counter()
+        bootstrap_ci(metric, stats)
+        end = time.perf_counter()
+        cpu = time.process_time() - cpu
+        total += end - start
+        cpu_total += cpu
+        score = corpus_score(metric, stats)
+        print(f"   {metric:<8}{score:>9.2f}{middle - start:>11.2f}{end - middle:>13.2f}{cpu:>8.2f}")
+    print(f"   every metric together: {total:.1f} s wall, {cpu_total:.1f} s CPU (target < 30 s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-ar", action="store_true", help="skip approximate randomisation")
     parser.add_argument("--jobs", type=int, default=2, help="extraction processes (default 2)")
+    parser.add_argument("--repeat", type=int, default=3, help="cold runs of each (default 3)")
+    parser.add_argument("--skip-paired", action="store_true", help="only the per-metric times")
     args = parser.parse_args()
-
     folder = data_dir()
-    reference = folder / "reference.txt"
-    files = sorted(folder.glob("newstest2017.*.en-de.txt"))
-    names = [path.name.split(".")[1] for path in files]
-    baseline_pairs = [(names[0], name) for name in names[1:]]
-    sacrebleu = Path(sys.executable).with_name("sacrebleu")
-    print(f"data: {folder} ({len(files)} systems, {len(read_lines(reference))} segments)")
-    print(f"cpus: {os.cpu_count()}, extraction processes: {args.jobs}\n")
-
-    tests = {"bs": paired_bootstrap, "ar": paired_approximate_randomization}
-    if args.no_ar:
-        del tests["ar"]
-    stats: dict[str, dict[str, NDArray[np.float64]]] = {}
-
-    def compare(paired: Paired, pairs: list[tuple[str, str]] | None) -> None:
-        for metric in METRICS:
-            paired(metric, stats[metric], pairs=pairs)
-
-    def cold(paired: Paired) -> None:
-        ref = read_lines(reference)
-        systems = [read_lines(path) for path in files]
-        for metric in METRICS:
-            arrays = extract_statistics_many(metric, systems, [ref], jobs=args.jobs)
-            stats[metric] = dict(zip(names, arrays, strict=True))
-        compare(paired, baseline_pairs)
-
-    rows = []
-    for kind, paired in tests.items():
-        theirs = run(
-            [
-                str(sacrebleu),
-                str(reference),
-                "-i",
-                *map(str, files),
-                "-m",
-                *METRICS,
-                f"--paired-{kind}",
-                "-f",
-                "text",
-            ]
-        )
-        cold_time = timed(partial(cold, paired))
-        ours_cli = run(
-            [
-                sys.executable,
-                "-m",
-                "metrics",
-                "score",
-                "-r",
-                str(reference),
-                *(f"-s{n}={p}" for n, p in zip(names, files, strict=True)),
-                "--metrics",
-                ",".join(METRICS),
-                "--paired",
-                kind,
-                "--json",
-                "--jobs",
-                str(args.jobs),
-            ]
-        )
-        warm = min(timed(partial(compare, paired, baseline_pairs)) for _ in range(3))
-        warm_all = min(timed(partial(compare, paired, None)) for _ in range(3))
-        rows.append((kind, theirs, cold_time, ours_cli, warm, warm_all))
-
-    print(f"{'test':<5}{'timing (BLEU + chrF)':<58}{'seconds':>9}{'sacrebleu / ours':>18}")
-    for kind, theirs, cold_time, ours_cli, warm, warm_all in rows:
-        print(f"{kind:<5}{'sacrebleu CLI, baseline vs 15':<58}{theirs:>9.3f}")
-        for label, seconds in (
-            ("ours cold (read + extract + baseline vs 15), in process", cold_time),
-            ("ours CLI subprocess, all 120 pairs + intervals", ours_cli),
-            ("ours warm, baseline vs 15", warm),
-            ("ours warm, all 120 pairs", warm_all),
-        ):
-            print(f"{kind:<5}{label:<58}{seconds:>9.3f}{theirs / seconds:>17.1f}x")
+    print(f"data: {folder}; cpus: {os.cpu_count()}; load: {os.getloadavg()[0]:.1f}\n")
+    if not args.skip_paired:
+        paired(folder, args.jobs, args.repeat)
+    per_metric(folder)
 
 
 if __name__ == "__main__":

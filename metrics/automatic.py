@@ -1,4 +1,6 @@
-"""Automatic MT metrics (BLEU, chrF, chrF++, TER) on sacrebleu's sufficient statistics.
+"""Automatic MT metrics on per-segment statistics: BLEU, chrF, chrF++ and TER (sacrebleu's
+sufficient statistics) and the classic metrics of ``metrics.classic`` (METEOR, NIST, WER, PER,
+RIBES, LEPOR, hLEPOR, ROUGE-L, GTM, ULC), one registry for all.
 
 Each system is tokenised and matched against the references once per metric, giving a
 per-segment statistics matrix. Corpus scores, bootstrap resamples and paired tests are then
@@ -13,13 +15,16 @@ Statistics matrix contract (what the service stores):
     hypothesis 1..4-grams;
   - ``chrf`` (18) / ``chrf++`` (24): (hypothesis, reference, matching) n-gram counts for
     character orders 1..6, then (chrF++) word orders 1..2;
-  - ``ter`` (2): edits, average reference length.
+  - ``ter`` (2): edits, average reference length;
+  - the classic metrics: see ``metrics.classic`` and each metric's module (``n_statistics``
+    gives the width; ``decomposes`` says whether the columns are sufficient statistics or a
+    sentence score and a count).
 
 * ``stats_to_bytes(stats)`` gives little-endian float64 bytes; ``stats_from_bytes(metric, data)``
   restores the matrix (the number of columns is fixed per metric). Several runs of one system
   are stacked as ``(n_runs, n_segments, n_statistics)`` and stored one run at a time.
 
-Scores are on sacrebleu's 0-100 scale.
+Scores are on the 0-100 scale, except NIST. ``higher_is_better(metric)`` gives the direction.
 """
 
 from __future__ import annotations
@@ -34,30 +39,56 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric
 
-METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
+from metrics import classic
+from metrics.classic import ulc
+from metrics.sacrebleu_scores import BLEU_ORDER, FloatArray, bleu_columns, chrf_columns, ter_columns
+
+SACREBLEU_METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
+METRICS: Final = (*SACREBLEU_METRICS, *classic.CLASSIC_METRICS, classic.ULC)
 TOKENIZERS: Final = tuple(BLEU.TOKENIZERS)
-HIGHER_IS_BETTER: Final = {"bleu": True, "chrf": True, "chrf++": True, "ter": False}
+HIGHER_IS_BETTER: Final = {
+    "bleu": True,
+    "chrf": True,
+    "chrf++": True,
+    "ter": False,
+    **{key: spec.higher_is_better for key, spec in classic.SPECS.items()},
+    classic.ULC: True,
+}
 
-_BLEU_ORDER: Final = 4
-_CHRF_BETA: Final = 2
-_N_STATS: Final = {"bleu": 2 + 2 * _BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
-# sacrebleu's ``my_log(0)``: a floor that drives the geometric mean to zero.
-_LOG_ZERO: Final = -9999999999.0
-
-FloatArray = NDArray[np.floating]
+_N_STATS: Final = {"bleu": 2 + 2 * BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
 
 
 def check_metric(metric: str) -> str:
     """Return the lower-case metric key or raise ``ValueError`` for an unknown one."""
     key = metric.lower()
+    if classic.is_ulc(key):
+        return key if key == classic.ULC else "ulc:" + "+".join(ulc.components(key))
     if key not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     return key
 
 
+def higher_is_better(metric: str) -> bool:
+    """Direction of ``metric``: ``False`` for the error rates (TER, WER, PER)."""
+    key = check_metric(metric)
+    return True if classic.is_ulc(key) else HIGHER_IS_BETTER[key]
+
+
+def decomposes(metric: str) -> bool:
+    """Whether the statistics are sufficient statistics of the corpus score (``False``: they
+    are sentence scores with a count, averaged; RIBES, LEPOR, hLEPOR, ROUGE-L)."""
+    key = check_metric(metric)
+    if classic.is_ulc(key):
+        return all(decomposes(m) for m in ulc.components(key))
+    return classic.SPECS[key].decomposes if key in classic.SPECS else True
+
+
 def n_statistics(metric: str) -> int:
     """Number of columns of the statistics matrix of ``metric``."""
-    return _N_STATS[check_metric(metric)]
+    key = check_metric(metric)
+    if classic.is_ulc(key):
+        return ulc.n_statistics(key)
+    return classic.n_statistics(key) if key in classic.SPECS else _N_STATS[key]
 
 
 def make_metric(
@@ -73,8 +104,10 @@ def make_metric(
     keeps sacrebleu's default case handling: case-sensitive BLEU and chrF, case-insensitive TER.
     """
     key = check_metric(metric)
+    if key not in SACREBLEU_METRICS:
+        raise ValueError(f"{key} is not a sacrebleu metric")
     if tokenize is not None and key != "bleu":
-        raise ValueError(f"the tokenize option applies to BLEU only, not {key}")
+        raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
     refs = None if references is None else [list(stream) for stream in references]
@@ -99,9 +132,26 @@ def _check_references(references: Sequence[Sequence[str]], n_hypotheses: int | N
             )
 
 
-def _extract(metric: Metric, width: int, hypotheses: list[str]) -> NDArray[np.float64]:
-    rows = metric._extract_corpus_statistics(hypotheses, None)
-    return np.array(rows, dtype=np.float64).reshape(len(rows), width)
+def _extract(metric: Metric, width: int, systems: list[list[str]]) -> list[NDArray[np.float64]]:
+    """sacrebleu's ``_extract_corpus_statistics`` of each system, segment by segment.
+
+    A segment's statistics depend only on its hypothesis and its references, so systems that
+    translate a segment alike (a quarter of WMT21 en-de's segments) share one computation.
+    """
+    done: dict[tuple[int, str], list[float]] = {}
+    out = []
+    for hypotheses in systems:
+        rows = []
+        for i, (hypothesis, ref_kwargs) in enumerate(
+            zip(hypotheses, metric._ref_cache, strict=True)
+        ):
+            row = done.get((i, hypothesis))
+            if row is None:
+                segment = metric._preprocess_segment(hypothesis)
+                row = done[i, hypothesis] = metric._compute_segment_statistics(segment, ref_kwargs)
+            rows.append(row)
+        out.append(np.array(rows, dtype=np.float64).reshape(len(rows), width))
+    return out
 
 
 def extract_statistics(
@@ -111,13 +161,21 @@ def extract_statistics(
     *,
     tokenize: str | None = None,
     lowercase: bool | None = None,
+    language: str | None = None,
 ) -> NDArray[np.float64]:
     """Per-segment statistics of one system (see the module docstring for the layout).
 
     ``references`` is a list of reference streams, each as long as ``hypotheses``.
+    ``tokenize`` applies to BLEU and the classic metrics (default 13a), ``language`` to
+    METEOR's stemmer (default english).
     """
     return extract_statistics_many(
-        metric, [hypotheses], references, tokenize=tokenize, lowercase=lowercase
+        metric,
+        [hypotheses],
+        references,
+        tokenize=tokenize,
+        lowercase=lowercase,
+        language=language,
     )[0]
 
 
@@ -127,10 +185,33 @@ def _extract_chunk(
     references: list[list[str]],
     tokenize: str | None,
     lowercase: bool | None,
+    language: str | None = None,
 ) -> list[NDArray[np.float64]]:
     # The references are analysed once per chunk of systems.
+    if classic.is_ulc(metric):
+        parts = [
+            _extract_chunk(
+                m,
+                systems,
+                references,
+                tokenize if tokenize_applies(m) else None,
+                lowercase,
+                language,
+            )
+            for m in ulc.components(metric)
+        ]
+        return [np.hstack(columns) for columns in zip(*parts, strict=True)]
+    if metric in classic.SPECS:
+        return classic.extract_systems(
+            metric, systems, references, tokenize=tokenize, lowercase=lowercase, language=language
+        )
     sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
-    return [_extract(sacre, _N_STATS[metric], hypotheses) for hypotheses in systems]
+    return _extract(sacre, _N_STATS[metric], systems)
+
+
+def tokenize_applies(key: str) -> bool:
+    # chrF works on characters and TER has its own tokeniser, as in sacrebleu.
+    return key == "bleu" or key in classic.SPECS
 
 
 def extract_statistics_many(
@@ -140,6 +221,7 @@ def extract_statistics_many(
     *,
     tokenize: str | None = None,
     lowercase: bool | None = None,
+    language: str | None = None,
     jobs: int = 1,
 ) -> list[NDArray[np.float64]]:
     """Statistics of several systems against the same references, in order.
@@ -157,15 +239,20 @@ def extract_statistics_many(
             raise ValueError(f"system {number} has {len(hypotheses)} segments, expected {n}")
     refs = [list(stream) for stream in references]
     hyps = [list(hypotheses) for hypotheses in systems]
+    if tokenize is not None and tokenize not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
+    if tokenize is not None and not (tokenize_applies(key) or classic.is_ulc(key)):
+        raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if not n:
-        return [np.empty((0, _N_STATS[key])) for _ in hyps]
+        return [np.empty((0, n_statistics(key))) for _ in hyps]
     jobs = max(1, min(jobs, len(hyps)))
     if jobs == 1:
-        return _extract_chunk(key, hyps, refs, tokenize, lowercase)
+        return _extract_chunk(key, hyps, refs, tokenize, lowercase, language)
     chunks = [hyps[i::jobs] for i in range(jobs)]
     with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
         futures = [
-            pool.submit(_extract_chunk, key, chunk, refs, tokenize, lowercase) for chunk in chunks
+            pool.submit(_extract_chunk, key, chunk, refs, tokenize, lowercase, language)
+            for chunk in chunks
         ]
         parts = [future.result() for future in futures]
     # Undo the round-robin split.
@@ -186,99 +273,24 @@ def stats_from_bytes(metric: str, data: bytes) -> NDArray[np.float64]:
     return flat.reshape(-1, n_statistics(metric))
 
 
-# Scores from summed statistics. The functions below take the sums column-major, one row per
-# statistic (n_stats, n_rows), and repeat sacrebleu's ``_compute_score_from_stats`` operation by
-# operation. The arithmetic follows the dtype of the sums as sacrebleu's scalar code does under
-# NumPy 2 promotion: float32 sums (what sacrebleu's bootstrap feeds it) give float32 precisions,
-# so resampled scores are bit-identical to sacrebleu's; other dtypes are computed in float64.
-
-
-def _bleu(cols: FloatArray, *, plus_one: bool = False) -> NDArray[np.float64]:
-    dtype = cols.dtype.type
-    hyp_len = cols[0].astype(np.float64)
-    ref_len = cols[1].astype(np.float64)
-    correct = cols[2 : 2 + _BLEU_ORDER]
-    total = cols[2 + _BLEU_ORDER : 2 + 2 * _BLEU_ORDER]
-    any_match = (correct != 0).any(axis=0)
-    if plus_one:
-        # Lin and Och (2004): add one to both counts for n > 1.
-        correct, total = correct.copy(), total.copy()
-        correct[1:] += dtype(1)
-        total[1:] += dtype(1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        precision = dtype(100) * correct / total
-        zero = correct == 0
-        empty = total == 0
-        if zero.any() or empty.any():
-            # sacrebleu stops at the first order without n-grams (its precision and the
-            # following ones stay 0); with NIST "exp" smoothing, each order without a match
-            # halves a pseudo-precision of 100 / total.
-            stopped = np.logical_or.accumulate(empty, axis=0)
-            if plus_one:
-                smoothed = np.zeros_like(precision)
-            else:
-                halvings = np.cumsum(zero & ~stopped, axis=0).astype(np.int32)
-                smoothed = dtype(100) / (np.ldexp(np.ones_like(total), halvings) * total)
-            precision = np.where(zero, smoothed, precision)
-            precision = np.where(stopped, dtype(0), precision)
-        positive = precision > 0
-        logs = np.log(precision.astype(np.float64))
-        if not positive.all():
-            logs = np.where(positive, logs, _LOG_ZERO)
-        log_sum = logs[0]
-        for n in range(1, _BLEU_ORDER):  # sacrebleu adds the logs in order
-            log_sum = log_sum + logs[n]
-        short = np.exp(1.0 - ref_len / hyp_len)
-        brevity = np.where(hyp_len < ref_len, np.where(hyp_len > 0, short, 0.0), 1.0)
-        score = brevity * np.exp(log_sum / _BLEU_ORDER)
-    return np.where(any_match, score, 0.0)
-
-
-def _chrf(cols: FloatArray) -> FloatArray:
-    dtype = cols.dtype.type
-    factor = dtype(_CHRF_BETA**2)
-    n_hyp, n_ref, n_match = cols[0::3], cols[1::3], cols[2::3]
-    # sacrebleu's default "effective order": orders without n-grams are left out.
-    valid = (n_hyp > 0) & (n_ref > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = n_match / n_hyp
-        rec = n_match / n_ref
-        if not valid.all():
-            prec = np.where(valid, prec, dtype(0))
-            rec = np.where(valid, rec, dtype(0))
-        avg_prec, avg_rec = prec[0], rec[0]
-        for i in range(1, len(prec)):  # summed in order, as sacrebleu does
-            avg_prec = avg_prec + prec[i]
-            avg_rec = avg_rec + rec[i]
-        effective = valid.sum(axis=0).astype(dtype)
-        avg_prec = np.where(effective > 0, avg_prec / effective, dtype(0))
-        avg_rec = np.where(effective > 0, avg_rec / effective, dtype(0))
-        score = (factor + dtype(1)) * avg_prec * avg_rec
-        score = dtype(100) * (score / (factor * avg_prec + avg_rec))
-    return np.where(avg_prec + avg_rec != 0, score, dtype(0))
-
-
-def _ter(cols: FloatArray) -> FloatArray:
-    dtype = cols.dtype.type
-    edits, ref_len = cols[0], cols[1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, dtype(1), dtype(0)))
-    return dtype(100) * rate
-
-
 def scores_from_columns(metric: str, columns: FloatArray) -> FloatArray:
     """``scores_from_sums`` for sums laid out column-major, ``(n_statistics, n_rows)``.
 
     float32 or float64 only; resampling code builds this layout to avoid a transpose.
     """
     key = check_metric(metric)
-    if columns.ndim != 2 or len(columns) != _N_STATS[key]:
-        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got shape {columns.shape}")
+    width = n_statistics(key)
+    if columns.ndim != 2 or len(columns) != width:
+        raise ValueError(f"{key} needs {width} statistics, got shape {columns.shape}")
+    if classic.is_ulc(key):
+        return ulc.score_columns(key, columns)
+    if key in classic.SPECS:
+        return classic.score_function(key)(columns)
     if key == "bleu":
-        return _bleu(columns)
+        return bleu_columns(columns)
     if key == "ter":
-        return _ter(columns)
-    return _chrf(columns)
+        return ter_columns(columns)
+    return chrf_columns(columns)
 
 
 def _columns(sums: ArrayLike) -> FloatArray:
@@ -316,10 +328,10 @@ def sentence_scores(metric: str, stats: ArrayLike) -> NDArray[np.float64]:
     """
     key = check_metric(metric)
     columns = _columns(np.asarray(stats, dtype=np.float64))
-    if len(columns) != _N_STATS[key]:
-        raise ValueError(f"{key} needs {_N_STATS[key]} statistics, got {len(columns)}")
+    if len(columns) != n_statistics(key):
+        raise ValueError(f"{key} needs {n_statistics(key)} statistics, got {len(columns)}")
     if key == "bleu":
-        return _bleu(columns, plus_one=True)
+        return bleu_columns(columns, plus_one=True)
     return np.asarray(scores_from_columns(key, columns), dtype=np.float64)
 
 
@@ -346,13 +358,19 @@ def signature(
     bs: int | None = None,
     ar: int | None = None,
     seed: int | None = None,
+    language: str | None = None,
 ) -> str:
     """sacrebleu's signature string, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|...``.
 
     ``bs`` (bootstrap resamples), ``ar`` (randomisation trials) and ``seed`` are added as
-    sacrebleu does for ``--confidence`` and its paired tests.
+    sacrebleu does for ``--confidence`` and its paired tests. The classic metrics say their
+    options, their matching modules (METEOR), whether their statistics are sufficient or
+    sentence scores, and ``version:evalsite-...``.
     """
-    sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase)
+    key = check_metric(metric)
+    if classic.is_classic(key):
+        return _classic_signature(key, n_refs, tokenize, lowercase, language, bs, ar, seed)
+    sacre = make_metric(key, tokenize=tokenize, lowercase=lowercase)
     sacre.num_refs = n_refs  # sacrebleu sets this when it reads the references
     sig = sacre.get_signature()
     if bs is not None:
@@ -362,3 +380,27 @@ def signature(
     if seed is not None:
         sig.update("seed", str(seed))
     return str(sig.format())
+
+
+def _classic_signature(
+    key: str,
+    n_refs: int,
+    tokenize: str | None,
+    lowercase: bool | None,
+    language: str | None,
+    bs: int | None,
+    ar: int | None,
+    seed: int | None,
+) -> str:
+    if classic.is_ulc(key):
+        parts = ulc.components(key)
+        fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
+    else:
+        fields = classic.signature_fields(key, lowercase=lowercase, tokenize=tokenize)
+        if key == "meteor":
+            from metrics.classic.meteor import check_language, modules
+
+            lang = check_language(language or "english")
+            fields += [f"lang:{lang}", f"mod:{'+'.join(modules(lang))}"]
+    tests = [f"{k}:{v}" for k, v in (("bs", bs), ("ar", ar), ("seed", seed)) if v is not None]
+    return "|".join([f"nrefs:{n_refs}", *fields, *tests, f"version:evalsite-{classic.VERSION}"])

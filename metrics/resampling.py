@@ -41,9 +41,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from metrics.automatic import (
-    HIGHER_IS_BETTER,
     check_metric,
     corpus_score,
+    higher_is_better,
     n_statistics,
     scores_from_columns,
 )
@@ -87,7 +87,7 @@ class Estimate:
 @dataclass(frozen=True)
 class Comparison:
     """Paired test of systems ``a`` and ``b``; ``win_a`` is the share of bootstrap resamples
-    in which ``a`` scores better (lower for TER), ``tie`` those with equal scores."""
+    in which ``a`` scores better (lower for TER, WER, PER), ``tie`` those with equal scores."""
 
     a: str
     b: str
@@ -275,8 +275,9 @@ def _pair_indices(
 def _wins(
     metric: str, a: NDArray[np.floating], b: NDArray[np.floating]
 ) -> tuple[float, float, float]:
-    better = a > b if HIGHER_IS_BETTER[metric] else a < b
-    worse = a < b if HIGHER_IS_BETTER[metric] else a > b
+    higher = higher_is_better(metric)
+    better = a > b if higher else a < b
+    worse = a < b if higher else a > b
     return float(better.mean()), float(worse.mean()), float((a == b).mean())
 
 

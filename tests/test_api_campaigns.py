@@ -113,5 +113,5 @@ def test_oversized_upload_is_refused_before_reading(api, campaign, settings):
     settings.UPLOAD_MAX_BYTES = 10
     response = upload(api, campaign.id, "source", "big.en", b"0123456789\n")
     assert response.status_code == 400
-    assert response.json() == {"error": "big.en: 11 bytes is over the upload limit of 10"}
+    assert response.json() == {"error": "big.en: 11 bytes is over the upload limit of 10 bytes"}
     assert Segment.objects.count() == 0

@@ -41,6 +41,7 @@ def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
     }
     ranked = [s.name for s in adequacy.likert[0].systems]
     assert ranked[0] == "Human" and ranked[-1] == "talp_upc"
-    # Every slot of both simulated tasks was judged.
+    # Every slot of both simulated tasks was judged, by all four raters in each task.
     for task in simulated.tasks.all():
         assert not task.slots.exclude(state="done").exists()
+        assert Judgment.objects.filter(task=task).values("annotator").distinct().count() == 4

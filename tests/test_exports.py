@@ -62,7 +62,8 @@ def judged(campaign, manager, make_annotator):
             campaign=campaign, kind="system", name=name, files=[("x.de", data)], user=manager
         )
     users = [make_annotator(campaign, name) for name in ("=cmd", "ann2", "ann3")]
-    adequacy = launch(campaign, "adequacy", judgments_per_item=2, repeat_rate=0.5)
+    # Batches of 3, so that each of the three annotators gets some.
+    adequacy = launch(campaign, "adequacy", judgments_per_item=2, repeat_rate=0.5, batch_size=3)
     ranking = launch(campaign, "ranking", ranking_size=3, judgments_per_item=2, repeat_rate=0.5)
     pairwise = launch(campaign, "pairwise", scale="da100", judgments_per_item=2)
     judge_all(adequacy, users, lambda user, slot: {"score": 1 + (slot.item.id + user.id) % 5})

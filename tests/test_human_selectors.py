@@ -60,6 +60,7 @@ def adequacy(launched, loaded_campaign, make_annotator):
         reference_rate=0.5,
         repeat_rate=0.5,
         seed=11,
+        batch_size=10,  # small batches, so that all four annotators get some
     )
     users = [make_annotator(loaded_campaign, f"ann{i}") for i in range(4)]
     judge_all(task, users, likert)

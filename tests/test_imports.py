@@ -189,7 +189,14 @@ def test_another_run_of_a_system(loaded, manager):
 def test_file_over_the_size_limit(loaded, manager, settings):
     settings.UPLOAD_MAX_BYTES = 100
     message = refused(loaded, manager, "system", [("big.de", b"x" * 101)], "over the upload")
-    assert message == "big.de: 101 bytes is over the upload limit of 100"
+    assert message == "big.de: 101 bytes is over the upload limit of 100 bytes"
+
+
+def test_sizes_are_given_in_megabytes(loaded, manager, settings):
+    settings.UPLOAD_MAX_BYTES = 5 * 1024 * 1024
+    big = [("big.de", b"x" * (6 * 1024 * 1024 + 300_000))]
+    message = refused(loaded, manager, "system", big, "over the upload")
+    assert message == "big.de: 6.3 MB is over the upload limit of 5.0 MB"
 
 
 def _zip(members):
@@ -204,7 +211,7 @@ def test_archive_that_expands_past_the_limit(loaded, manager, settings):
     settings.UPLOAD_MAX_BYTES = 10_000
     bomb = _zip([("a.de", b"0" * 200_000)])
     assert len(bomb) < 10_000
-    refused(loaded, manager, "system", [("bomb.zip", bomb)], "expands past the limit of 10000")
+    refused(loaded, manager, "system", [("bomb.zip", bomb)], "past the limit of 10,000 bytes")
 
 
 def test_nested_archive(loaded, manager):

@@ -12,10 +12,11 @@ def test_likert_items_one_per_output_with_k_slots(launched):
     task = launched("adequacy", judgments_per_item=3)
     assert Item.objects.filter(task=task, item_type=ItemType.TGT).count() == 12 * 3
     assert Slot.objects.filter(task=task).count() == 12 * 3 * 3
-    # Every item gets its first judgment before any gets its second.
-    first = Slot.objects.filter(task=task, replica=0).order_by("-position").first()
-    second = Slot.objects.filter(task=task, replica=1).order_by("position").first()
-    assert first.position < second.position
+    # Every item gets its first judgment before any gets its second: replica 0's batches are
+    # claimed first (batches go out in number order; position is the order inside a batch).
+    first = Slot.objects.filter(task=task, replica=0).order_by("-batch__number").first()
+    second = Slot.objects.filter(task=task, replica=1).order_by("batch__number").first()
+    assert first.batch.number < second.batch.number
 
 
 def test_quality_control_items(launched):

@@ -1,5 +1,7 @@
 """Manager pages: create a campaign, upload with a preview, confirm or cancel."""
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -46,14 +48,22 @@ def test_upload_preview_then_confirm(web, campaign):
     assert Segment.objects.count() == 2
 
 
-def test_invalid_upload_shows_the_error_and_writes_nothing(web, campaign):
+def test_invalid_upload_shows_the_error_and_writes_nothing(web, campaign, settings):
+    settings.UPLOAD_MAX_BYTES = 5 * 1024 * 1024
     post_upload(web, campaign, "source", "src.en", b"a\nb\n")
     web.post(f"/campaigns/{campaign.id}/upload/{PendingUpload.objects.get().id}/confirm/")
-    response = post_upload(web, campaign, "system", "s.de", b"only one\n", name="S")
-    assert response.status_code == 302
-    page = web.get(response.url)
-    assert "s.de: 1 lines, but the source has 2" in page.content.decode()
+    response = post_upload(web, campaign, "system", "s.de", b"only one\n", name="S", add_run="on")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "s.de: 1 lines, but the source has 2" in page
     assert SystemRun.objects.count() == 0
+    # The error is beside the form, which keeps the manager's choices.
+    form = page[page.index('id="upload"') :]
+    assert form.index("upload-error") < form.index('name="kind"')
+    assert '<option value="system" selected>' in form
+    assert 'name="name" value="S"' in form
+    assert re.search(r'<input type="checkbox" name="add_run"[^>]* checked>', form)
+    assert "Files up to 5.0 MB each." in form  # the limit in MB, as errors give sizes
 
 
 def test_detail_page_lists_systems_with_their_job(web, campaign):

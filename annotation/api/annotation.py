@@ -31,8 +31,10 @@ class NextItemSerializer(serializers.Serializer):
     context_before = serializers.ListField(child=serializers.CharField())
     context_after = serializers.ListField(child=serializers.CharField())
     candidates = CandidateSerializer(many=True)
-    judged = serializers.IntegerField()
-    total = serializers.IntegerField()
+    judged = serializers.IntegerField(help_text="items judged in the current batch")
+    total = serializers.IntegerField(
+        help_text="the current batch's size, quality control included; fixed once taken"
+    )
 
 
 class NextItemApi(APIView):
@@ -42,7 +44,7 @@ class NextItemApi(APIView):
     def get(self, request, task_id: int):
         task = task_for_annotator(request.user, task_id)
         slot = slot_claim_next(task=task, annotator_id=request.user.id)
-        judged, total = annotator_progress(task=task, annotator_id=request.user.id)
+        progress = annotator_progress(task=task, annotator_id=request.user.id)
         body = {
             "done": slot is None,
             "slot": None,
@@ -53,8 +55,8 @@ class NextItemApi(APIView):
             "context_before": [],
             "context_after": [],
             "candidates": [],
-            "judged": judged,
-            "total": total,
+            "judged": progress.judged,
+            "total": progress.total,
         }
         if slot is not None:
             shown = item_display(slot)

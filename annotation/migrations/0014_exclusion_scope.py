@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0011_hter_percent"),
+        ("annotation", "0012_task_batches"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -20,6 +20,7 @@ from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.tasks import (
     LIKERT_TYPES,
+    Batch,
     Invitation,
     Item,
     ItemType,
@@ -34,6 +35,7 @@ __all__ = [
     "HUMAN",
     "LIKERT_TYPES",
     "AnnotatorExclusion",
+    "Batch",
     "Campaign",
     "Document",
     "Invitation",

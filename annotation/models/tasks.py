@@ -50,9 +50,11 @@ class Task(models.Model):
     bad_reference_rate = models.FloatField(default=0.0)
     reference_rate = models.FloatField(default=0.0)
     lease_seconds = models.PositiveIntegerField(default=900)
-    # How many items one annotator judges at most (planned repeats come on top), like an
-    # Appraise HIT; 0: as many as the pool has for them.
+    # How many items one annotator judges at most (planned repeats come on top), rounded up
+    # to whole batches (see annotation/services/assignment.py); 0: as many as they can get.
     items_per_annotator = models.PositiveIntegerField(default=0)
+    # Items per batch, the unit an annotator claims (WMT HITs: 100); repeats come on top.
+    batch_size = models.PositiveIntegerField(default=100)
     seed = models.BigIntegerField(default=12345)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -64,6 +66,7 @@ class Task(models.Model):
                 condition=Q(ranking_size__gte=2) & Q(judgments_per_item__gte=1),
                 name="task_sizes_positive",
             ),
+            models.CheckConstraint(condition=Q(batch_size__gte=1), name="task_batch_positive"),
             models.CheckConstraint(
                 condition=Q(repeat_rate__gte=0, repeat_rate__lte=1)
                 & Q(bad_reference_rate__gte=0, bad_reference_rate__lte=1)
@@ -78,6 +81,14 @@ class Task(models.Model):
     @property
     def is_likert(self) -> bool:
         return self.task_type in LIKERT_TYPES
+
+    @property
+    def shows_reference(self) -> bool:
+        """Whether the item screens show a human reference (a monolingual Likert task reads
+        the reference instead of the source)."""
+        return self.task_type != TaskType.FLUENCY and (
+            self.show_reference or (self.monolingual and self.is_likert)
+        )
 
 
 class ItemType(models.TextChoices):
@@ -116,28 +127,66 @@ class Item(models.Model):
         ]
 
 
-class Slot(models.Model):
-    """One judgment to collect: an item × a replica (or a planned repeat of one annotator)."""
+class Batch(models.Model):
+    """The unit an annotator claims: items planned together at launch with their bad
+    references and repeats, judged in ``Slot.position`` order by one annotator.
+
+    The batches of one ``group`` hold the same items (one batch per replica); an annotator
+    gets at most one batch of a group, so never an item twice.
+    """
 
     class State(models.TextChoices):
         OPEN = "open", "Open"
         LEASED = "leased", "Leased"
-        RESERVED = "reserved", "Reserved repeat"
+        DONE = "done", "Done"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="batches")
+    number = models.PositiveIntegerField()  # claim order: replica 0 first
+    group = models.PositiveIntegerField()
+    size = models.PositiveIntegerField()  # slots, quality control included; fixed at launch
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    leased_until = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task", "number"], name="one_batch_per_number"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["task", "number"], condition=Q(state="open"), name="batch_open_idx"
+            ),
+            models.Index(
+                fields=["task", "leased_until"],
+                condition=Q(state="leased"),
+                name="batch_lease_idx",
+            ),
+            models.Index(fields=["task", "annotator", "state"], name="batch_annotator_idx"),
+        ]
+
+
+class Slot(models.Model):
+    """One judgment to collect: an item × a replica, or the planned repeat of one; always in
+    a batch, whose annotator it belongs to once claimed."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        LEASED = "leased", "Leased"
         DONE = "done", "Done"
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="slots")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="slots")
-    position = models.PositiveIntegerField()
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="slots")
+    position = models.PositiveIntegerField()  # order inside the batch
     replica = models.PositiveSmallIntegerField()
     is_repeat = models.BooleanField(default=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    leased_until = models.DateTimeField(null=True)
     served_at = models.DateTimeField(null=True)
-    # A reserved repeat is due once its annotator has this many judgments in the task.
-    due_after = models.PositiveIntegerField(null=True)
 
     class Meta:
         constraints = [
@@ -149,15 +198,10 @@ class Slot(models.Model):
             models.UniqueConstraint(
                 fields=["item", "annotator"], condition=Q(is_repeat=True), name="one_repeat_each"
             ),
+            models.UniqueConstraint(fields=["batch", "position"], name="one_slot_per_position"),
         ]
         indexes = [
-            models.Index(
-                fields=["task", "position"], condition=Q(state="open"), name="slot_open_idx"
-            ),
             models.Index(fields=["task", "annotator", "state"], name="slot_annotator_idx"),
-            models.Index(
-                fields=["task", "leased_until"], condition=Q(state="leased"), name="slot_lease_idx"
-            ),
         ]
 
 

@@ -2,31 +2,56 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.db import connection
 
-from annotation.models import Document, Item, Judgment, Segment, Slot, Task
+from annotation.models import Batch, Document, Segment, Slot, Task
+from annotation.services.assignment import batch_quota
 
 
-def annotator_progress(*, task: Task, annotator_id: int) -> tuple[int, int]:
-    """(judged, total) for the progress bar, in one query of three indexed counts.
+class AnnotatorProgress(NamedTuple):
+    """Progress in the batch an annotator holds (or held last): ``judged`` of ``total``.
 
-    The total is what this annotator may judge: the task's items (or their quota) plus the
-    repeats planned for them. With several judgments per item the pool may run dry before
-    that; the done page then says so.
+    The total is the batch's size, quality control included, fixed when they take it, so
+    the bar never moves backwards or past its end. ``batches``: how many they have had;
+    ``quota``: how many they may have (0: no limit).
     """
+
+    judged: int
+    total: int
+    batches: int
+    quota: int
+
+    @property
+    def finished(self) -> bool:
+        """Known to be done: their last batch is complete and their quota is full."""
+        return bool(self.quota) and self.batches >= self.quota and self.judged >= self.total
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 0
+
+
+def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
+    """The annotator's progress in one query of indexed lookups. Slots judged by whoever
+    held the batch before (abandoned half-way) count as done: the batch is what is left."""
     sql = f"""
-        SELECT (SELECT count(*) FROM {Judgment._meta.db_table}
-                WHERE task_id = %(task)s AND annotator_id = %(user)s),
-               (SELECT count(*) FROM {Item._meta.db_table} WHERE task_id = %(task)s),
-               (SELECT count(*) FROM {Slot._meta.db_table}
-                WHERE task_id = %(task)s AND annotator_id = %(user)s AND is_repeat)
+        SELECT b.size,
+               (SELECT count(*) FROM {Slot._meta.db_table} s
+                 WHERE s.batch_id = b.id AND s.state = 'done'),
+               (SELECT count(DISTINCT s.batch_id) FROM {Slot._meta.db_table} s
+                 WHERE s.task_id = %(task)s AND s.annotator_id = %(user)s)
+          FROM {Batch._meta.db_table} b
+         WHERE b.task_id = %(task)s AND b.annotator_id = %(user)s
+         ORDER BY b.state = 'leased' DESC, b.number DESC
+         LIMIT 1
     """  # noqa: S608 (table names from the models; values are parameters)
     with connection.cursor() as cursor:
         cursor.execute(sql, {"task": task.id, "user": annotator_id})
-        judged, items, repeats = cursor.fetchone()
-    if task.items_per_annotator:
-        items = min(items, task.items_per_annotator)
-    return judged, items + repeats
+        row = cursor.fetchone()
+    size, done, batches = row or (0, 0, 0)
+    return AnnotatorProgress(done, size, batches, batch_quota(task))
 
 
 def tasks_for_annotator(user) -> list[Task]:
@@ -50,11 +75,9 @@ def item_display(slot: Slot) -> dict[str, object]:
     task, item = slot.task, slot.item
     segment = item.segment
     show_source = not (task.task_type == TaskType.FLUENCY or (task.monolingual and task.is_likert))
-    show_reference = task.task_type != TaskType.FLUENCY and (
-        task.show_reference or (task.monolingual and task.is_likert)
-    )
     reference = None
-    if show_reference:
+    # The first reference by name; a REF item judges another one (services/tasks.py).
+    if task.shows_reference:
         reference = (
             ReferenceSegment.objects.filter(segment=segment)
             .order_by("reference__name")

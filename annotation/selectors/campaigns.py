@@ -19,12 +19,14 @@ def campaigns_for_user(user) -> QuerySet[Campaign]:
 
 
 def campaign_tasks(campaign: Campaign) -> list:
-    """The campaign's tasks with their slot counts (total and done), in one query."""
+    """The campaign's tasks with their slot counts (total and done), in one query. Every
+    slot, repeats included, is planned at launch: the total never changes while people
+    judge, and the done count cannot pass it."""
     from annotation.models import Slot
 
     return list(
         campaign.tasks.annotate(
-            slots_total=Count("slots", filter=Q(slots__is_repeat=False)),
+            slots_total=Count("slots"),
             slots_done=Count("slots", filter=Q(slots__state=Slot.State.DONE)),
         ).order_by("id")
     )

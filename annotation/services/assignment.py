@@ -1,39 +1,259 @@
-"""Handing out work: an annotator's "next item" claims one slot, safely under concurrency.
+"""Handing out work in batches, as in WMT HITs: every assignment rule lives here.
 
-The claim is one call of the PostgreSQL function ``evalsite_claim_slot`` (migration
-0006_claim_slot_function), so a request pays one round trip for it whatever the annotator's
-progress, and concurrent claims go through row locks and ``FOR UPDATE SKIP LOCKED``, never
-through Python-side bookkeeping. In order, it returns:
+Planning (at launch, drawn from the task's seed, so a launch is reproducible):
 
-1. the slot the annotator holds already (resuming after a closed browser; its lease renewed),
-2. a planned repeat that is due (after ``REPEAT_GAP`` further judgments),
-3. the first open slot, in the task's seeded order, of an item they have not had,
-4. a slot of such an item whose lease expired (abandoned by someone else),
-5. at the very end, their repeats that are not due yet.
+- The task's items are shuffled and cut into groups of ``batch_capacity`` items; a Likert
+  task's bad references take their share of each group (``bad_reference_rate``: 10 of 100
+  at 0.1), each one made from a system output of its own group. A share
+  (``repeat_rate``) of each group's items is planned to come back as a repeat; repeats come
+  on top of the capacity. An Appraise import keeps its own batches and their order.
+- Inside a group, a bad reference or repeat comes at least ``QC_GAP`` items after its
+  original, or as far as the group allows (``group_order``).
+- Each group becomes one batch per replica (``judgments_per_item``), all in the same order;
+  replica 0's batches come first, so every item gets its first judgment before its second.
+  The slots of a batch are created up front: its size (quality control included) never
+  changes.
 
-Steps 3 and 4 stop once the annotator's quota (``items_per_annotator``) is full. The
-annotator's row is locked for the claim, so a double click cannot take two replicas of one
-item.
+Claiming (``slot_claim_next``, one call of the PostgreSQL function in ``assignment.sql``,
+installed by migration 0012_task_batches): in order,
+
+1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
+2. else the first open batch, in launch order, holding no item they have had,
+3. else such a batch whose lease expired (abandoned): what is left of it becomes theirs.
+
+The batches of a group hold the same items, so an annotator gets at most one batch of a
+group, and never an item twice. They judge the batch's slots in order, so each bad
+reference and repeat goes to whoever judged its original (a batch abandoned half-way is
+the one exception). Claims lock the annotator's
+row (a double click in two tabs takes one batch) and skip batches locked by other claims
+(``FOR UPDATE SKIP LOCKED``): concurrent annotators never share a batch.
+
+Quota: ``items_per_annotator`` (0: no limit) is rounded up to whole batches. A quota below
+``batch_size`` makes it the capacity of the task's batches (one batch each); otherwise an
+annotator gets ``ceil(items_per_annotator / batch_size)`` batches.
+
+Recording the last judgment of a batch closes it (``batch_after_judgment``); every
+judgment renews the batch's lease.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
 
 from django.db import connection, transaction
+from django.db.models import Case, Exists, OuterRef, Value, When
 from django.utils import timezone
 
-from annotation.models import Slot, Task
+from annotation.models import LIKERT_TYPES, Batch, Item, ItemType, Slot, Task
+
+# A bad reference or repeat comes at least this many items after its original (WMT: spread
+# out across the HIT), when the batch is long enough.
+QC_GAP = 10
+ORDER_ATTEMPTS = 20
+CLAIM_FUNCTION_SQL = Path(__file__).with_name("assignment.sql")
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A planned repeat of an item, as placed in a group's order."""
+
+    item: Item
+
+
+Entry = Item | Repeat
+
+
+def claim_function_sql() -> str:
+    """The SQL that installs the claim function (read by the migration and by its test)."""
+    return CLAIM_FUNCTION_SQL.read_text(encoding="utf-8")
+
+
+def batch_capacity(task: Task) -> int:
+    """Items per batch, repeats not counted."""
+    if task.items_per_annotator:
+        return max(1, min(task.batch_size, task.items_per_annotator))
+    return max(1, task.batch_size)
+
+
+def batch_quota(task: Task) -> int:
+    """Batches one annotator may take; 0: no limit."""
+    if not task.items_per_annotator:
+        return 0
+    return math.ceil(task.items_per_annotator / batch_capacity(task))
+
+
+def _bad_reference_share(task: Task) -> float:
+    return task.bad_reference_rate if task.task_type in LIKERT_TYPES else 0.0
+
+
+def originals_per_group(task: Task) -> int:
+    """System outputs and references per group: the capacity less the bad references' share."""
+    capacity = batch_capacity(task)
+    return max(1, capacity - round(_bad_reference_share(task) * capacity))
+
+
+def bad_references_wanted(task: Task, originals: int) -> int:
+    """Bad references to plan in a group of ``originals`` items: the rate's share of the
+    capacity for a full group, in proportion for the last, smaller one."""
+    share = _bad_reference_share(task)
+    if share <= 0:
+        return 0
+    per_group = originals_per_group(task)
+    full = batch_capacity(task) - per_group
+    if originals >= per_group:
+        return full
+    return round(full * originals / per_group)
+
+
+def groups_plan(items: Sequence[Item], task: Task, rng: random.Random) -> list[list[Item]]:
+    """The items shuffled and cut into groups (bad references are added by the caller)."""
+    order = list(items)
+    rng.shuffle(order)
+    size = originals_per_group(task)
+    return [order[start : start + size] for start in range(0, len(order), size)]
+
+
+def groups_from_appraise(items: Sequence[Item], task: Task) -> list[list[Item]]:
+    """Appraise's own batches (``source_meta["batch"]``), in order; items without one are
+    cut by capacity."""
+    groups: dict[object, list[Item]] = {}
+    loose: list[Item] = []
+    for item in items:
+        batch = item.source_meta.get("batch") if item.source_meta else None
+        if batch is None:
+            loose.append(item)
+        else:
+            groups.setdefault(batch, []).append(item)
+    size = batch_capacity(task)
+    return list(groups.values()) + [loose[i : i + size] for i in range(0, len(loose), size)]
+
+
+def group_order(units: Sequence[Sequence[Entry]], rng: random.Random) -> list[Entry]:
+    """One order of a group: each unit is an original followed by its companions (its bad
+    reference, its repeat), which come at least ``QC_GAP`` places after it (a second
+    companion twice as far), or the largest gap the group allows; never before it."""
+    for tried_gap in range(QC_GAP, 0, -1):
+        for _ in range(ORDER_ATTEMPTS):
+            order = _try_order(units, rng, tried_gap)
+            if order is not None:
+                return order
+    raise AssertionError("a gap of 1 always fits")  # pragma: no cover
+
+
+def _try_order(
+    units: Sequence[Sequence[Entry]], rng: random.Random, gap: int
+) -> list[Entry] | None:
+    shuffled = list(units)
+    rng.shuffle(shuffled)
+    # Units without companions close the group, so the last companions have room.
+    plain = [unit for unit in shuffled if len(unit) == 1]
+    tail = plain[len(plain) - min(len(plain), gap) :]
+    in_tail = {id(unit) for unit in tail}
+    queue = deque([unit for unit in shuffled if id(unit) not in in_tail] + tail)
+    waiting: list[tuple[int, Entry]] = []  # (ready at, companion)
+    left = sum(len(unit) - 1 for unit in units)
+    order: list[Entry] = []
+    while queue or waiting:
+        ready = [entry for entry in waiting if entry[0] <= len(order)]
+        take_companion = ready and (not queue or rng.random() < left / (left + len(queue)))
+        if take_companion:
+            entry = min(ready, key=lambda e: e[0])
+            waiting.remove(entry)
+            order.append(entry[1])
+            left -= 1
+        elif queue:
+            original, *rest = queue.popleft()
+            order.append(original)
+            waiting += [(len(order) - 1 + gap * (i + 1), c) for i, c in enumerate(rest)]
+        else:
+            return None
+    return order
+
+
+@transaction.atomic
+def batches_create(
+    *,
+    task: Task,
+    groups: Sequence[Sequence[Item]],
+    rng: random.Random,
+    keep_order: bool = False,
+) -> int:
+    """Plans the repeats, orders each group and creates its batch per replica with their
+    slots. ``groups`` hold saved items (bad references with their ``original`` set). With
+    ``keep_order`` (Appraise) the groups are shown as given, planned repeats at the end.
+    Returns the number of items."""
+    batches: list[Batch] = []
+    slots: list[Slot] = []
+    repeated: list[Item] = []
+    n_groups = len(groups)
+    for number, group in enumerate(groups):
+        repeatable = [item for item in group if item.item_type != ItemType.BAD]
+        chosen = rng.sample(repeatable, round(task.repeat_rate * len(repeatable)))
+        for item in chosen:
+            item.has_repeat = True
+        repeated += chosen
+        if keep_order:
+            order: list[Entry] = [*group, *(Repeat(item) for item in chosen)]
+        else:
+            order = group_order(_units(group), rng)
+        for replica in range(task.judgments_per_item):
+            batch = Batch(
+                task=task, number=replica * n_groups + number, group=number, size=len(order)
+            )
+            batches.append(batch)
+            for position, entry in enumerate(order):
+                is_repeat = isinstance(entry, Repeat)
+                item = entry.item if isinstance(entry, Repeat) else entry
+                slots.append(
+                    Slot(
+                        task=task,
+                        item=item,
+                        batch=batch,
+                        position=position,
+                        replica=replica,
+                        is_repeat=is_repeat,
+                    )
+                )
+    Item.objects.bulk_update(repeated, ["has_repeat"])
+    Batch.objects.bulk_create(batches)
+    Slot.objects.bulk_create(slots)
+    return sum(len(group) for group in groups)
+
+
+def _units(group: Sequence[Item]) -> list[list[Entry]]:
+    """Each original with its companions: its bad references, then its repeat."""
+    heads = [item for item in group if item.item_type != ItemType.BAD or item.original_id is None]
+    companions: dict[int, list[Entry]] = {id(head): [] for head in heads}
+    head_by_id = {head.id: head for head in heads if head.id is not None}
+    for item in group:
+        if item.item_type == ItemType.BAD and item.original_id is not None:
+            head = head_by_id.get(item.original_id)
+            if head is None:
+                heads.append(item)  # its original is in another group: no companion
+                companions[id(item)] = []
+            else:
+                companions[id(head)].append(item)
+    for head in heads:
+        if head.has_repeat:
+            companions[id(head)].append(Repeat(head))
+    return [[head, *companions[id(head)]] for head in heads]
 
 
 @transaction.atomic
 def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
-    """The slot this annotator should judge now, leased to them; None when nothing is left."""
+    """The slot this annotator should judge now (in their batch, leased to them); None when
+    nothing is left for them."""
     now = now or timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT evalsite_claim_slot(%s, %s, %s, %s, %s)",
-            [task.id, annotator_id, now, task.lease_seconds, task.items_per_annotator],
+            [task.id, annotator_id, now, task.lease_seconds, batch_quota(task)],
         )
         (slot_id,) = cursor.fetchone()
     if slot_id is None:
@@ -42,3 +262,24 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     slot = Slot.objects.select_related("item__segment").get(id=slot_id)
     slot.task = task
     return slot
+
+
+def batch_lock(*, task_id: int, slot_id: int) -> None:
+    """Locks the batch of a slot about to be judged, before the slot: the claim locks batch,
+    then slot, so the same order here cannot deadlock with a takeover or a second tab."""
+    list(
+        Batch.objects.select_for_update(of=("self",))
+        .filter(slots__id=slot_id, task_id=task_id)
+        .values_list("id", flat=True)
+    )
+
+
+def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
+    """After a slot's judgment: closes its batch if that was the last one, else renews the
+    batch's lease. One query."""
+    pending = Exists(Slot.objects.filter(batch_id=OuterRef("pk")).exclude(state=Slot.State.DONE))
+    lease_end = now + timedelta(seconds=slot.task.lease_seconds)
+    Batch.objects.filter(id=slot.batch_id, annotator_id=slot.annotator_id).update(
+        state=Case(When(pending, then=Value(Batch.State.LEASED)), default=Value(Batch.State.DONE)),
+        leased_until=Case(When(pending, then=Value(lease_end)), default=None),
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models.functions import Length
 
 from annotation.models import (
     Campaign,
@@ -31,6 +32,8 @@ from annotation.services.upload_plans import (
     UploadPlan,
     check_name,
     content_hash,
+    line_count_error,
+    long_line_warnings,
     plan_source,
     plan_wmt_xml,
 )
@@ -40,6 +43,7 @@ from annotation.textfiles import (
     extract_archive,
     is_archive,
     parse_records,
+    size_over_limit,
     system_name_from_filename,
 )
 
@@ -51,7 +55,7 @@ DEFAULT_DOCUMENT = "document-1"  # the one implicit document of a source without
 def _expand(filename: str, data: bytes, *, kind: str) -> list[tuple[str, bytes]]:
     limit = settings.UPLOAD_MAX_BYTES
     if len(data) > limit:
-        raise UploadError(filename, f"{len(data)} bytes is over the upload limit of {limit}")
+        raise size_over_limit(filename, len(data), limit)
     if not is_archive(filename):
         return [(filename, data)]
     if kind != "system":
@@ -70,13 +74,16 @@ def upload_plan(
     name: str | None = None,
     add_run: bool = False,
     documents: tuple[str, bytes] | None = None,
+    names: list[str] | None = None,
 ) -> UploadPlan:
     """Validates whole files against the campaign and returns what importing them will do.
 
     ``name`` names a reference or a system; with several system files (or an archive) each
-    system is named after its file. ``add_run`` adds the file as another run of an existing
-    system (several training seeds) instead of refusing the name. ``documents`` is a file of
-    document ids (one a line) for a source that has none of its own.
+    system is named after its file (:func:`system_name_from_filename`), unless ``names``
+    gives one a file, in order (the names edited in the preview; an empty one is derived).
+    ``add_run`` adds the file as another run of an existing system (several training seeds)
+    instead of refusing the name. ``documents`` is a file of document ids (one a line) for a
+    source that has none of its own.
     """
     if kind not in KINDS:
         raise UploadError("upload", f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -90,11 +97,20 @@ def upload_plan(
     if kind != "system" and len(expanded) != 1:
         raise UploadError("upload", f"a {kind} is one file; {len(expanded)} were sent")
 
-    segment_count = Segment.objects.filter(campaign=campaign).count()
+    if names is not None and len(names) != len(expanded):
+        raise UploadError("upload", f"{len(names)} names for {len(expanded)} files")
+    source_lengths = list(
+        Segment.objects.filter(campaign=campaign)
+        .order_by("index")
+        .annotate(length=Length("source"))
+        .values_list("length", flat=True)
+    )
+    segment_count = len(source_lengths)
+    languages = (campaign.target_language, campaign.source_language)
     planned: list[PlannedFile] = []
     seen_names: dict[str, str] = {}
     seen_hashes: dict[str, str] = {}
-    for filename, data in expanded:
+    for position, (filename, data) in enumerate(expanded):
         parsed = parse_records(filename, data, allow_empty=kind == "system")
         texts = parsed.texts
         digest = content_hash(texts)
@@ -104,13 +120,12 @@ def upload_plan(
         if not segment_count:
             raise UploadError(filename, "upload the source first: nothing to align this file to")
         if len(texts) != segment_count:
-            raise UploadError(
-                filename,
-                f"{len(texts)} lines, but the source has {segment_count}; "
-                "every line must translate the source line with the same number",
-            )
-        label = (name if len(expanded) == 1 and name else None) or (
-            system_name_from_filename(filename) if kind == "system" else None
+            raise line_count_error(filename, texts, segment_count)
+        parsed.warnings.extend(long_line_warnings(filename, texts, source_lengths))
+        label = (
+            (names[position].strip() if names is not None else None)
+            or (name if len(expanded) == 1 and name else None)
+            or (system_name_from_filename(filename, languages) if kind == "system" else None)
         )
         if not label or not label.strip():
             raise UploadError(filename, f"a {kind} needs a name")
@@ -285,6 +300,7 @@ def upload_import(
     name: str | None = None,
     add_run: bool = False,
     documents: tuple[str, bytes] | None = None,
+    names: list[str] | None = None,
 ) -> list[ImportedFile]:
     """Validates and imports: all files or none; metrics jobs are queued on commit.
 
@@ -294,7 +310,13 @@ def upload_import(
     """
     Campaign.objects.select_for_update().get(id=campaign.id)
     plan = upload_plan(
-        campaign=campaign, kind=kind, files=files, name=name, add_run=add_run, documents=documents
+        campaign=campaign,
+        kind=kind,
+        files=files,
+        name=name,
+        add_run=add_run,
+        documents=documents,
+        names=names,
     )
     return _apply(campaign, plan, user)
 
@@ -330,27 +352,48 @@ def pending_upload_create(
 
 @transaction.atomic
 def pending_upload_confirm(
-    *, campaign: Campaign, user: User, pending_id: int
+    *, campaign: Campaign, user: User, pending_id: int, names: list[str] | None = None
 ) -> list[ImportedFile]:
-    """Imports previewed files, validating them again; the preview is gone either way."""
+    """Imports previewed files, validating them again, under the ``names`` edited in the
+    preview (one a planned file). The preview is gone after an import, and kept (the whole
+    transaction rolls back) when validation refuses it, so the manager can correct a name."""
+    pending = _pending(campaign=campaign, user=user, pending_id=pending_id)
+    arguments = _pending_arguments(pending)
+    pending.delete()
+    if arguments["kind"] in NAMED_KINDS:
+        arguments["names"] = names
+    return upload_import(campaign=campaign, user=user, **arguments)
+
+
+def pending_upload_plan(
+    *, campaign: Campaign, user: User, pending_id: int
+) -> tuple[PendingUpload, UploadPlan]:
+    """A kept preview and its plan, to show it again (after a refused name, say)."""
+    pending = _pending(campaign=campaign, user=user, pending_id=pending_id)
+    return pending, upload_plan(campaign=campaign, **_pending_arguments(pending))
+
+
+NAMED_KINDS = ("reference", "system")  # the kinds whose names the preview lets one edit
+
+
+def _pending(*, campaign: Campaign, user: User, pending_id: int) -> PendingUpload:
     pending = PendingUpload.objects.filter(id=pending_id, campaign=campaign, user=user).first()
     if pending is None:
         raise UploadError("upload", "this preview has expired or was confirmed already")
-    files = [(f.filename, bytes(f.data)) for f in pending.files.order_by("id")]
-    kind, name, add_run = pending.kind, pending.name or None, pending.add_run
+    return pending
+
+
+def _pending_arguments(pending: PendingUpload) -> dict:
     documents = None
     if pending.documents is not None:
         documents = (pending.documents_filename, bytes(pending.documents))
-    pending.delete()
-    return upload_import(
-        campaign=campaign,
-        kind=kind,
-        files=files,
-        user=user,
-        name=name,
-        add_run=add_run,
-        documents=documents,
-    )
+    return {
+        "kind": pending.kind,
+        "files": [(f.filename, bytes(f.data)) for f in pending.files.order_by("id")],
+        "name": pending.name or None,
+        "add_run": pending.add_run,
+        "documents": documents,
+    }
 
 
 @transaction.atomic

@@ -12,10 +12,9 @@ from django.utils import timezone
 
 from annotation.models import LIKERT_TYPES, Judgment, Slot, TaskType
 from annotation.scales import CONTINUOUS, scale_range
+from annotation.services.assignment import batch_after_judgment, batch_lock
 from metrics.postedit import hter
 
-# A planned repeat comes back after this many other judgments of the same annotator.
-REPEAT_GAP = 10
 MAX_POST_EDIT_CHARS = 10_000
 
 
@@ -138,6 +137,7 @@ def judgment_record(
     is a conflict; the answer is not recorded and the response says so.
     """
     now = now or timezone.now()
+    batch_lock(task_id=task_id, slot_id=slot_id)
     # The slot, locked, with its task, item and any judgment already recorded: one query.
     slot = (
         Slot.objects.select_for_update(of=("self",))
@@ -161,8 +161,11 @@ def judgment_record(
             "this item is no longer assigned to you (it was "
             "released after a long pause); take the next item",
         )
+    if slot.served_at is None:
+        # Items of a batch are judged in order: one not shown yet is not answered yet.
+        raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
     values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
-    served_at = slot.served_at or now
+    served_at = slot.served_at
     try:
         with transaction.atomic():
             judgment = Judgment.objects.create(
@@ -180,23 +183,6 @@ def judgment_record(
     except IntegrityError:
         raise JudgmentError("conflict", "you have judged this item already") from None
     slot.state = Slot.State.DONE
-    slot.leased_until = None
-    slot.save(update_fields=["state", "leased_until"])
-    if slot.item.has_repeat and not slot.is_repeat:
-        done = Judgment.objects.filter(task_id=task_id, annotator_id=annotator_id).count()
-        Slot.objects.bulk_create(
-            [
-                Slot(
-                    task_id=task_id,
-                    item_id=slot.item_id,
-                    position=slot.position,
-                    replica=0,
-                    is_repeat=True,
-                    state=Slot.State.RESERVED,
-                    annotator_id=annotator_id,
-                    due_after=done + REPEAT_GAP,
-                )
-            ],
-            ignore_conflicts=True,
-        )
+    slot.save(update_fields=["state"])
+    batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)

@@ -14,6 +14,7 @@ from django.db.models import Max
 from annotation.models import (
     HUMAN,
     LIKERT_TYPES,
+    Batch,
     Campaign,
     Item,
     ItemType,
@@ -26,6 +27,7 @@ from annotation.models import (
     TaskType,
 )
 from annotation.selectors.annotation import campaign_has_documents
+from annotation.services import assignment
 
 MAX_PAIRS_PER_SEGMENT = 10
 SETTINGS = (
@@ -41,6 +43,7 @@ SETTINGS = (
     "lease_seconds",
     "seed",
     "items_per_annotator",
+    "batch_size",
 )
 
 
@@ -63,6 +66,8 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
             raise TaskError(f"{rate} is a share between 0 and 1")
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
+    if task.batch_size < 1:
+        raise TaskError("a batch holds at least one item")
     if task.context_size and not campaign_has_documents(campaign):
         raise TaskError(
             "context needs document ids, and this campaign has none (a source without them is "
@@ -74,12 +79,33 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
     return task
 
 
+SAME_REFERENCE_WARNING = (
+    "annotators see the human reference in this task and the campaign has only one, so it "
+    "cannot also be judged as a candidate: no human-reference items are planned (upload a "
+    "second reference before launching to judge one)"
+)
+
+
+def task_reference_warning(task: Task) -> str | None:
+    """Why the task's human-reference items will not be planned, if they will not."""
+    if task.reference_rate <= 0 or not task.shows_reference:
+        return None
+    if task.campaign.references.count() >= 2:
+        return None
+    return SAME_REFERENCE_WARNING
+
+
 @dataclass
 class _Data:
     segments: list[Segment]
     systems: list[System]
     outputs: dict[int, list[str]]  # system id -> text per segment position
-    reference: list[str] | None
+    references: list[list[str]]  # text per segment position, by reference name
+
+    def judged_reference(self, task: Task) -> list[str] | None:
+        """The reference judged as a candidate (REF items): never the one shown beside it."""
+        candidates = self.references[1:] if task.shows_reference else self.references
+        return candidates[0] if candidates else None
 
 
 def _load(campaign: Campaign) -> _Data:
@@ -92,15 +118,14 @@ def _load(campaign: Campaign) -> _Data:
         run__campaign=campaign, run__number=1
     ).values_list("run__system_id", "segment_id", "text"):
         outputs[system_id][position[segment_id]] = text
-    reference_name = campaign.references.order_by("name").values_list("name", flat=True).first()
-    reference = None
-    if reference_name is not None:
-        reference = [""] * len(segments)
-        for segment_id, text in ReferenceSegment.objects.filter(
-            reference__campaign=campaign, reference__name=reference_name
-        ).values_list("segment_id", "text"):
-            reference[position[segment_id]] = text
-    return _Data(segments, systems, outputs, reference)
+    # The first two references by name: the first is the one shown (see item_display).
+    names = list(campaign.references.order_by("name").values_list("name", flat=True)[:2])
+    references = {name: [""] * len(segments) for name in names}
+    for name, segment_id, text in ReferenceSegment.objects.filter(
+        reference__campaign=campaign, reference__name__in=names
+    ).values_list("reference__name", "segment_id", "text"):
+        references[name][position[segment_id]] = text
+    return _Data(segments, systems, outputs, [references[name] for name in names])
 
 
 def _candidate(text: str, systems: list[str], item_type: str = ItemType.TGT) -> dict[str, Any]:
@@ -129,7 +154,7 @@ def task_launch(*, task_id: int) -> int:
     if not data.segments or not data.systems:
         raise TaskError("upload the source and at least one system output before launching")
     needs_reference = task.monolingual or task.show_reference or task.reference_rate > 0
-    if needs_reference and data.reference is None:
+    if needs_reference and not data.references:
         raise TaskError("this task shows or judges the reference: upload a reference first")
     rng = random.Random(task.seed)
     if task.task_type in LIKERT_TYPES or task.task_type == TaskType.POSTEDIT:
@@ -139,9 +164,13 @@ def task_launch(*, task_id: int) -> int:
     else:
         items = _ranking_items(task, data, rng)
     _create_numbered(task, items)
-    bad = _bad_reference_items(task, data, items, rng)
-    _create_numbered(task, bad)
-    return _finish_launch(task, items + bad, rng)
+    groups = assignment.groups_plan(items, task, rng)
+    bad = [_bad_reference_items(task, data, group, rng) for group in groups]
+    _create_numbered(task, [item for group in bad for item in group])
+    planned = assignment.batches_create(
+        task=task, groups=[group + extra for group, extra in zip(groups, bad, strict=True)], rng=rng
+    )
+    return _finish_launch(task, planned)
 
 
 @transaction.atomic
@@ -153,7 +182,11 @@ def task_launch_items(*, task: Task, items: list[Item]) -> int:
     if not items:
         raise TaskError("a task needs at least one item")
     _create_numbered(task, items)
-    return _finish_launch(task, items, random.Random(task.seed))
+    groups = assignment.groups_from_appraise(items, task)
+    planned = assignment.batches_create(
+        task=task, groups=groups, rng=random.Random(task.seed), keep_order=True
+    )
+    return _finish_launch(task, planned)
 
 
 def _create_numbered(task: Task, items: list[Item]) -> None:
@@ -165,20 +198,8 @@ def _create_numbered(task: Task, items: list[Item]) -> None:
     Item.objects.bulk_create(items)
 
 
-def _finish_launch(task: Task, everything: list[Item], rng: random.Random) -> int:
-    """Plans repeats, creates the slots in a seeded order and marks the task launched."""
-    for item in everything:
-        item.has_repeat = item.item_type != ItemType.BAD and rng.random() < task.repeat_rate
-    Item.objects.bulk_update([item for item in everything if item.has_repeat], ["has_repeat"])
-    order = list(range(len(everything)))
-    rng.shuffle(order)
-    n = len(everything)
-    # All items get their first judgment before any gets its second.
-    Slot.objects.bulk_create(
-        Slot(task=task, item=everything[index], replica=replica, position=replica * n + rank)
-        for rank, index in enumerate(order)
-        for replica in range(task.judgments_per_item)
-    )
+def _finish_launch(task: Task, planned: int) -> int:
+    """Marks the task launched (its batches and slots are created); returns its item count."""
     task.state = Task.State.LAUNCHED
     task.save(update_fields=["state"])
     Campaign.objects.filter(id=task.campaign_id, state=Campaign.State.DRAFT).update(
@@ -190,11 +211,14 @@ def _finish_launch(task: Task, everything: list[Item], rng: random.Random) -> in
     # planned on them too: statistics saying "empty" gave nested loops over every item, and
     # seconds per lookup.
     with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {Slot._meta.db_table}, {Item._meta.db_table}")
-    return n
+        cursor.execute(
+            f"ANALYZE {Slot._meta.db_table}, {Item._meta.db_table}, {Batch._meta.db_table}"
+        )
+    return planned
 
 
 def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
+    reference = data.judged_reference(task)
     items = []
     for i, segment in enumerate(data.segments):
         for system in data.systems:
@@ -208,31 +232,35 @@ def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[It
                     candidates=[_candidate(text, [system.name])],
                 )
             )
-        if data.reference is not None and rng.random() < task.reference_rate:
+        if reference is not None and rng.random() < task.reference_rate:
             items.append(
                 Item(
                     task=task,
                     campaign=task.campaign,
                     segment=segment,
                     item_type=ItemType.REF,
-                    candidates=[_candidate(data.reference[i], [HUMAN], ItemType.REF)],
+                    candidates=[_candidate(reference[i], [HUMAN], ItemType.REF)],
                 )
             )
     return items
 
 
 def _bad_reference_items(
-    task: Task, data: _Data, items: list[Item], rng: random.Random
+    task: Task, data: _Data, group: list[Item], rng: random.Random
 ) -> list[Item]:
-    if task.task_type not in LIKERT_TYPES or task.bad_reference_rate <= 0:
+    """The group's bad references, each degrading a system output of the group (as many as
+    the assignment rules want, fewer if outputs are too short to degrade)."""
+    wanted = assignment.bad_references_wanted(task, len(group))
+    if not wanted:
         return []
     from annotation.badref import degrade
 
     donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
+    outputs = [item for item in group if item.item_type == ItemType.TGT]
     bad: list[Item] = []
-    for item in items:
-        if item.item_type != ItemType.TGT or rng.random() >= task.bad_reference_rate:
-            continue
+    for item in rng.sample(outputs, len(outputs)):
+        if len(bad) == wanted:
+            break
         assert item.system_id is not None  # every TGT item has its system
         text = item.candidates[0]["text"]
         try:
@@ -288,11 +316,12 @@ def _pairwise_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
 
 def _ranking_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
     size = task.ranking_size
+    reference = data.judged_reference(task)
     items = []
     for i, segment in enumerate(data.segments):
         entries = [(s.name, data.outputs[s.id][i], ItemType.TGT) for s in data.systems]
-        if data.reference is not None and rng.random() < task.reference_rate:
-            entries.append((HUMAN, data.reference[i], ItemType.REF))
+        if reference is not None and rng.random() < task.reference_rate:
+            entries.append((HUMAN, reference[i], ItemType.REF))
         rng.shuffle(entries)
         # Every system once per segment; the last group is filled up from the others.
         for start in range(0, len(entries), size):

@@ -16,6 +16,7 @@ from annotation.textfiles import (
     check_documents,
     is_archive,
     parse_document_ids,
+    size_over_limit,
 )
 from annotation.wmt_xml import parse_wmt_xml
 
@@ -72,6 +73,51 @@ def content_hash(texts: list[str]) -> str:
         digest.update(text.encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+# A translation line this many times longer than its source line (and than a short line's
+# floor) is most likely a broken file; the preview warns about it.
+LONG_LINE_RATIO = 4
+LONG_LINE_FLOOR = 50  # characters: short sources have long enough translations
+LONG_LINE_WARNINGS = 5  # named one by one; the rest are counted
+
+
+def long_line_warnings(filename: str, texts: list[str], source_lengths: list[int]) -> list[str]:
+    """Lines far longer than their source line, which validation alone lets through."""
+    pairs = zip(texts, source_lengths, strict=True)
+    long_lines = [
+        (number, len(text), source_length)
+        for number, (text, source_length) in enumerate(pairs, start=1)
+        if len(text) > LONG_LINE_RATIO * max(source_length, LONG_LINE_FLOOR)
+    ]
+    warnings = [
+        f"{filename}, line {number}: {length:,} characters where its source line has "
+        f"{source:,}; is this the right file?"
+        for number, length, source in long_lines[:LONG_LINE_WARNINGS]
+    ]
+    if len(long_lines) > LONG_LINE_WARNINGS:
+        warnings.append(
+            f"{filename}: {len(long_lines) - LONG_LINE_WARNINGS} more lines over "
+            f"{LONG_LINE_RATIO} times as long as their source line"
+        )
+    return warnings
+
+
+def line_count_error(filename: str, texts: list[str], segment_count: int) -> UploadError:
+    """A file whose lines do not match the source's, naming trailing blank lines as the cause."""
+    extra = len(texts) - segment_count
+    if extra > 0 and not any(text.strip() for text in texts[segment_count:]):
+        blank = "a blank line" if extra == 1 else f"{extra} blank lines"
+        return UploadError(
+            filename,
+            f"{len(texts)} lines, but the source has {segment_count}: the file ends with "
+            f"{blank}; remove the trailing blank line{'s' if extra > 1 else ''}",
+        )
+    return UploadError(
+        filename,
+        f"{len(texts)} lines, but the source has {segment_count}; "
+        "every line must translate the source line with the same number",
+    )
 
 
 def check_name(filename: str, kind: str, label: str) -> None:
@@ -131,7 +177,7 @@ def plan_wmt_xml(campaign: Campaign, files: list[tuple[str, bytes]]) -> UploadPl
         raise UploadError(filename, "send the WMT XML file itself, not an archive")
     limit = settings.UPLOAD_MAX_BYTES
     if len(data) > limit:
-        raise UploadError(filename, f"{len(data)} bytes is over the upload limit of {limit}")
+        raise size_over_limit(filename, len(data), limit)
     test_set = parse_wmt_xml(filename, data)
     languages = (test_set.source_language or "", test_set.target_language or "")
     expected = (campaign.source_language, campaign.target_language)

@@ -24,7 +24,7 @@ def _task_for(request, task_id: int) -> Task:
 @login_required
 def task_list(request):
     tasks = tasks_for_annotator(request.user)
-    rows = [(task, *annotator_progress(task=task, annotator_id=request.user.id)) for task in tasks]
+    rows = [(task, annotator_progress(task=task, annotator_id=request.user.id)) for task in tasks]
     return render(request, "annotate/tasks.html", {"rows": rows})
 
 
@@ -32,9 +32,9 @@ def task_list(request):
 def annotate(request, task_id: int):
     task = _task_for(request, task_id)
     slot = slot_claim_next(task=task, annotator_id=request.user.id)
-    judged, total = annotator_progress(task=task, annotator_id=request.user.id)
+    progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
-        return render(request, "annotate/done.html", {"task": task, "judged": judged})
+        return render(request, "annotate/done.html", {"task": task, "progress": progress})
     return render(
         request,
         "annotate/item.html",
@@ -42,9 +42,7 @@ def annotate(request, task_id: int):
             "task": task,
             "slot": slot,
             "item": slot.item,
-            "judged": judged,
-            "total": total,
-            "percent": round(100 * judged / total) if total else 100,
+            "progress": progress,
             "TaskType": TaskType,
             **item_display(slot),
         },

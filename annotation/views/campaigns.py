@@ -14,13 +14,15 @@ from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import (
+    NAMED_KINDS,
     pending_upload_confirm,
     pending_upload_create,
     pending_upload_discard,
+    pending_upload_plan,
     upload_plan,
 )
 from annotation.services.scoring import campaign_metrics_recompute
-from annotation.textfiles import UploadError, read_uploaded
+from annotation.textfiles import UploadError, format_size, read_uploaded
 
 
 @login_required
@@ -50,6 +52,12 @@ def campaign_create_view(request):
 @login_required
 def campaign_detail(request, campaign_id: int):
     campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    return _detail_page(request, campaign, role)
+
+
+def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", status=200):
+    """The campaign page; after a refused upload, with the form as it was sent and the error
+    beside it (a browser cannot be given the chosen files back, only the other choices)."""
     runs = system_runs_with_jobs(campaign)
     return render(
         request,
@@ -61,9 +69,12 @@ def campaign_detail(request, campaign_id: int):
             "can_manage": role in CAN_MANAGE or role == "admin",
             "overview": campaign_overview(campaign),
             "runs": runs,
-            "form": UploadForm(),
+            "form": form or UploadForm(),
+            "upload_error": upload_error,
+            "upload_limit": format_size(settings.UPLOAD_MAX_BYTES),
             "task_form": TaskForm(),
         },
+        status=status,
     )
 
 
@@ -81,15 +92,16 @@ def campaign_systems(request, campaign_id: int):
 @login_required
 @require_POST
 def campaign_upload(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    campaign, role = campaign_for(request.user, campaign_id, CAN_MANAGE)
     form = UploadForm(request.POST, request.FILES)
+
+    def refused(error: str):
+        return _detail_page(request, campaign, role, form=form, upload_error=error, status=400)
+
     if not form.is_valid():
-        for error in form.errors.values():
-            messages.error(request, " ".join(error))
-        return redirect("campaign-detail", campaign.id)
+        return refused(" ".join(" ".join(error) for error in form.errors.values()))
     if not request.FILES.getlist("files"):
-        messages.error(request, "Choose a file to upload.")
-        return redirect("campaign-detail", campaign.id)
+        return refused("Choose a file to upload.")
     data = form.cleaned_data
     try:
         files = read_uploaded(request.FILES.getlist("files"), max_bytes=settings.UPLOAD_MAX_BYTES)
@@ -105,8 +117,7 @@ def campaign_upload(request, campaign_id: int):
             documents=documents,
         )
     except UploadError as error:
-        messages.error(request, f"Nothing was imported. {error}")
-        return redirect("campaign-detail", campaign.id)
+        return refused(f"Nothing was imported. {error}")
     pending = pending_upload_create(
         campaign=campaign,
         user=request.user,
@@ -116,20 +127,60 @@ def campaign_upload(request, campaign_id: int):
         add_run=data["add_run"],
         documents=documents,
     )
+    return _preview_page(request, campaign, plan, pending)
+
+
+def _preview_page(request, campaign, plan, pending, *, names=None, error: str = "", status=200):
+    if names is None or len(names) != len(plan.files):
+        names = [planned.name for planned in plan.files]
     return render(
-        request, "campaigns/preview.html", {"campaign": campaign, "plan": plan, "pending": pending}
+        request,
+        "campaigns/preview.html",
+        {
+            "campaign": campaign,
+            "plan": plan,
+            "pending": pending,
+            "names_editable": pending.kind in NAMED_KINDS,
+            "rows": list(zip(plan.files, names, strict=True)),
+            "error": error,
+        },
+        status=status,
     )
+
+
+MAX_NAMED_FILES = 1000  # read at most this many name-i fields
+
+
+def _names_from_post(post) -> list[str] | None:
+    """The names edited in the preview, one a file in order; None when the page sent none."""
+    names = []
+    while len(names) < MAX_NAMED_FILES and f"name-{len(names)}" in post:
+        names.append(post[f"name-{len(names)}"])
+    return names or None
 
 
 @login_required
 @require_POST
 def campaign_upload_confirm(request, campaign_id: int, pending_id: int):
     campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    names = _names_from_post(request.POST)
     try:
         results = pending_upload_confirm(
-            campaign=campaign, user=request.user, pending_id=pending_id
+            campaign=campaign, user=request.user, pending_id=pending_id, names=names
         )
     except UploadError as error:
+        # The preview is kept: show it again with the names as typed and the error above them.
+        try:
+            pending, plan = pending_upload_plan(
+                campaign=campaign, user=request.user, pending_id=pending_id
+            )
+        except UploadError:
+            pass  # confirmed already, or the campaign changed under it: back to the form
+        else:
+            message = f"Nothing was imported. {error}"
+            return _preview_page(
+                request, campaign, plan, pending, names=names, error=message, status=400
+            )
         messages.error(request, f"Nothing was imported. {error}")
     else:
         for result in results:

@@ -9,7 +9,12 @@ from django.views.decorators.http import require_POST
 
 from annotation.forms import TaskForm
 from annotation.permissions import CAN_MANAGE, campaign_for
-from annotation.services.tasks import TaskError, task_create, task_launch
+from annotation.services.tasks import (
+    TaskError,
+    task_create,
+    task_launch,
+    task_reference_warning,
+)
 
 
 @login_required
@@ -29,6 +34,8 @@ def task_add(request, campaign_id: int):
             request,
             f"{task.get_task_type_display()} task created; launch it when the data is complete.",
         )
+        if warning := task_reference_warning(task):
+            messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)
 
 
@@ -45,4 +52,6 @@ def task_launch_view(request, campaign_id: int, task_id: int):
         messages.error(request, f"Not launched: {error}.")
     else:
         messages.success(request, f"Launched with {items} items.")
+        if warning := task_reference_warning(campaign.tasks.get(id=task_id)):
+            messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)

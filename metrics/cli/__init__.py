@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 # Each sub-command lives in its own module with ``register(subparsers)``; the module sets
@@ -11,16 +12,23 @@ from collections.abc import Sequence
 SUBCOMMANDS = ("score", "agreement", "human", "mqm", "esa", "compare", "meta")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, the other sub-commands are not imported (a cold start of
+    ``score`` should not pay for scipy.stats, which ``human`` needs)."""
     parser = argparse.ArgumentParser(prog="python -m metrics", description=__doc__)
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"metrics.cli.{name}")
-        module.register(subparsers)
+        if only is None or name == only:
+            module = importlib.import_module(f"metrics.cli.{name}")
+            module.register(subparsers)
+        else:
+            subparsers.add_parser(name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    chosen = arguments[0] if arguments and arguments[0] in SUBCOMMANDS else None
+    parser = build_parser(only=chosen)
+    args = parser.parse_args(arguments)
     return int(args.func(args))

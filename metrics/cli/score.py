@@ -1,5 +1,11 @@
 """`python -m metrics score`: corpus scores, bootstrap intervals and paired tests, like sacrebleu.
 
+Metrics: bleu, chrf, chrf++, ter (sacrebleu), meteor, nist, wer, per, ribes, lepor, hlepor,
+rougel, gtm, and ulc (the uniform combination of the other metrics chosen, NIST excepted; or
+ulc:METRIC+METRIC...). Scores are on 0-100 except NIST; lower is better for TER, WER and PER.
+RIBES, LEPOR, hLEPOR and ROUGE-L are means of sentence scores: their tests resample sentence
+scores (signature "stats:sentence"); the others resample sufficient statistics.
+
 Each system is scored against the references with every requested metric, with a 95% bootstrap
 confidence interval (sacrebleu's resampling and seed). With --paired, every pair of systems is
 compared by paired bootstrap resampling (bs) or approximate randomisation (ar); the p-values
@@ -13,7 +19,7 @@ runs, MultEval style); the runs' own scores, mean and standard deviation are rep
 "signature", "ci": [low, high], "mean", "run_scores", "run_std"}}}], "pairs": [{"a", "b",
 "metric", "delta", "p_value", "win_a", "win_b", "tie"}], "test"}. win_a is the share of
 bootstrap resamples in which a is better (also with --paired ar, whose p-values are the
-randomisation's). Scores are on the 0-100 scale.
+randomisation's).
 
 Files are UTF-8, one segment a line, trailing whitespace ignored (as sacrebleu reads them).
 Unreadable files, line count mismatches and invalid UTF-8 exit with code 2.
@@ -33,7 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from metrics.automatic import METRICS, TOKENIZERS, check_metric, extract_statistics_many, signature
+from metrics import classic
+from metrics.automatic import METRICS, TOKENIZERS, check_metric, signature, tokenize_applies
+from metrics.classic import ulc
+from metrics.cli.score_output import as_json, as_text
+from metrics.extraction import default_jobs, extract_table
 from metrics.resampling import (
     AR_TRIALS,
     BOOTSTRAP_SAMPLES,
@@ -45,8 +55,6 @@ from metrics.resampling import (
     paired_bootstrap,
 )
 
-_NAMES = {"bleu": "BLEU", "chrf": "chrF2", "chrf++": "chrF2++", "ter": "TER"}
-
 
 class InputError(Exception):
     """Bad command-line input, reported on stderr with exit code 2."""
@@ -55,7 +63,7 @@ class InputError(Exception):
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
-        help="BLEU/chrF/TER scores, confidence intervals and paired significance tests",
+        help="automatic metric scores, confidence intervals and paired significance tests",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -106,15 +114,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="resample half of the segments without replacement instead of all with replacement",
     )
     parser.add_argument(
-        "--tokenize", choices=TOKENIZERS, help="BLEU tokeniser (default: sacrebleu's 13a)"
+        "--tokenize",
+        choices=TOKENIZERS,
+        help="tokeniser of BLEU and the word-level metrics (default: sacrebleu's 13a)",
     )
     parser.add_argument(
         "--lowercase",
         action="store_true",
-        help="case-insensitive BLEU and chrF (TER is case-insensitive by default, as in sacrebleu)",
+        help="case-insensitive scores (TER, NIST, METEOR and ROUGE-L are by default)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="processes for extracting statistics (default: 1)"
+        "--language",
+        default="english",
+        help="language of the translations, for METEOR's stemmer (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        help="processes extracting statistics, one share of the systems each "
+        "(default 0: one per CPU, at most one per system run)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
@@ -153,14 +172,22 @@ def _parse_systems(specs: list[str]) -> dict[str, list[str]]:
     return systems
 
 
-def _parse_metrics(text: str) -> list[str]:
+def _parse_metrics(text: str) -> dict[str, str]:
+    """``{name reported: metric key}``; a bare "ulc" combines the other metrics chosen."""
     try:
         keys = [check_metric(item.strip()) for item in text.split(",") if item.strip()]
     except ValueError as error:
         raise InputError(str(error)) from None
     if not keys:
         raise InputError("no metric given")
-    return list(dict.fromkeys(keys))
+    named = {key: key for key in keys}
+    if classic.ULC in named:
+        others = [key for key in named if not classic.is_ulc(key)]
+        try:
+            named[classic.ULC] = ulc.key_for(others)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+    return named
 
 
 def _load(args: argparse.Namespace) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
@@ -195,26 +222,30 @@ def _check_options(args: argparse.Namespace, n_systems: int) -> None:
 
 
 def _statistics(
-    metric: str,
+    metrics: list[str],
     references: list[list[str]],
     systems: dict[str, list[list[str]]],
     args: argparse.Namespace,
-) -> dict[str, np.ndarray]:
+) -> dict[str, dict[str, np.ndarray]]:
+    """``{metric: {system: statistics}}``, several runs of a system stacked."""
     runs = [run for system in systems.values() for run in system]
-    stats = extract_statistics_many(
-        metric,
+    table = extract_table(
+        metrics,
         runs,
         references,
-        tokenize=args.tokenize if metric == "bleu" else None,
+        tokenize=args.tokenize,
         lowercase=True if args.lowercase else None,
-        jobs=args.jobs,
+        language=args.language,
+        jobs=args.jobs or default_jobs(len(runs)),
     )
-    out: dict[str, np.ndarray] = {}
-    start = 0
-    for name, system in systems.items():
-        chunk = stats[start : start + len(system)]
-        out[name] = chunk[0] if len(chunk) == 1 else np.stack(chunk)
-        start += len(system)
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for metric, stats in table.items():
+        out[metric] = {}
+        start = 0
+        for name, system in systems.items():
+            chunk = stats[start : start + len(system)]
+            out[metric][name] = chunk[0] if len(chunk) == 1 else np.stack(chunk)
+            start += len(system)
     return out
 
 
@@ -237,16 +268,19 @@ def run(args: argparse.Namespace) -> int:
         metrics = _parse_metrics(args.metrics)
         references, systems = _load(args)
         _check_options(args, len(systems))
+        if args.jobs < 0:
+            raise InputError("--jobs must be 0 (automatic) or positive")
         results = {}
         signatures = {}
-        for metric in metrics:
-            stats = _statistics(metric, references, systems, args)
-            results[metric] = _evaluate(metric, stats, args)
-            signatures[metric] = signature(
+        table = _statistics(list(metrics.values()), references, systems, args)
+        for name, metric in metrics.items():
+            results[name] = _evaluate(metric, table[metric], args)
+            signatures[name] = signature(
                 metric,
                 n_refs=len(references),
-                tokenize=args.tokenize if metric == "bleu" else None,
+                tokenize=args.tokenize if tokenize_applies(metric) or "ulc" in metric else None,
                 lowercase=True if args.lowercase else None,
+                language=args.language,
                 bs=args.samples,
                 ar=args.trials if args.paired == "ar" else None,
                 seed=args.seed,
@@ -256,108 +290,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     names = list(systems)
     if args.json:
-        print(json.dumps(_as_json(names, results, signatures, args), indent=1, ensure_ascii=False))
-    else:
-        print(_as_text(names, results, signatures, args))
-    return 0
-
-
-def _as_json(
-    names: list[str],
-    results: dict[str, tuple[list[Estimate], list[Comparison]]],
-    signatures: dict[str, str],
-    args: argparse.Namespace,
-) -> dict[str, Any]:
-    systems = []
-    for index, name in enumerate(names):
-        scores = {}
-        for metric, (estimates, _) in results.items():
-            estimate = estimates[index]
-            scores[metric] = {
-                "score": estimate.score,
-                "signature": signatures[metric],
-                "ci": [estimate.low, estimate.high],
-                "mean": estimate.mean,
-                "run_scores": list(estimate.run_scores),
-                "run_std": estimate.run_std,
-            }
-        systems.append({"name": name, "runs": estimates[index].n_runs, "scores": scores})
-    pairs = [
-        {
-            "a": pair.a,
-            "b": pair.b,
-            "metric": metric,
-            "delta": pair.delta,
-            "p_value": pair.p_value,
-            "win_a": pair.win_a,
-            "win_b": pair.win_b,
-            "tie": pair.tie,
-        }
-        for metric, (_, comparisons) in results.items()
-        for pair in comparisons
-    ]
-    test = None
-    if args.paired:
-        test = {"type": args.paired, "samples": args.samples, "seed": args.seed}
-        if args.paired == "ar":
-            test["trials"] = args.trials
-    return {"systems": systems, "pairs": pairs, "test": test}
-
-
-def _table(rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        for row in rows
-    ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _as_text(
-    names: list[str],
-    results: dict[str, tuple[list[Estimate], list[Comparison]]],
-    signatures: dict[str, str],
-    args: argparse.Namespace,
-) -> str:
-    header = ["System", *(f"{_NAMES[m]} [95% CI]" for m in results)]
-    rows = [header]
-    for index, name in enumerate(names):
-        row = [name]
-        for estimates, _ in results.values():
-            e = estimates[index]
-            cell = f"{e.score:.2f} [{e.low:.2f}, {e.high:.2f}]"
-            if e.run_std is not None:
-                row[0] = f"{name} ({e.n_runs} runs)"
-                cell += f" runs {e.run_mean:.2f} ± {e.run_std:.2f} sd"
-            row.append(cell)
-        rows.append(row)
-    parts = [_table(rows), ""]
-    parts += [f"{_NAMES[metric]}: {sig}" for metric, sig in signatures.items()]
-    if args.paired:
-        if args.paired == "bs":
-            test = f"paired bootstrap resampling, {args.samples} resamples"
-        else:
-            test = (
-                f"approximate randomisation, {args.trials} trials "
-                f"(wins from {args.samples} bootstrap resamples)"
+        print(
+            json.dumps(
+                as_json(names, results, signatures, args, metrics), indent=1, ensure_ascii=False
             )
-        parts += ["", f"Every pair: {test}, seed {args.seed}; * p < 0.05", ""]
-        pair_rows = [["A", "B", "metric", "A - B", "p-value", "A wins", "B wins", "ties"]]
-        for metric, (_, comparisons) in results.items():
-            for c in comparisons:
-                star = "*" if c.p_value < 0.05 else ""
-                pair_rows.append(
-                    [
-                        c.a,
-                        c.b,
-                        _NAMES[metric],
-                        f"{c.delta:+.2f}",
-                        f"{c.p_value:.4f}{star}",
-                        f"{c.win_a:.3f}",
-                        f"{c.win_b:.3f}",
-                        f"{c.tie:.3f}",
-                    ]
-                )
-        parts.append(_table(pair_rows))
-    return "\n".join(parts)
+        )
+    else:
+        print(as_text(names, results, signatures, args))
+    return 0

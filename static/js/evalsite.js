@@ -136,17 +136,46 @@
   if (rows.length) focusRow(0);
   rows.forEach((element, i) => element.addEventListener("click", () => focusRow(i)));
 
+  // An incomplete answer: the browser points at the first missing field, and the keyboard
+  // follows it there, so the number keys rank the row that is highlighted as missing. Every
+  // invalid field fires "invalid"; each looks up the first, so the last event agrees.
+  const followMissing = () => {
+    const missing = form.querySelector("input:invalid, textarea:invalid");
+    const missingRow = missing && missing.closest(".rank-row");
+    if (missingRow) focusRow(rows.indexOf(missingRow));
+  };
+  form.addEventListener("invalid", followMissing, true);
+
   const textarea = form.querySelector("textarea.post-edit");
   if (textarea) {
     textarea.focus();
     textarea.setSelectionRange(textarea.value.length, textarea.value.length);
   }
 
-  // 0-100 scores: the number box is the keyboard's way in, the slider the mouse's.
+  // 0-100 scores: the number box is the keyboard's way in, the slider the mouse's. The slider
+  // shows no thumb until the annotator chooses (a thumb at 50 anchors them), and an empty
+  // score is refused with a message saying how to give one.
+  const UNSCORED = "Give a score from 0 to 100 first: click the slider or type a number.";
   form.querySelectorAll('input[type=range][data-for]').forEach((range) => {
     const box = form.querySelector(`input[name="${range.dataset.for}"]`);
-    range.addEventListener("input", () => { box.value = range.value; });
-    box.addEventListener("input", () => { if (box.value !== "") range.value = box.value; });
+    const explain = () => {
+      box.setCustomValidity(box.validity.valueMissing || box.value === "" ? UNSCORED : "");
+    };
+    range.addEventListener("input", () => {
+      range.classList.remove("unset");
+      box.value = range.value;
+      explain();
+    });
+    box.addEventListener("input", () => {
+      if (box.value !== "") {
+        range.value = box.value;
+        range.classList.remove("unset");
+      } else {
+        range.classList.add("unset");
+      }
+      explain();
+    });
+    explain();
   });
 
   document.addEventListener("keydown", (event) => {

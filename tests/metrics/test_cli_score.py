@@ -7,10 +7,15 @@ import statistics
 from pathlib import Path
 
 import pytest
+from nltk.translate.nist_score import corpus_nist
+from nltk.translate.ribes_score import corpus_ribes
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest
 
+from metrics.automatic import extract_statistics
+from metrics.classic._text import tokenize
 from metrics.cli import main
+from metrics.resampling import paired_approximate_randomization
 
 WMT17 = Path(__file__).resolve().parents[1] / "data" / "wmt17-en-de"
 N = 200  # segments: enough for non-trivial tests, small enough to be quick
@@ -170,3 +175,71 @@ def test_other_bad_input(capsys, data):
         capsys, "-r", ref, *system_args(data, NAMES[:1]), "--paired", "bs"
     )
     assert "positive" in bad_input(capsys, "-r", ref, *system_args(data), "--samples", "0")
+
+
+CLASSIC = "bleu,chrf,ter,meteor,nist,wer,per,ribes,lepor,rougel,gtm,ulc"
+
+
+def test_every_metric_with_paired_tests(capsys, data):
+    ref_path, ref = data["ref"]
+    args = ["-r", str(ref_path), *system_args(data), "--metrics", CLASSIC, "--paired", "bs"]
+    out = run_json(capsys, *args, "--language", "german", "--jobs", "2")
+    metrics = CLASSIC.split(",")
+    assert {p["metric"] for p in out["pairs"]} == set(metrics)
+    assert len(out["pairs"]) == 3 * len(metrics)
+    tokens_ref = [[tokenize(line, tokenizer="13a", lowercase=True)] for line in ref]
+    for system in out["systems"]:
+        scores = system["scores"]
+        assert list(scores) == metrics
+        hyps = data[system["name"]][1]
+        tokens = [tokenize(line, tokenizer="13a", lowercase=True) for line in hyps]
+        # Independent implementations: nltk's NIST (mteval-v13a) and RIBES (case-sensitive
+        # by default, so compared on lower-cased text with --lowercase below).
+        assert scores["nist"]["score"] == pytest.approx(corpus_nist(tokens_ref, tokens), rel=1e-9)
+        for key in metrics:
+            low, high = scores[key]["ci"]
+            assert low <= scores[key]["score"] <= high
+        assert not scores["wer"]["higher_is_better"] and scores["ribes"]["higher_is_better"]
+        assert scores["ribes"]["resamples"] == "sentence scores"
+        assert scores["meteor"]["resamples"] == "statistics"
+        assert "lang:german" in scores["meteor"]["signature"]
+        # ULC: the mean of the other metrics but NIST, each on 0-1, error rates inverted.
+        parts = [m for m in metrics if m not in ("nist", "ulc")]
+        units = [
+            scores[m]["score"] / 100
+            if scores[m]["higher_is_better"]
+            else 1 - min(scores[m]["score"], 100) / 100
+            for m in parts
+        ]
+        assert scores["ulc"]["score"] == pytest.approx(100 * statistics.fmean(units))
+        assert (
+            "ulc:bleu+chrf+ter+meteor+wer+per+ribes+lepor+rougel+gtm"
+            in (scores["ulc"]["signature"])
+        )
+
+
+def test_lowercase_ribes_equals_nltk_and_ar_p_values_equal_the_library(capsys, data):
+    ref_path, ref = data["ref"]
+    args = ["-r", str(ref_path), *system_args(data), "--metrics", "ribes,wer", "--lowercase"]
+    out = run_json(capsys, *args, "--paired", "ar", "--trials", "999")
+    tokens_ref = [[tokenize(line, tokenizer="13a", lowercase=True)] for line in ref]
+    stats = {}
+    for system in out["systems"]:
+        hyps = data[system["name"]][1]
+        tokens = [tokenize(line, tokenizer="13a", lowercase=True) for line in hyps]
+        expected = 100 * corpus_ribes(tokens_ref, tokens)
+        assert system["scores"]["ribes"]["score"] == pytest.approx(expected, rel=1e-9)
+        stats[system["name"]] = extract_statistics("ribes", hyps, [ref], lowercase=True)
+    library = paired_approximate_randomization("ribes", stats, n_trials=999)
+    pairs = [p for p in out["pairs"] if p["metric"] == "ribes"]
+    assert [p["p_value"] for p in pairs] == [c.p_value for c in library.pairs]
+
+
+def test_classic_bad_input(capsys, data):
+    ref = str(data["ref"][0])
+    systems = system_args(data)
+    assert "ULC needs" in bad_input(capsys, "-r", ref, *systems, "--metrics", "nist,ulc")
+    assert "no stemmer" in bad_input(
+        capsys, "-r", ref, *systems, "--metrics", "meteor", "--language", "klingon"
+    )
+    assert "no upper bound" in bad_input(capsys, "-r", ref, *systems, "--metrics", "ulc:nist")

@@ -37,7 +37,15 @@ SIMULATED_TASKS = {
         "reference_rate": 0.2,
         "seed": 21,
     },
-    "ranking": {"ranking_size": 5, "judgments_per_item": 2, "repeat_rate": 0.2, "seed": 22},
+    # Batches of 25 rankings: about 100 items, so that all four raters rank some (one batch of
+    # 100 per replica would leave two of them without rankings, and agreement on two raters).
+    "ranking": {
+        "ranking_size": 5,
+        "judgments_per_item": 2,
+        "repeat_rate": 0.2,
+        "batch_size": 25,
+        "seed": 22,
+    },
 }
 # Demo accounts for a local stack; their passwords are printed by `make up`.
 DEMO_USERS = {

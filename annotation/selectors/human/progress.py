@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, QuerySet
 from django.db.models.functions import Trunc
 
-from annotation.models import Campaign, Judgment, TaskType
+from annotation.models import Campaign, Judgment, Slot, Task, TaskType
 from annotation.selectors.human.loading import Usernames
 
 TOP_ANNOTATORS = 8  # more lines than this make the chart unreadable; the rest are summed
@@ -27,6 +27,9 @@ class Series:
 @dataclass(frozen=True)
 class Progress:
     judgments: int
+    # Judgments planned in the launched tasks, repeats and quality control included; fixed
+    # at launch, so ``judgments`` never passes it.
+    planned: int
     annotators: int
     unit: str
     by_task_type: list[Series]
@@ -87,8 +90,10 @@ def campaign_progress(campaign: Campaign, usernames: Usernames) -> Progress:
     if rest:
         by_annotator[f"{len(busiest) - TOP_ANNOTATORS} others"] = rest
     periods = sorted({period for counts in by_type.values() for period in counts})
+    planned = Slot.objects.filter(task__campaign=campaign, task__state=Task.State.LAUNCHED).count()
     return Progress(
         judgments=total,
+        planned=planned,
         annotators=len(per_annotator),
         unit=unit,
         by_task_type=_cumulative(by_type, periods),

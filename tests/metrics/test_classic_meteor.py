@@ -1,0 +1,111 @@
+"""METEOR: the worked examples of the original formula, and nltk's meteor_score where the two
+alignments must agree (no repeated word or stem)."""
+
+from __future__ import annotations
+
+import pytest
+from nltk.translate.meteor_score import single_meteor_score
+
+from metrics.automatic import corpus_score, extract_statistics, sentence_scores, signature
+from metrics.classic._text import tokenize
+from metrics.classic.meteor import align, count_chunks, stemmer, wordnet_available
+from tests.metrics.classic_data import references, system
+
+
+class NoSynonyms:
+    """nltk's meteor_score takes its WordNet as an argument: this one has no synsets, so nltk
+    runs the same modules as ours (exact and stem; WordNet data is not installed)."""
+
+    @staticmethod
+    def synsets(word: str) -> list:
+        return []
+
+
+@pytest.mark.parametrize(
+    ("hypothesis", "expected"),
+    [
+        # P = R = 1, one chunk of 6: 1 - 0.5 (1/6)^3.
+        ("the cat sat on the mat", 0.9977),
+        # P = 6/7, R = 1, Fmean = 10PR/(R + 9P) = 0.9836; chunks 2 of 6 matches,
+        # penalty 0.5 (2/6)^3 = 0.0185: 0.9836 x 0.9815.
+        ("the cat was sat on the mat", 0.9654),
+        # Every word matches but the alignment with the fewest crossings leaves six chunks of
+        # one word (the two "the" keep their order): penalty 0.5, score 0.5.
+        ("on the mat sat the cat", 0.5000),
+    ],
+)
+def test_worked_examples(hypothesis, expected):
+    # The examples of the METEOR article on Wikipedia (reference "the cat sat on the mat"),
+    # checked by hand above with Banerjee and Lavie's formula, alpha 0.9, beta 3, gamma 0.5.
+    stats = extract_statistics("meteor", [hypothesis], [["the cat sat on the mat"]])
+    assert corpus_score("meteor", stats) == pytest.approx(100 * expected, abs=0.005)
+
+
+def test_crossing_tie_break():
+    hyp, ref = ["on", "the", "mat", "sat", "the", "cat"], ["the", "cat", "sat", "on", "the", "mat"]
+    links = align(hyp, ref, ["exact"])
+    assert links == [(0, 3), (1, 0), (2, 5), (3, 2), (4, 4), (5, 1)]
+    assert count_chunks(links) == 6
+
+
+def test_stem_module_and_signature():
+    stats = extract_statistics("meteor", ["the cats sat"], [["the cat sat"]])
+    assert stats.tolist() == [[3.0, 1.0, 3.0, 3.0]]  # "cats" meets "cat" through its stem
+    modules = "exact+stem+synonym" if wordnet_available() else "exact+stem"
+    assert f"mod:{modules}" in signature("meteor", n_refs=1)
+    assert "lang:german" in signature("meteor", n_refs=1, language="german")
+    with pytest.raises(ValueError, match="no stemmer"):
+        extract_statistics("meteor", ["a"], [["a"]], language="klingon")
+
+
+class Stems:
+    """Our German stemmer in nltk's stemmer interface: the comparison is of the formula and
+    the alignment, with the same stems on both sides."""
+
+    stem = staticmethod(stemmer("german"))
+
+
+def _unique(tokens: list[str], stem) -> bool:
+    return len(set(tokens)) == len(tokens) and len({stem(t) for t in tokens}) == len(tokens)
+
+
+def test_sentences_equal_nltk_where_alignment_is_unique():
+    stems = Stems()
+    refs, hyps = references(300)[0], system("Facebook-AI", 300)
+    compared = 0
+    for ref, hyp in zip(refs, hyps, strict=True):
+        ref_tokens = tokenize(ref, tokenizer="13a", lowercase=True)
+        hyp_tokens = tokenize(hyp, tokenizer="13a", lowercase=True)
+        if not (_unique(ref_tokens, stems.stem) and _unique(hyp_tokens, stems.stem)):
+            continue
+        expected = single_meteor_score(ref_tokens, hyp_tokens, stemmer=stems, wordnet=NoSynonyms())
+        stats = extract_statistics("meteor", [hyp], [[ref]], language="german")
+        assert sentence_scores("meteor", stats)[0] == pytest.approx(100 * expected, rel=1e-9)
+        compared += 1
+    assert compared >= 20
+
+
+def test_corpus_score_aggregates_statistics():
+    # Two segments: (m, chunks, |h|, |r|) = (6, 1, 6, 6) and (6, 2, 7, 6). Corpus P = 12/13,
+    # R = 1, Fmean = 10PR / (R + 9P), penalty 0.5 (3/12)^3.
+    hyps = ["the cat sat on the mat", "the cat was sat on the mat"]
+    stats = extract_statistics("meteor", hyps, [["the cat sat on the mat"] * 2])
+    assert stats.tolist() == [[6, 1, 6, 6], [6, 2, 7, 6]]
+    p, r = 12 / 13, 1.0
+    expected = 10 * p * r / (r + 9 * p) * (1 - 0.5 * (3 / 12) ** 3)
+    assert corpus_score("meteor", stats) == pytest.approx(100 * expected)
+
+
+def test_best_reference_per_segment():
+    stats = extract_statistics("meteor", ["a b c"], [["x y z"], ["a b c"]])
+    assert stats.tolist() == [[3, 1, 3, 3]]
+
+
+def test_language_codes_and_exact_only():
+    hyps, refs = ["Die Häuser der Katzen"], [["Das Haus einer Katze"]]
+    german = extract_statistics("meteor", hyps, refs, language="german")
+    assert german.tolist() == extract_statistics("meteor", hyps, refs, language="de").tolist()
+    assert german[0, 0] == 2  # Häuser/Haus and Katzen/Katze meet by their stems
+    exact = extract_statistics("meteor", hyps, refs, language="none")
+    assert exact[0, 0] == 0
+    assert "mod:exact|" in signature("meteor", n_refs=1, language="none")
