@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 
 from annotation.languages import LanguageCodeError, language_code_normalise
@@ -88,9 +90,39 @@ class TaskForm(forms.Form):
         min_value=0, max_value=1, initial=0.0, label="Human reference rate"
     )
 
+    mqm_categories = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="MQM typology",
+        help_text="MQM tasks: one category a line; empty: Google's MQM typology",
+    )
+    mqm_weights = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="MQM weights (JSON)",
+        help_text='e.g. {"severity": {"major": 5, "minor": 1}, "non_translation": 25}; '
+        "empty: Google's",
+    )
+
     def clean_batch_size(self) -> int:
         # Left out by older forms and scripts: the task's default.
         return self.cleaned_data.get("batch_size") or self.fields["batch_size"].initial
+
+    def clean_mqm_categories(self) -> list[str]:
+        lines = (self.cleaned_data.get("mqm_categories") or "").splitlines()
+        return [line.strip() for line in lines if line.strip()]
+
+    def clean_mqm_weights(self) -> dict:
+        text = (self.cleaned_data.get("mqm_weights") or "").strip()
+        if not text:
+            return {}
+        try:
+            weights = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise forms.ValidationError(f"not JSON: {error.msg}") from None
+        if not isinstance(weights, dict):
+            raise forms.ValidationError("give a JSON object")
+        return weights
 
 
 class InvitationAcceptForm(forms.Form):

@@ -1,7 +1,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from annotation.views import annotate, auth, campaigns, invitations, members, results, tasks
+from annotation.views import (
+    annotate,
+    auth,
+    campaigns,
+    invitations,
+    members,
+    results,
+    spans,
+    tasks,
+)
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
@@ -39,6 +48,11 @@ urlpatterns = [
     path("annotate/<int:task_id>/", annotate.annotate, name="annotate"),
     path("annotate/<int:task_id>/submit/", annotate.submit, name="annotate-submit"),
     path("campaigns/<int:campaign_id>/tasks/", tasks.task_add, name="task-add"),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/prefilled-spans/",
+        spans.task_prefill_view,
+        name="task-prefill",
+    ),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/launch/",
         tasks.task_launch_view,

@@ -26,6 +26,12 @@ def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
     assert [d.segments.count() for d in documents] == [13, 11, 24, 27, 11]
     assert not any(d.implicit for d in documents)
     assert demo.tasks.get(task_type="adequacy").context_size == 1
+    esa = demo.tasks.get(task_type="esa")
+    # Every system's output of every segment of the real documents, twice (two raters).
+    assert esa.items.count() == 86 * 5 and esa.slots.count() == 2 * 86 * 5
+    assert set(esa.items.values_list("segment__document__external_id", flat=True)) == {
+        d.external_id for d in documents
+    }
     assert set(demo.tasks.values_list("state", flat=True)) == {"launched"}
     assert not Judgment.objects.filter(task__campaign=demo).exists()
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import StrictCharField, StrictIntegerField
-from annotation.permissions import task_for_annotator
+from annotation.models import Task
+from annotation.permissions import CAN_MANAGE, campaign_for, task_for_annotator
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
+from annotation.services.spans import PrefillError, task_prefilled_spans_set
+from annotation.textfiles import UploadError, read_uploaded
 
 ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
 
@@ -31,6 +37,10 @@ class NextItemSerializer(serializers.Serializer):
     context_before = serializers.ListField(child=serializers.CharField())
     context_after = serializers.ListField(child=serializers.CharField())
     candidates = CandidateSerializer(many=True)
+    prefilled_spans = serializers.ListField(
+        child=serializers.DictField(), help_text="ESA^AI: spans shown pre-filled"
+    )
+    mqm_categories = serializers.ListField(child=serializers.CharField())
     judged = serializers.IntegerField(help_text="items judged in the current batch")
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
@@ -55,6 +65,8 @@ class NextItemApi(APIView):
             "context_before": [],
             "context_after": [],
             "candidates": [],
+            "prefilled_spans": [],
+            "mqm_categories": [],
             "judged": progress.judged,
             "total": progress.total,
         }
@@ -69,6 +81,8 @@ class NextItemApi(APIView):
                         "context_before",
                         "context_after",
                         "candidates",
+                        "prefilled_spans",
+                        "mqm_categories",
                     )
                 }
             )
@@ -88,6 +102,11 @@ class JudgmentApi(APIView):
         ranks = serializers.ListField(child=StrictIntegerField(), required=False)
         candidate_scores = serializers.ListField(child=StrictIntegerField(), required=False)
         post_edit = StrictCharField(required=False, trim_whitespace=False)
+        spans = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="ESA/MQM: {start, end (exclusive), severity, category, side, prefilled}",
+        )
 
     class JudgmentOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
@@ -133,3 +152,41 @@ class JudgmentApi(APIView):
             ).data,
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
         )
+
+
+PrefillUploadSerializer = inline_serializer("PrefillUpload", {"file": serializers.FileField()})
+PrefillResultSerializer = inline_serializer(
+    "PrefillResult", {"items": serializers.IntegerField(help_text="items given spans")}
+)
+
+
+class PrefilledSpansApi(APIView):
+    """Sets an ESA^AI task's pre-filled spans from a JSON Lines file (field ``file``): one
+    line per item, ``{"system", "segment" (0-based), "spans": [{"start", "end" (exclusive),
+    "severity"}]}``. Checked whole before anything is written."""
+
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={
+            "multipart/form-data": inline_serializer(
+                "PrefillUpload", {"file": serializers.FileField()}
+            )
+        },
+        responses={
+            200: inline_serializer("PrefillResult", {"items": serializers.IntegerField()}),
+            400: ErrorSerializer,
+        },
+    )
+    def post(self, request, task_id: int):
+        task = get_object_or_404(Task, id=task_id)
+        campaign_for(request.user, task.campaign_id, CAN_MANAGE)
+        upload = request.FILES.get("file")
+        if upload is None:
+            return Response({"error": "send the JSON Lines as the file field 'file'"}, status=400)
+        try:
+            (named,) = read_uploaded([upload], max_bytes=settings.UPLOAD_MAX_BYTES)
+            count = task_prefilled_spans_set(task=task, name=named[0], data=named[1])
+        except (UploadError, PrefillError) as error:
+            return Response({"error": str(error)}, status=400)
+        return Response({"items": count})

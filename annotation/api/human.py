@@ -17,6 +17,7 @@ from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.human import human_results
+from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 
 
@@ -238,3 +239,13 @@ class JudgmentsExportApi(APIView):
             included_only=query.validated_data["included"],
             pseudonymise=query.validated_data["pseudonymise"],
         )
+
+
+class SpanResultsApi(APIView):
+    """ESA, ESA^AI and MQM tasks: system scores (MQM lower is better, with the weights used),
+    clusters, pairwise p-values, errors by category and severity, and agreement."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        return Response({"tasks": [result.as_dict() for result in span_results(campaign)]})

@@ -54,6 +54,11 @@ urlpatterns = [
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
     path(
+        "tasks/<int:task_id>/prefilled-spans",
+        annotation.PrefilledSpansApi.as_view(),
+        name="api-task-prefilled-spans",
+    ),
+    path(
         "campaigns/<int:campaign_id>/results/automatic",
         campaigns.AutomaticResultsApi.as_view(),
         name="api-results-automatic",

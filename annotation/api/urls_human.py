@@ -11,6 +11,11 @@ urlpatterns = [
         name="api-results-human",
     ),
     path(
+        "campaigns/<int:campaign_id>/results/human/spans",
+        human.SpanResultsApi.as_view(),
+        name="api-results-human-spans",
+    ),
+    path(
         "campaigns/<int:campaign_id>/results/human/exclusions",
         human.ExclusionApi.as_view(),
         name="api-results-human-exclusions",

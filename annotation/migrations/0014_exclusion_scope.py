@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0012_task_batches"),
+        ("annotation", "0017_error_spans"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -18,8 +18,11 @@ from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
+from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
+    ESA_TYPES,
     LIKERT_TYPES,
+    SPAN_TYPES,
     Batch,
     Invitation,
     Item,
@@ -32,12 +35,15 @@ from annotation.models.tasks import (
 )
 
 __all__ = [
+    "ESA_TYPES",
     "HUMAN",
     "LIKERT_TYPES",
+    "SPAN_TYPES",
     "AnnotatorExclusion",
     "Batch",
     "Campaign",
     "Document",
+    "ErrorSpan",
     "Invitation",
     "Item",
     "ItemType",

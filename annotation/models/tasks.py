@@ -17,9 +17,15 @@ class TaskType(models.TextChoices):
     PAIRWISE = "pairwise", "Pairwise preference"
     RANKING = "ranking", "N-way ranking"
     POSTEDIT = "postedit", "Post-editing (HTER)"
+    ESA = "esa", "Error span annotation (ESA)"
+    ESA_PREFILLED = "esa_prefilled", "ESA with pre-filled spans (ESA^AI)"
+    MQM = "mqm", "MQM error annotation"
 
 
 LIKERT_TYPES = (TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY)
+# Task types whose judgments carry error spans (annotation/models/spans.py).
+SPAN_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED, TaskType.MQM)
+ESA_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED)
 
 
 class Scale(models.TextChoices):
@@ -56,6 +62,10 @@ class Task(models.Model):
     # Items per batch, the unit an annotator claims (WMT HITs: 100); repeats come on top.
     batch_size = models.PositiveIntegerField(default=100)
     seed = models.BigIntegerField(default=12345)
+    # MQM: the campaign's typology (a list of category names) and error weights
+    # (``metrics.spans.MqmWeights.as_dict``); empty means Google's defaults.
+    mqm_categories = models.JSONField(default=list, blank=True)
+    mqm_weights = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -118,6 +128,8 @@ class Item(models.Model):
     has_repeat = models.BooleanField(default=False)
     # Appraise fields kept on import (task number, item ids) for round trips.
     source_meta = models.JSONField(default=dict, blank=True)
+    # ESA^AI: spans shown pre-filled (``metrics.spans.span_to_dict`` form, end exclusive).
+    prefilled_spans = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [
@@ -271,6 +283,11 @@ class Judgment(models.Model):
                 condition=~Q(task_type="postedit")
                 | (Q(post_edit__isnull=False) & Q(hter__isnull=False)),
                 name="postedit_has_hter",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type__in=["esa", "esa_prefilled"])
+                | Q(score__isnull=False, score__gte=0, score__lte=100),
+                name="esa_has_score",
             ),
         ]
         indexes = [models.Index(fields=["task", "annotator"], name="judgment_annotator_idx")]

@@ -71,6 +71,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     """Everything the item's screen shows: the reference and the context in a few queries."""
     from annotation.models import ReferenceSegment, TaskType
     from annotation.scales import scale_points
+    from metrics.spans.mqm import GOOGLE_MQM_CATEGORIES
 
     task, item = slot.task, slot.item
     segment = item.segment
@@ -99,6 +100,10 @@ def item_display(slot: Slot) -> dict[str, object]:
         "context_before": before,
         "context_after": after,
         "candidates": candidates,
+        "prefilled_spans": item.prefilled_spans if task.task_type == TaskType.ESA_PREFILLED else [],
+        "mqm_categories": list(task.mqm_categories or GOOGLE_MQM_CATEGORIES)
+        if task.task_type == TaskType.MQM
+        else [],
         "adequacy_points": scale_points(task.scale, "adequacy"),
         "fluency_points": scale_points(task.scale, "fluency"),
     }

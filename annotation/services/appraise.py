@@ -26,6 +26,7 @@ from annotation.models import (
 )
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.tasks import task_create, task_launch_items
+from metrics.spans import SpanError, parse_appraise_spans, span_to_dict
 
 # Appraise task type → (our task type, scale). Appraise's pairwise task scores two outputs
 # side by side on 0-100 sliders, which is our pairwise task on the 0-100 scale.
@@ -35,6 +36,10 @@ TASK_TYPES = {
     "Pairwise": ("pairwise", "da100"),
     "PairwiseDocument": ("pairwise", "da100"),
 }
+# TASK_OPTIONS of a Document campaign that make it an error-span campaign; items with
+# pre-filled spans (their ``mqm`` field) make an ESA one ESA^AI.
+SPAN_OPTIONS = {"ESA": "esa", "MQM": "mqm"}
+SPAN_APPRAISE_TYPES = ("Direct", "Document")
 ITEM_TYPES = {ItemType.TGT, ItemType.BAD, ItemType.REF, ItemType.CHK}
 # Fields each item must have, by Appraise task type.
 REQUIRED = {
@@ -65,6 +70,7 @@ class ParsedItem:
     source: str
     targets: list[tuple[str, str]]  # (target id, text)
     meta: dict[str, Any] = field(default_factory=dict)
+    prefilled: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -75,6 +81,24 @@ class ParsedCampaign:
     appraise_type: str
     redundancy: int
     items: list[ParsedItem]
+    span_protocol: str | None = None  # "esa" or "mqm" from TASK_OPTIONS
+
+
+def _span_protocol(manifest: dict[str, Any], appraise_type: str, where: str) -> str | None:
+    """ESA or MQM from the manifest's TASK_OPTIONS (a string like "ESA;..." or a list)."""
+    options = manifest.get("TASK_OPTIONS", "")
+    if isinstance(options, str):
+        options = options.replace(",", ";").split(";")
+    if not isinstance(options, list):
+        raise AppraiseError(f"{where}: TASK_OPTIONS must be text or a list")
+    chosen = {
+        SPAN_OPTIONS[o.strip().upper()] for o in options if str(o).strip().upper() in SPAN_OPTIONS
+    }
+    if len(chosen) > 1:
+        raise AppraiseError(f"{where}: TASK_OPTIONS asks for both ESA and MQM; choose one")
+    if chosen and appraise_type not in SPAN_APPRAISE_TYPES:
+        raise AppraiseError(f"{where}: ESA and MQM need TASK_TYPE Document (or Direct)")
+    return chosen.pop() if chosen else None
 
 
 def _text(value: Any, where: str, name: str) -> str:
@@ -110,6 +134,7 @@ def appraise_parse(
     redundancy = manifest.get("REDUNDANCY", 1)
     if not isinstance(redundancy, int) or redundancy < 1:
         raise AppraiseError(f"{manifest_name}: REDUNDANCY must be a whole number from 1")
+    span_protocol = _span_protocol(manifest, appraise_type, manifest_name)
     if not isinstance(batches, list) or not batches:
         raise AppraiseError(f"{batches_name}: expected a non-empty list of tasks")
     items: list[ParsedItem] = []
@@ -129,6 +154,7 @@ def appraise_parse(
         appraise_type,
         redundancy,
         items,
+        span_protocol,
     )
 
 
@@ -173,8 +199,28 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
     }
     meta["batch"] = batch
     return ParsedItem(
-        item_type, document, (document, source_id, str(raw["itemID"])), source, targets, meta
+        item_type,
+        document,
+        (document, source_id, str(raw["itemID"])),
+        source,
+        targets,
+        meta,
+        _prefilled(raw.get("mqm"), targets[0][1], where),
     )
+
+
+def _prefilled(raw: Any, target: str, where: str) -> list[dict[str, Any]]:
+    """An item's pre-filled spans (Appraise's ``mqm`` field, inclusive ends), checked
+    against its translation and stored end-exclusive."""
+    if raw is None or raw == []:
+        return []
+    try:
+        spans = parse_appraise_spans(raw, prefilled=True)
+        for span in spans:
+            span.check_within(target)
+    except (SpanError, ValueError) as error:
+        raise AppraiseError(f"{where}: field 'mqm': {error}") from None
+    return [span_to_dict(span) for span in spans]
 
 
 @transaction.atomic
@@ -193,6 +239,11 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
     segments = _segments(campaign, parsed)
     systems = _systems(campaign, parsed)
     task_type, scale = TASK_TYPES[parsed.appraise_type]
+    if parsed.span_protocol == "mqm":
+        task_type = "mqm"
+    elif parsed.span_protocol == "esa":
+        prefilled = any(item.prefilled for item in parsed.items)
+        task_type = "esa_prefilled" if prefilled else "esa"
     task = task_create(
         campaign=campaign, task_type=task_type, scale=scale, judgments_per_item=parsed.redundancy
     )
@@ -213,6 +264,7 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
                     for tid, text in parsed_item.targets
                 ],
                 source_meta=parsed_item.meta,
+                prefilled_spans=parsed_item.prefilled,
             )
         )
     task_launch_items(task=task, items=items)

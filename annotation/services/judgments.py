@@ -10,9 +10,15 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import LIKERT_TYPES, Judgment, Slot, TaskType
+from annotation.models import LIKERT_TYPES, SPAN_TYPES, Judgment, Slot, TaskType
 from annotation.scales import CONTINUOUS, scale_range
 from annotation.services.assignment import batch_after_judgment, batch_lock
+from annotation.services.spans import (
+    CheckedSpan,
+    SpanAnswerError,
+    error_spans_create,
+    span_answer_validated,
+)
 from metrics.postedit import hter
 
 MAX_POST_EDIT_CHARS = 10_000
@@ -164,7 +170,14 @@ def judgment_record(
     if slot.served_at is None:
         # Items of a batch are judged in order: one not shown yet is not answered yet.
         raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
-    values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
+    spans: list[CheckedSpan] = []
+    if slot.task.task_type in SPAN_TYPES:
+        try:
+            values, spans = span_answer_validated(task=slot.task, item=slot.item, answer=answer)
+        except SpanAnswerError as error:
+            raise JudgmentError("invalid", str(error)) from None
+    else:
+        values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
     served_at = slot.served_at
     try:
         with transaction.atomic():
@@ -180,6 +193,8 @@ def judgment_record(
                 duration_ms=max(0, int((now - served_at).total_seconds() * 1000)),
                 **values,
             )
+            # The spans commit with their judgment or not at all.
+            error_spans_create(judgment=judgment, spans=spans)
     except IntegrityError:
         raise JudgmentError("conflict", "you have judged this item already") from None
     slot.state = Slot.State.DONE

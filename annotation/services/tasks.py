@@ -14,6 +14,7 @@ from django.db.models import Max
 from annotation.models import (
     HUMAN,
     LIKERT_TYPES,
+    SPAN_TYPES,
     Batch,
     Campaign,
     Item,
@@ -28,6 +29,7 @@ from annotation.models import (
 )
 from annotation.selectors.annotation import campaign_has_documents
 from annotation.services import assignment
+from annotation.services.spans import mqm_settings_problem
 
 MAX_PAIRS_PER_SEGMENT = 10
 SETTINGS = (
@@ -44,6 +46,8 @@ SETTINGS = (
     "seed",
     "items_per_annotator",
     "batch_size",
+    "mqm_categories",
+    "mqm_weights",
 )
 
 
@@ -68,6 +72,9 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
     if task.batch_size < 1:
         raise TaskError("a batch holds at least one item")
+    problem = mqm_settings_problem(task.mqm_categories, task.mqm_weights)
+    if problem:
+        raise TaskError(problem)
     if task.context_size and not campaign_has_documents(campaign):
         raise TaskError(
             "context needs document ids, and this campaign has none (a source without them is "
@@ -157,7 +164,7 @@ def task_launch(*, task_id: int) -> int:
     if needs_reference and not data.references:
         raise TaskError("this task shows or judges the reference: upload a reference first")
     rng = random.Random(task.seed)
-    if task.task_type in LIKERT_TYPES or task.task_type == TaskType.POSTEDIT:
+    if task.task_type in (*LIKERT_TYPES, TaskType.POSTEDIT, *SPAN_TYPES):
         items = _single_output_items(task, data, rng)
     elif task.task_type == TaskType.PAIRWISE:
         items = _pairwise_items(task, data, rng)

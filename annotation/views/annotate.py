@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
@@ -9,12 +11,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.models import Task, TaskType
+from annotation.models import SPAN_TYPES, Task, TaskType
 from annotation.permissions import task_for_annotator
 from annotation.scales import CONTINUOUS
 from annotation.selectors.annotation import annotator_progress, item_display, tasks_for_annotator
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
+from annotation.services.spans import ESA_WARN_BELOW
+from metrics.spans.mqm import NON_TRANSLATION
 
 
 def _task_for(request, task_id: int) -> Task:
@@ -44,6 +48,9 @@ def annotate(request, task_id: int):
             "item": slot.item,
             "progress": progress,
             "TaskType": TaskType,
+            "span_types": SPAN_TYPES,
+            "esa_warn_below": ESA_WARN_BELOW,
+            "non_translation": NON_TRANSLATION,
             **item_display(slot),
         },
     )
@@ -57,6 +64,10 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
     count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
     if count < 0:
         raise ValueError("a negative number of candidates")
+    if task.task_type in SPAN_TYPES:
+        # The span editor (static/js/spans.js) sends its spans as one JSON field.
+        spans = json.loads(post.get("spans") or "[]")
+        return {"spans": spans, "score": post.get("score")}
     if task.task_type == TaskType.RANKING:
         return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
     if task.task_type == TaskType.PAIRWISE and task.scale in CONTINUOUS:

@@ -22,9 +22,19 @@ from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import METRIC_LABELS, better
+from annotation.selectors.spans import span_judgments
 from annotation.services.exclusions import ExclusionError, annotator_exclude
+from annotation.span_exports import (
+    SPAN_FORMATS,
+    appraise_esa_lines,
+    mqm_tsv_lines,
+    span_download,
+    spans_jsonl_lines,
+)
+from annotation.span_plots import error_bar_plot
 from annotation.views.human_plots import progress_plot, scatter_plot
 from metrics.agreement.coefficients import Weights
 
@@ -100,8 +110,20 @@ def human_results_page(request, campaign_id: int):
             "chosen_human": chosen,
             "scatters": _scatters(results, chosen) if chosen else [],
             "metric_labels": METRIC_LABELS,
+            **_span_context(campaign),
         },
     )
+
+
+def _span_context(campaign) -> dict[str, object]:
+    """The error-span tasks' section (templates/results/_human_spans.html)."""
+    results = span_results(campaign)
+    plots = [
+        (r.task.id, error_bar_plot(r.breakdown, title="Errors per system by category and severity"))
+        for r in results
+        if r.breakdown is not None
+    ]
+    return {"span_results": results, "span_plots": plots}
 
 
 def _scope_task(request, campaign_id: int) -> int | None:
@@ -168,6 +190,8 @@ def _task_of(campaign_id: int, request) -> Task | None:
 @login_required
 def judgments_export(request, campaign_id: int, fmt: str):
     campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    if fmt in SPAN_FORMATS:
+        return _span_judgments_export(request, campaign, fmt)
     if fmt not in JUDGMENT_FORMATS:
         raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
     task = _task_of(campaign.id, request)
@@ -186,6 +210,30 @@ def judgments_export(request, campaign_id: int, fmt: str):
         included_only=request.GET.get("included") == "1",
         pseudonymise=request.GET.get("pseudonymise") == "1",
     )
+
+
+def _span_judgments_export(request, campaign, fmt: str):
+    """ESA / MQM judgments with their spans: .esa.csv, .mqm.tsv or .spans.jsonl."""
+    task = _task_of(campaign.id, request)
+    pseudonymise = request.GET.get("pseudonymise") == "1"
+    rows = span_judgments(
+        campaign=campaign,
+        task_id=task.id if task else None,
+        included_only=request.GET.get("included") == "1",
+    )
+    if fmt == "esa.csv":
+        lines = appraise_esa_lines(
+            rows,
+            source_language=campaign.source_language,
+            target_language=campaign.target_language,
+            pseudonymise=pseudonymise,
+        )
+    elif fmt == "mqm.tsv":
+        lines = mqm_tsv_lines(rows, pseudonymise=pseudonymise)
+    else:
+        lines = spans_jsonl_lines(rows, pseudonymise=pseudonymise)
+    name = f"evalsite-{campaign.id}" + (f"-task{task.id}" if task else "")
+    return span_download(lines, fmt=fmt, name=name)
 
 
 @login_required

@@ -192,6 +192,11 @@ def test_task_list_and_done_page_fit_a_phone(
     page.goto(f"{live_server.url}/annotate/")
     page.wait_for_selector("table.list")
     shoot(page, f"phone-task-list-{width}")
+    fits(page, width)  # "Not started": no batch yet, so no bar
+    page.goto(f"{live_server.url}/annotate/{task.id}/")
+    page.wait_for_selector("#judgment")
+    page.goto(f"{live_server.url}/annotate/")  # started: the batch's bar is on the list
+    page.wait_for_selector("table.list")
     fits(page, width)
     progress_in_view(page)
     page.goto(f"{live_server.url}/annotate/{task.id}/")

@@ -68,6 +68,8 @@ DEMO_TASKS = {
     "pairwise": {"show_reference": True},
     "ranking": {"ranking_size": 5, "reference_rate": 0.2},
     "postedit": {"show_reference": False},
+    # ESA (WMT24) on the real documents, with the previous segment as context.
+    "esa": {"judgments_per_item": 2, "context_size": 1, "batch_size": 25},
 }
 
 

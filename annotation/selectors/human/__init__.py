@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
+from annotation.models import LIKERT_TYPES, SPAN_TYPES, Campaign, Task, TaskType
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -162,7 +162,12 @@ def human_results(
     names = system_names(campaign.id)
     left_out = exclusions(campaign.id)
     excluded = set(left_out.campaign_wide)
-    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED).order_by("id")
+    # Error-span tasks have their own results (annotation/selectors/human/spans.py).
+    tasks = (
+        campaign.tasks.filter(state=Task.State.LAUNCHED)
+        .exclude(task_type__in=SPAN_TYPES)
+        .order_by("id")
+    )
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
     results = [

@@ -1,0 +1,154 @@
+"""Results of error-span tasks: MQM and ESA system rankings, errors by category and severity,
+and agreement on spans (character F1) and on segment scores (Krippendorff's alpha, Kendall's
+tau). Reads the judgments, calls metrics/spans, returns what the page and the API show."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
+from annotation.selectors.spans import SpanJudgment, span_judgments
+from annotation.services.spans import task_mqm_weights
+from metrics.spans import (
+    ErrorBreakdown,
+    EsaRanking,
+    MqmRanking,
+    ScoreAgreement,
+    annotator_pairs,
+    corpus_span_f1,
+    error_breakdown,
+    rank_esa,
+    rank_mqm,
+    rating_scores,
+    score_agreement,
+)
+from metrics.spans.mqm import NO_ERROR_SEVERITY
+
+N_BOOT = 1000
+
+
+@dataclass
+class SpanTaskResults:
+    task: Task
+    judgments: int
+    mqm: MqmRanking | None = None
+    esa: EsaRanking | None = None
+    breakdown: ErrorBreakdown | None = None
+    span_f1: float = math.nan  # character F1, spans only
+    span_f1_severity: float = math.nan  # a character matches only with the same severity
+    span_pairs: int = 0
+    scores: ScoreAgreement | None = None
+    weights: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ranking(self) -> MqmRanking | EsaRanking | None:
+        return self.mqm or self.esa
+
+    def p_matrix(self) -> list[tuple[str, list[float | None]]]:
+        """Rows of one-sided p-values "row better than column", systems best first."""
+        ranking = self.ranking
+        if ranking is None:
+            return []
+        names = [s.system for s in ranking.systems]
+        return [(a, [ranking.p_values[a].get(b) if a != b else None for b in names]) for a in names]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN and infinities as null)."""
+        ranking = self.mqm or self.esa
+        return _json_safe(
+            {
+                "task": self.task.id,
+                "task_type": self.task.task_type,
+                "judgments": self.judgments,
+                "lower_is_better": self.mqm is not None,
+                "mqm_weights": self.weights or None,
+                "systems": [
+                    {
+                        "system": s.system,
+                        "score": s.score,
+                        "interval": list(s.interval),
+                        "segments": s.segments,
+                        "cluster": s.cluster,
+                        "rank_range": list(s.rank_range),
+                    }
+                    for s in (ranking.systems if ranking else [])
+                ],
+                "p_values": ranking.p_values if ranking else {},
+                "errors": self.breakdown.as_dict() if self.breakdown else None,
+                "agreement": {
+                    "span_f1": _finite(self.span_f1),
+                    "span_f1_with_severity": _finite(self.span_f1_severity),
+                    "span_pairs": self.span_pairs,
+                    "score_alpha": _finite(self.scores.alpha.kappa) if self.scores else None,
+                    "score_tau": _finite(self.scores.tau) if self.scores else None,
+                },
+            }
+        )
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else value
+
+
+def _ranked(rows: list[SpanJudgment]) -> list[SpanJudgment]:
+    """What rankings count: system outputs, first judgments (no repeats, no controls)."""
+    return [row for row in rows if row.item_type == ItemType.TGT]
+
+
+def span_task_results(task: Task) -> SpanTaskResults:
+    rows = list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
+    result = SpanTaskResults(task=task, judgments=len(rows))
+    ranked = _ranked(rows)
+    if not ranked:
+        return result
+    segment = [str(row.segment_index) for row in ranked]
+    system = [row.system for row in ranked]
+    if task.task_type == TaskType.MQM:
+        weights = task_mqm_weights(task)
+        result.weights = weights.as_dict()
+        errors = []
+        for row in ranked:
+            rater = str(row.annotator_id)
+            key = (row.system, str(row.segment_index), rater)
+            errors.append((*key, NO_ERROR_SEVERITY, None))  # a clean rating scores 0
+            errors.extend((*key, span.severity, span.category) for span in row.spans)
+        ratings = rating_scores(errors, weights)
+        result.mqm = rank_mqm(ratings, weights=weights, n_boot=N_BOOT)
+        score_items = [f"{a}\t{b}" for a, b in zip(ratings.system, ratings.segment, strict=True)]
+        score_annotators, scores = ratings.rater, list(ratings.score)
+    else:
+        scores = [float(row.score or 0) for row in ranked]
+        score_items = [str(row.item_id) for row in ranked]
+        score_annotators = [str(row.annotator_id) for row in ranked]
+        result.esa = rank_esa(scores, system, segment, n_boot=N_BOOT)
+    result.breakdown = error_breakdown(
+        ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
+        systems=[s.system for s in (result.mqm or result.esa).systems],  # type: ignore[union-attr]
+    )
+    items = [row.item_id for row in ranked]
+    annotators = [row.annotator_id for row in ranked]
+    pairs = annotator_pairs(zip(items, annotators, (row.spans for row in ranked), strict=True))
+    result.span_pairs = len(pairs)
+    if pairs:
+        result.span_f1 = corpus_span_f1(pairs).f1
+        result.span_f1_severity = corpus_span_f1(pairs, severity=True).f1
+        result.scores = score_agreement(score_items, score_annotators, scores, n_boot=N_BOOT)
+    return result
+
+
+def span_results(campaign: Campaign) -> list[SpanTaskResults]:
+    """One entry per launched ESA, ESA^AI or MQM task of the campaign."""
+    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=SPAN_TYPES)
+    return [span_task_results(task) for task in tasks.order_by("id")]

@@ -1,0 +1,90 @@
+"""Reads of error-span judgments (ESA, ESA^AI, MQM): one record per judgment with its spans,
+streamed in chunks for exports and results."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Prefetch
+
+from annotation.models import SPAN_TYPES, Campaign, ErrorSpan, Judgment
+from metrics.spans import Span
+
+CHUNK = 2000
+
+
+@dataclass(frozen=True)
+class SpanJudgment:
+    """One judgment of an error-span task, with what the exports and results need."""
+
+    judgment_id: int
+    task_id: int
+    task_type: str
+    annotator_id: int
+    username: str
+    item_id: int  # the campaign's item number
+    appraise_item_id: object  # Appraise's itemID when imported from Appraise, else None
+    imported_segment: str | None  # the seg_id of an imported MQM TSV
+    item_type: str
+    system: str
+    document: str
+    segment_index: int
+    source: str
+    target: str
+    score: int | None
+    served_at: datetime
+    submitted_at: datetime
+    excluded: bool
+    spans: tuple[Span, ...]
+
+
+def span_judgments(
+    *, campaign: Campaign, task_id: int | None = None, included_only: bool = False
+) -> Iterator[SpanJudgment]:
+    """The campaign's span judgments in item order, each with its spans (a few queries per
+    chunk of judgments)."""
+    judgments = Judgment.objects.filter(task__campaign=campaign, task_type__in=SPAN_TYPES)
+    if task_id is not None:
+        judgments = judgments.filter(task_id=task_id)
+    if included_only:
+        judgments = judgments.filter(excluded=False)
+    judgments = (
+        judgments.select_related("annotator", "item__segment__document", "item__system")
+        .prefetch_related(Prefetch("spans", queryset=ErrorSpan.objects.order_by("id")))
+        .order_by("item__external_id", "annotator_id", "id")
+    )
+    for judgment in judgments.iterator(chunk_size=CHUNK):
+        item = judgment.item
+        yield SpanJudgment(
+            judgment_id=judgment.id,
+            task_id=judgment.task_id,
+            task_type=judgment.task_type,
+            annotator_id=judgment.annotator_id,
+            username=judgment.annotator.username,
+            item_id=item.external_id,
+            appraise_item_id=item.source_meta.get("itemID"),
+            imported_segment=item.source_meta.get("seg_id"),
+            item_type="REPEAT" if judgment.is_repeat else item.item_type,
+            system=item.system.name if item.system else "+".join(item.candidates[0]["systems"]),
+            document=item.segment.document.external_id,
+            segment_index=item.segment.index,
+            source=item.segment.source,
+            target=item.candidates[0]["text"],
+            score=judgment.score,
+            served_at=judgment.served_at,
+            submitted_at=judgment.submitted_at,
+            excluded=judgment.excluded,
+            spans=tuple(
+                Span(
+                    row.start,
+                    row.end,
+                    row.severity,
+                    row.category or None,
+                    row.prefilled,
+                    row.side,  # type: ignore[arg-type]
+                )
+                for row in judgment.spans.all()
+            ),
+        )

@@ -1,0 +1,191 @@
+"""Importing finished MQM ratings (Google's MQM TSV) as a campaign with an MQM task, its
+items, its raters' judgments and their spans, so that results and exports work on them.
+
+The whole file is read and checked before anything is written; raters become accounts that
+cannot log in (no usable password), named as in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import (
+    Batch,
+    Document,
+    ErrorSpan,
+    Item,
+    ItemType,
+    Judgment,
+    Segment,
+    Slot,
+    System,
+    Task,
+    TaskType,
+)
+from annotation.services.campaigns import CampaignError, campaign_create
+from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
+
+
+class SpanImportError(ValueError):
+    """Ratings that cannot be imported, with the reason."""
+
+
+def _checked(ratings: list[MqmRating]) -> None:
+    seen: set[tuple[str, str, str, str]] = set()
+    sources: dict[tuple[str, str], str] = {}
+    for rating in ratings:
+        key = (rating.system, rating.doc, rating.seg_id, rating.rater)
+        if key in seen:
+            raise SpanImportError(
+                f"rater {rating.rater!r} rates {rating.system} {rating.doc} segment "
+                f"{rating.seg_id} in two places of the file"
+            )
+        seen.add(key)
+        segment = (rating.doc, rating.seg_id)
+        if sources.setdefault(segment, rating.source) != rating.source:
+            raise SpanImportError(f"{rating.doc} segment {rating.seg_id} has two sources")
+        for span in rating.spans:
+            span.check_within(rating.target if span.side == "target" else rating.source)
+
+
+@transaction.atomic
+def mqm_ratings_import(
+    *,
+    ratings: Iterable[MqmRating],
+    name: str,
+    source_language: str,
+    target_language: str,
+    owner: User,
+    now: datetime | None = None,
+) -> Task:
+    """Creates a campaign holding the ratings as judgments of a launched MQM task."""
+    ratings = list(ratings)
+    if not ratings:
+        raise SpanImportError("the file holds no ratings")
+    _checked(ratings)
+    now = now or timezone.now()
+    try:
+        campaign = campaign_create(
+            name=name,
+            source_language=source_language,
+            target_language=target_language,
+            owner=owner,
+            description="Imported MQM ratings.",
+        )
+    except CampaignError as error:
+        raise SpanImportError(str(error)) from None
+    found = [c for r in ratings for s in r.spans if (c := s.category or "")]
+    extra = sorted(set(found) - set(GOOGLE_MQM_CATEGORIES))
+    task = Task.objects.create(
+        campaign=campaign,
+        task_type=TaskType.MQM,
+        state=Task.State.LAUNCHED,
+        mqm_categories=[*GOOGLE_MQM_CATEGORIES, *extra] if extra else [],
+    )
+    documents: dict[str, Document] = {}
+    segments: dict[tuple[str, str], Segment] = {}
+    for rating in ratings:
+        document = documents.setdefault(
+            rating.doc,
+            Document(campaign=campaign, external_id=rating.doc[:200], position=len(documents)),
+        )
+        segments.setdefault(
+            (rating.doc, rating.seg_id),
+            Segment(
+                campaign=campaign, document=document, index=len(segments), source=rating.source
+            ),
+        )
+    Document.objects.bulk_create(documents.values())
+    Segment.objects.bulk_create(segments.values())
+    systems = {
+        name: System(campaign=campaign, name=name[:200])
+        for name in sorted({rating.system for rating in ratings})
+    }
+    System.objects.bulk_create(systems.values())
+    items: dict[tuple[str, str, str], Item] = {}
+    for rating in ratings:
+        key = (rating.system, rating.doc, rating.seg_id)
+        if key not in items:
+            items[key] = Item(
+                task=task,
+                campaign=campaign,
+                external_id=len(items) + 1,
+                item_type=ItemType.TGT,
+                segment=segments[(rating.doc, rating.seg_id)],
+                system=systems[rating.system],
+                candidates=[{"text": rating.target, "systems": [rating.system], "type": "TGT"}],
+                source_meta={"doc_id": rating.doc_id, "seg_id": rating.seg_id},
+            )
+    Item.objects.bulk_create(items.values())
+    raters = {}
+    for username in sorted({rating.rater for rating in ratings}):
+        user, created = User.objects.get_or_create(username=username[:150])
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        elif user.has_usable_password():
+            # A real account: its owner did not give these ratings.
+            raise SpanImportError(f"rater {username!r} is the name of an account; rename it")
+        raters[username] = user
+    batches = {
+        username: Batch(
+            task=task,
+            number=number,
+            group=number,
+            size=sum(1 for r in ratings if r.rater == username),
+            state=Batch.State.DONE,
+            annotator=raters[username],
+        )
+        for number, username in enumerate(raters)
+    }
+    Batch.objects.bulk_create(batches.values())
+    replicas: dict[tuple[str, str, str], int] = {}
+    positions: dict[str, int] = {}
+    slots, judgments = [], []
+    for rating in ratings:
+        key = (rating.system, rating.doc, rating.seg_id)
+        replica = replicas[key] = replicas.get(key, -1) + 1
+        position = positions[rating.rater] = positions.get(rating.rater, -1) + 1
+        slot = Slot(
+            task=task,
+            item=items[key],
+            batch=batches[rating.rater],
+            position=position,
+            replica=replica,
+            state=Slot.State.DONE,
+            annotator=raters[rating.rater],
+            served_at=now,
+        )
+        slots.append(slot)
+        judgments.append(
+            Judgment(
+                slot=slot,
+                task=task,
+                item=items[key],
+                annotator=raters[rating.rater],
+                task_type=TaskType.MQM,
+                served_at=now,
+                submitted_at=now,
+                duration_ms=0,
+            )
+        )
+    Slot.objects.bulk_create(slots)
+    Judgment.objects.bulk_create(judgments)
+    ErrorSpan.objects.bulk_create(
+        ErrorSpan(
+            judgment=judgment,
+            start=span.start,
+            end=span.end,
+            severity=span.severity,
+            category=span.category or "",
+            side=span.side,
+        )
+        for judgment, rating in zip(judgments, ratings, strict=True)
+        for span in rating.spans
+    )
+    return task

@@ -1,0 +1,256 @@
+"""Error spans: validating an ESA / MQM answer and storing its spans with the judgment.
+
+Offsets are checked against the text exactly as the page shows it (the item's translation,
+or the segment's source for source-side spans), end exclusive. The rules of the protocols
+live here once: ESA spans have a severity and no category; MQM spans take a category of the
+task's typology, and Non-translation is always major and covers the whole translation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from annotation.models import ESA_TYPES, ErrorSpan, Item, ItemType, Judgment, Task, TaskType
+from metrics.spans import (
+    DEFAULT_MQM_WEIGHTS,
+    GOOGLE_MQM_CATEGORIES,
+    MAJOR,
+    MINOR,
+    MqmWeights,
+    Span,
+    SpanError,
+    read_spans_jsonl,
+    span_from_dict,
+    span_to_dict,
+)
+from metrics.wmt_csv import InputError
+
+SPAN_SEVERITIES = (MINOR, MAJOR)
+MAX_SPANS_PER_JUDGMENT = 200
+ESA_SCORE_RANGE = (0, 100)
+# Below this ESA score a translation without any marked error is suspicious (ESA guidelines).
+ESA_WARN_BELOW = 66
+
+
+class SpanAnswerError(ValueError):
+    """A span answer that cannot be stored; the message says why, for a 400 response."""
+
+
+@dataclass(frozen=True)
+class CheckedSpan:
+    span: Span
+    changed: bool = False
+    origin: dict[str, Any] | None = None
+
+
+def task_mqm_categories(task: Task) -> tuple[str, ...]:
+    """The task's MQM typology: its own list, or Google's."""
+    return tuple(task.mqm_categories) or GOOGLE_MQM_CATEGORIES
+
+
+def task_mqm_weights(task: Task) -> MqmWeights:
+    """The task's MQM weights: its own, or Google's (major 5, minor 1, ...)."""
+    if not task.mqm_weights:
+        return DEFAULT_MQM_WEIGHTS
+    # Severities the campaign leaves out (neutral, no-error) keep Google's weights.
+    given = {str(k).lower(): v for k, v in task.mqm_weights.get("severity", {}).items()}
+    return MqmWeights.from_dict(
+        {**task.mqm_weights, "severity": {**DEFAULT_MQM_WEIGHTS.severity, **given}}
+    )
+
+
+def mqm_settings_problem(categories: object, weights: object) -> str | None:
+    """Why a campaign's MQM typology or weights cannot be used, or None."""
+    if not isinstance(categories, list) or not all(
+        isinstance(c, str) and c.strip() and len(c) <= 100 for c in categories
+    ):
+        return "mqm_categories must be a list of category names (up to 100 characters)"
+    if len(set(categories)) != len(categories):
+        return "mqm_categories lists a category twice"
+    if not isinstance(weights, dict):
+        return "mqm_weights must be an object (severity weights, exceptions, non_translation)"
+    try:
+        MqmWeights.from_dict(weights)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        return f"mqm_weights cannot be read: {error}"
+    return None
+
+
+def is_non_translation(category: str | None, weights: MqmWeights = DEFAULT_MQM_WEIGHTS) -> bool:
+    return (category or "").lower() in weights.non_translation_categories
+
+
+def item_prefilled(item: Item) -> list[Span]:
+    """The item's pre-filled spans (ESA^AI), as stored at import."""
+    return [span_from_dict({**entry, "prefilled": True}) for entry in item.prefilled_spans]
+
+
+def _score(task_type: str, answer: dict[str, Any]) -> int | None:
+    if task_type not in ESA_TYPES:
+        return None  # MQM: the score is computed from the spans
+    value = answer.get("score")
+    low, high = ESA_SCORE_RANGE
+    if isinstance(value, bool) or value is None:
+        raise SpanAnswerError("score is required")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise SpanAnswerError(f"score must be a whole number, not {value!r}") from None
+    if str(number) != str(value).strip():
+        raise SpanAnswerError(f"score must be a whole number, not {value!r}")
+    if not low <= number <= high:
+        raise SpanAnswerError(f"score must be from {low} to {high}")
+    return number
+
+
+def _span(task: Task, entry: object, target: str, source: str, categories: Sequence[str]) -> Span:
+    if not isinstance(entry, dict):
+        raise SpanAnswerError("each span must be an object with start, end and severity")
+    fields = {key: entry.get(key) for key in ("start", "end", "severity", "category", "side")}
+    if fields["side"] is None:
+        fields.pop("side")
+    try:
+        span = span_from_dict(fields)
+    except (SpanError, ValueError, TypeError) as error:
+        raise SpanAnswerError(str(error)) from None
+    severity = span.severity.lower()
+    if severity not in SPAN_SEVERITIES:
+        raise SpanAnswerError(f"severity must be {' or '.join(SPAN_SEVERITIES)}")
+    category = span.category or None
+    if task.task_type in ESA_TYPES and category:
+        raise SpanAnswerError("ESA spans have a severity only, no category")
+    if task.task_type == TaskType.MQM:
+        if category not in categories:
+            raise SpanAnswerError(f"unknown MQM category {category!r}")
+        if is_non_translation(category, task_mqm_weights(task)):
+            return Span(0, len(target), MAJOR, category)
+    text = source if span.side == "source" else target
+    try:
+        span.check_within(text)
+    except SpanError as error:
+        raise SpanAnswerError(f"{span.side} {error}") from None
+    return Span(span.start, span.end, severity, category, side=span.side)
+
+
+def span_answer_validated(
+    *, task: Task, item: Item, answer: dict[str, Any]
+) -> tuple[dict[str, Any], list[CheckedSpan]]:
+    """The judgment's columns and its checked spans, or ``SpanAnswerError``.
+
+    A span that came pre-filled names it with ``"prefilled": index`` into the item's
+    pre-filled spans; it is stored as pre-filled, ``changed`` when it differs from it.
+    """
+    raw = answer.get("spans", [])
+    if not isinstance(raw, list):
+        raise SpanAnswerError("spans must be a list")
+    if len(raw) > MAX_SPANS_PER_JUDGMENT:
+        raise SpanAnswerError(f"at most {MAX_SPANS_PER_JUDGMENT} spans per item")
+    target = item.candidates[0]["text"]
+    source = item.segment.source
+    categories = task_mqm_categories(task)
+    prefilled = item_prefilled(item) if task.task_type == TaskType.ESA_PREFILLED else []
+    checked: list[CheckedSpan] = []
+    used: set[int] = set()
+    for entry in raw:
+        span = _span(task, entry, target, source, categories)
+        origin_index = entry.get("prefilled")
+        if origin_index is None or origin_index is False:
+            checked.append(CheckedSpan(span))
+            continue
+        if (
+            isinstance(origin_index, bool)
+            or not isinstance(origin_index, int)
+            or not 0 <= origin_index < len(prefilled)
+            or origin_index in used
+        ):
+            raise SpanAnswerError("prefilled must name one of the item's pre-filled spans")
+        used.add(origin_index)
+        original = prefilled[origin_index]
+        shown = Span(original.start, original.end, original.severity.lower(), original.category)
+        changed = shown != Span(span.start, span.end, span.severity, span.category, side=span.side)
+        checked.append(
+            CheckedSpan(
+                Span(span.start, span.end, span.severity, span.category, True, span.side),
+                changed=changed,
+                origin=span_to_dict(original) if changed else None,
+            )
+        )
+    return {"score": _score(task.task_type, answer)}, checked
+
+
+def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> list[ErrorSpan]:
+    """Stores a judgment's spans; called inside the judgment's transaction."""
+    return ErrorSpan.objects.bulk_create(
+        ErrorSpan(
+            judgment=judgment,
+            start=checked.span.start,
+            end=checked.span.end,
+            severity=checked.span.severity,
+            category=checked.span.category or "",
+            side=checked.span.side,
+            prefilled=checked.span.prefilled,
+            changed=checked.changed,
+            origin=checked.origin,
+        )
+        for checked in spans
+    )
+
+
+class PrefillError(ValueError):
+    """Pre-filled spans that cannot be set, naming the file and line."""
+
+
+@transaction.atomic
+def task_prefilled_spans_set(*, task: Task, name: str, data: bytes) -> int:
+    """Sets the pre-filled spans (ESA^AI) of a launched task's items from JSON Lines, one line
+    per item: ``{"system": name, "segment": 0-based line of the source, "spans": [...]}``
+    (``metrics.spans.jsonl``; end exclusive). Checked whole first; returns the items set.
+
+    Only before anyone annotates: judgments point at pre-filled spans by position.
+    """
+    if task.task_type != TaskType.ESA_PREFILLED:
+        raise PrefillError(f"{name}: pre-filled spans belong to an ESA^AI task")
+    if task.state != Task.State.LAUNCHED:
+        raise PrefillError(f"{name}: launch the task first; its items get the spans")
+    if Judgment.objects.filter(task=task).exists():
+        raise PrefillError(f"{name}: annotators have started; pre-filled spans are set before")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PrefillError(f"{name}: not UTF-8 text") from None
+    items = {
+        (item.system.name if item.system else "", item.segment.index): item
+        for item in Item.objects.filter(
+            task=task, system__isnull=False, item_type=ItemType.TGT
+        ).select_related("system", "segment")
+    }
+    updates: dict[int, Item] = {}
+    try:
+        for line_number, entry in enumerate(read_spans_jsonl(text.splitlines(), name=name), 1):
+            key = (entry.fields.get("system"), entry.fields.get("segment"))
+            item = items.get(key)  # type: ignore[arg-type]
+            if item is None:
+                raise PrefillError(
+                    f"{name}, item {line_number}: no item of system {key[0]!r} on segment "
+                    f"{key[1]!r} in this task"
+                )
+            for span in entry.spans:
+                if span.side != "target":
+                    raise PrefillError(f"{name}, item {line_number}: spans mark the translation")
+                try:
+                    span.check_within(item.candidates[0]["text"])
+                except SpanError as error:
+                    raise PrefillError(f"{name}, item {line_number}: {error}") from None
+            item.prefilled_spans = [
+                {**span_to_dict(span), "prefilled": True} for span in entry.spans
+            ]
+            updates[item.id] = item
+    except InputError as error:
+        raise PrefillError(str(error)) from None
+    # Written once every line is checked.
+    Item.objects.bulk_update(list(updates.values()), ["prefilled_spans"])
+    return len(updates)

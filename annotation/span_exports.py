@@ -1,0 +1,114 @@
+"""Downloads of error-span judgments, streamed: Appraise's ESA score CSV, Google's MQM TSV and
+JSON Lines per judged item with its spans (formats and their conversions: metrics/spans)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from django.http import StreamingHttpResponse
+
+from annotation.exports import pseudonym
+from annotation.selectors.spans import SpanJudgment
+from metrics.spans import (
+    AppraiseScore,
+    MqmRating,
+    SpanItem,
+    write_appraise_esa,
+    write_ratings,
+    write_spans_jsonl,
+)
+
+SPAN_FORMATS = {
+    "esa.csv": "text/csv; charset=utf-8",
+    "mqm.tsv": "text/tab-separated-values; charset=utf-8",
+    "spans.jsonl": "application/x-ndjson; charset=utf-8",
+}
+LINES_PER_CHUNK = 500
+
+
+def _who(row: SpanJudgment, pseudonymise: bool) -> str:
+    return pseudonym(row.annotator_id) if pseudonymise else row.username
+
+
+def _epoch(row_time) -> str:
+    return f"{row_time.timestamp():.3f}"
+
+
+def appraise_esa_lines(
+    rows: Iterable[SpanJudgment], *, source_language: str, target_language: str, pseudonymise: bool
+) -> Iterator[str]:
+    """Appraise's ESA score layout; itemId is Appraise's when the item came from it."""
+    return write_appraise_esa(
+        AppraiseScore(
+            login=_who(row, pseudonymise),
+            system=row.system,
+            item_id=row.appraise_item_id if row.appraise_item_id is not None else row.item_id,
+            item_type=row.item_type,
+            source_language=source_language,
+            target_language=target_language,
+            score=row.score if row.score is not None else 0,
+            document=f"{row.document}#{row.system}",
+            is_complete_document=False,
+            spans=tuple(span for span in row.spans if span.side == "target"),
+            time_start=_epoch(row.served_at),
+            time_end=_epoch(row.submitted_at),
+        )
+        for row in rows
+    )
+
+
+def mqm_tsv_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterator[str]:
+    """Google's MQM TSV: one line per error (the span marked <v>…</v>), No-error when clean."""
+    return write_ratings(
+        MqmRating(
+            system=row.system,
+            doc=row.document,
+            doc_id=str(row.segment_index),  # not used by readers; kept unique per segment
+            seg_id=row.imported_segment or str(row.segment_index + 1),
+            rater=_who(row, pseudonymise),
+            source=row.source,
+            target=row.target,
+            spans=row.spans,
+        )
+        for row in rows
+    )
+
+
+def spans_jsonl_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterator[str]:
+    """One JSON line per judged item: its ids, texts, score and spans (end exclusive)."""
+    return write_spans_jsonl(
+        SpanItem(
+            fields={
+                "item": row.item_id,
+                "task_type": row.task_type,
+                "annotator": _who(row, pseudonymise),
+                "system": row.system,
+                "document": row.document,
+                "segment": row.segment_index,
+                "item_type": row.item_type,
+                "source": row.source,
+                "target": row.target,
+                "score": row.score,
+                "excluded": row.excluded,
+            },
+            spans=row.spans,
+        )
+        for row in rows
+    )
+
+
+def _chunked(lines: Iterable[str]) -> Iterator[str]:
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) >= LINES_PER_CHUNK:
+            yield "".join(chunk)
+            chunk = []
+    if chunk:
+        yield "".join(chunk)
+
+
+def span_download(lines: Iterable[str], *, fmt: str, name: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(_chunked(lines), content_type=SPAN_FORMATS[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{name}-{fmt}"'
+    return response
