@@ -348,7 +348,14 @@ def judgments_download(
     rows = judgment_export_rows(
         campaign=campaign, task_id=task.id if task else None, included_only=included_only
     )
-    name = f"evalsite-{campaign.id}" + (f"-task{task.id}" if task else "")
+    # The names say what the file holds: a pseudonymised file can be shared, an identified one
+    # names people, so the two must not be mistaken for each other (or overwrite each other).
+    name = (
+        f"evalsite-{campaign.id}"
+        + (f"-task{task.id}" if task else "")
+        + ("-included" if included_only else "")
+        + ("-pseudonymised" if pseudonymise else "-identified")
+    )
     if fmt == "jsonl":
         lines = judgment_json_lines(
             rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise

@@ -2,17 +2,34 @@ import json
 
 from django import forms
 
-from annotation.models import Scale, Task, TaskType
+from annotation.languages import LanguageCodeError, language_code_normalise
+from annotation.models import Role, Scale, Task, TaskType
 from annotation.services.imports import KINDS, WMT_XML
+from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
 
 KIND_LABELS = {WMT_XML: "WMT XML test set (documents, source, references and systems)"}
 
 
+def _language_code(value: str) -> str:
+    try:
+        return language_code_normalise(value)
+    except LanguageCodeError as error:
+        raise forms.ValidationError(str(error)) from None
+
+
 class CampaignForm(forms.Form):
+    """The language codes are checked here too, so that their message shows beside them."""
+
     name = forms.CharField(max_length=200)
-    source_language = forms.CharField(max_length=16, help_text="e.g. en")
-    target_language = forms.CharField(max_length=16, help_text="e.g. de")
+    source_language = forms.CharField(max_length=16, help_text="BCP 47 code, e.g. en")
+    target_language = forms.CharField(max_length=16, help_text="BCP 47 code, e.g. de or pt-BR")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean_source_language(self) -> str:
+        return _language_code(self.cleaned_data["source_language"])
+
+    def clean_target_language(self) -> str:
+        return _language_code(self.cleaned_data["target_language"])
 
 
 class UploadForm(forms.Form):
@@ -125,3 +142,40 @@ class InvitationAcceptForm(forms.Form):
     token = forms.CharField(label="Invitation code", max_length=100)
     username = forms.CharField(max_length=150)
     password = forms.CharField(widget=forms.PasswordInput, min_length=8)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(max_length=150, help_text="An existing account")
+    role = forms.ChoiceField(choices=Role.choices)
+
+
+class InvitationsCreateForm(forms.Form):
+    # Optional, so that an empty post makes one annotator's link of the usual lifetime.
+    role = forms.ChoiceField(choices=Role.choices, required=False, initial=Role.ANNOTATOR)
+    count = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_INVITATIONS_AT_ONCE,
+        initial=1,
+        required=False,
+        label="How many links",
+    )
+    days = forms.IntegerField(
+        min_value=1,
+        max_value=365,
+        initial=INVITATION_DAYS,
+        required=False,
+        label="Valid for (days)",
+    )
+    note = forms.CharField(max_length=200, required=False, help_text="e.g. who it is for")
+    csv = forms.BooleanField(required=False, label="Download as CSV")
+
+    def clean(self):
+        data = super().clean()
+        data["role"] = data.get("role") or Role.ANNOTATOR
+        data["count"] = data.get("count") or 1
+        data["days"] = data.get("days") or INVITATION_DAYS
+        return data
+
+
+class InvitationTokenForm(forms.Form):
+    token = forms.CharField(label="Invitation code", max_length=100)

@@ -11,6 +11,8 @@ from annotation.models import Campaign, Membership, Role
 CAN_MANAGE = {Role.MANAGER}
 CAN_SEE_RESULTS = {Role.MANAGER, Role.ORGANISER}
 CAN_ANNOTATE = {Role.ANNOTATOR}
+# Leaving an annotator out of the results: the people who read them (README: organisers).
+CAN_EXCLUDE = {Role.MANAGER, Role.ORGANISER}
 
 
 def campaign_role(user, campaign_id: int) -> str | None:

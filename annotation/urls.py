@@ -1,7 +1,17 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from annotation.views import annotate, auth, campaigns, crowd, results, spans, tasks
+from annotation.views import (
+    annotate,
+    auth,
+    campaigns,
+    crowd,
+    invitations,
+    members,
+    results,
+    spans,
+    tasks,
+)
 
 urlpatterns = [
     path("", campaigns.home, name="home"),
@@ -71,8 +81,16 @@ urlpatterns = [
         tasks.task_launch_view,
         name="task-launch",
     ),
-    path("campaigns/<int:campaign_id>/invitations/", tasks.invitation_add, name="invitation-add"),
-    path("invite/", tasks.invitation_accept_view, name="invitation-accept"),
+    path("campaigns/<int:campaign_id>/members/", members.members_page, name="campaign-members"),
+    path("campaigns/<int:campaign_id>/members/add/", members.member_add, name="member-add"),
+    path("campaigns/<int:campaign_id>/invitations/", members.invitation_add, name="invitation-add"),
+    path(
+        "campaigns/<int:campaign_id>/invitations/<int:invitation_id>/revoke/",
+        members.invitation_revoke_view,
+        name="invitation-revoke",
+    ),
+    path("invite/", invitations.invitation_accept_view, name="invitation-accept"),
+    path("invite/details/", invitations.invitation_details, name="invitation-details"),
     path(
         "campaigns/<int:campaign_id>/metrics/rerun/",
         campaigns.campaign_metrics_rerun,

@@ -121,6 +121,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.DatabaseUnavailableMiddleware",
+    # Last, so that it sees the response first: the user is known, the page can show them.
+    "annotation.views.errors.MethodNotAllowedPageMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"

@@ -25,4 +25,6 @@ urlpatterns = [
     path("", include("annotation.urls")),
 ]
 
+handler403 = "annotation.views.errors.forbidden"
 handler404 = "annotation.views.errors.not_found"
+handler500 = "annotation.views.errors.server_error"

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from annotation.models import Invitation
 from tests.security_world import ANN, MGR, ORG, World, world_for_module
 
 ROLES = (ANN, MGR, ORG)
@@ -68,8 +69,16 @@ def _swap_ids(case: Any, world: World) -> None:
         params["campaign_id"] = world.campaign.id
     if isinstance(params.get("task_id"), int) and params["task_id"] % 4:
         params["task_id"] = tasks[params["task_id"] % len(tasks)].id
+    if isinstance(params.get("invitation_id"), int) and params["invitation_id"] % 4:
+        pending = Invitation.objects.filter(campaign=world.campaign, used_at=None).first()
+        if pending is not None:
+            params["invitation_id"] = pending.id
     body = case.body
     if isinstance(body, dict):
+        if isinstance(body.get("token"), str) and len(body["token"]) % 4:
+            body["token"] = world.token
+        if isinstance(body.get("username"), str) and len(body["username"]) % 4:
+            body["username"] = world.annotator2.username
         if isinstance(body.get("task"), int) and body["task"] % 4:
             body["task"] = world.tasks["adequacy"].id
             if isinstance(body.get("slot"), int) and body["slot"] % 4:

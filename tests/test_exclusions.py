@@ -64,3 +64,35 @@ def test_only_annotators_with_judgments_in_the_campaign(judged, manager, django_
     with pytest.raises(ExclusionError):
         annotator_exclude(campaign=campaign, annotator_id=stranger.id, excluded=True, by=manager)
     assert AnnotatorExclusion.objects.count() == 0
+
+
+def test_task_scope_checks_the_task_and_including_without_a_task_clears_every_scope(
+    judged, manager, launched
+):
+    campaign, task, users = judged
+    other = launched("fluency")  # a task of the campaign nobody judged
+    with pytest.raises(ExclusionError, match="no judgments in the task"):
+        annotator_exclude(
+            campaign=campaign, annotator_id=users[0].id, excluded=True, by=manager, task_id=other.id
+        )
+    with pytest.raises(ExclusionError, match="no such task"):
+        annotator_exclude(
+            campaign=campaign, annotator_id=users[0].id, excluded=True, by=manager, task_id=10**9
+        )
+    for task_id in (task.id, task.id, None):  # idempotent in each scope
+        annotator_exclude(
+            campaign=campaign, annotator_id=users[0].id, excluded=True, by=manager, task_id=task_id
+        )
+    assert sorted(AnnotatorExclusion.objects.values_list("task_id", flat=True), key=str) == [
+        task.id,
+        None,
+    ]
+    annotator_exclude(
+        campaign=campaign, annotator_id=users[0].id, excluded=False, by=manager, task_id=task.id
+    )
+    assert list(AnnotatorExclusion.objects.values_list("task_id", flat=True)) == [None]
+    annotator_exclude(
+        campaign=campaign, annotator_id=users[0].id, excluded=True, by=manager, task_id=task.id
+    )
+    annotator_exclude(campaign=campaign, annotator_id=users[0].id, excluded=False, by=manager)
+    assert not AnnotatorExclusion.objects.exists()

@@ -20,6 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from annotation.models import Invitation
 from annotation.services.assignment import slot_claim_next
 from tests.security_world import ANN, ANON, MGR, ORG, World, client_for, world_for_module
 
@@ -99,6 +100,13 @@ def _campaign(world: World, drawn: int | None) -> int:
     return world.campaign.id if drawn is None else drawn
 
 
+def _invitation(world: World, drawn: int | None) -> int:
+    if drawn is not None:
+        return drawn
+    pending = Invitation.objects.filter(campaign=world.campaign, used_at=None).first()
+    return pending.id if pending else 0
+
+
 ANSWER_FIELDS = [
     "slot",
     "candidates",
@@ -165,9 +173,32 @@ FORMS = [
         "invitation create",
         MGR,
         lambda w, i: f"/campaigns/{_campaign(w, i)}/invitations/",
-        ["role", "note"],
+        ["role", "note", "count", "days", "csv"],
     ),
-    Form("invitation accept", ANON, lambda w, i: "/invite/", ["token", "username", "password"]),
+    Form(
+        "invitation revoke",
+        MGR,
+        lambda w, i: f"/campaigns/{w.campaign.id}/invitations/{_invitation(w, i)}/revoke/",
+    ),
+    Form(
+        "member add",
+        MGR,
+        lambda w, i: f"/campaigns/{_campaign(w, i)}/members/add/",
+        ["username", "role"],
+    ),
+    Form(
+        "invitation accept",
+        ANON,
+        lambda w, i: "/invite/",
+        ["action", "token", "username", "password", "login-username", "login-password"],
+    ),
+    Form(
+        "invitation join",
+        ANN,
+        lambda w, i: "/invite/",
+        ["action", "token", "username", "password", "login-username", "login-password"],
+    ),
+    Form("invitation details", ANON, lambda w, i: "/invite/details/", ["token"]),
     Form("metrics rerun", MGR, lambda w, i: f"/campaigns/{_campaign(w, i)}/metrics/rerun/"),
     Form(
         "annotator exclusion",
@@ -207,7 +238,7 @@ def test_form_post_never_answers_5xx(form, world, db, data):
     client = client_for(world, form.role)
     path = form.path(world, data.draw(ID, label="id"))
     post = data.draw(_fields(form.fields), label="fields")
-    if form.name == "invitation accept" and data.draw(st.booleans(), label="real token"):
+    if form.name.startswith("invitation") and data.draw(st.booleans(), label="real token"):
         post["token"] = world.token
     if form.files:
         files = data.draw(st.lists(st.tuples(FILE_NAME, FILE_DATA), max_size=2), label="files")

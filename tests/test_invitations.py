@@ -41,7 +41,8 @@ def test_weak_password_and_taken_username(campaign, manager):
 def test_manager_page_puts_the_token_in_the_fragment(client, campaign, manager):
     client.force_login(manager)
     page = client.post(f"/campaigns/{campaign.id}/invitations/", {"role": "annotator"})
-    link = page.context["link"]
+    ((_, role, link, _, _),) = page.context["rows"]
+    assert role == "annotator"
     assert "/invite/#" in link
     client.logout()
     token = link.split("#", 1)[1]

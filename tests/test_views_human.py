@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.models import AnnotatorExclusion, RunScore, SystemRun
+from annotation.models import AnnotatorExclusion, Judgment, RunScore, SystemRun
 from annotation.services.campaigns import membership_set
 from annotation.services.imports import upload_import
 from annotation.services.tasks import task_create, task_launch
@@ -101,7 +101,8 @@ def test_manager_sees_everything_escaped(client, manager, results):
     assert "Fleiss&#x27; kappa" in page or "Fleiss' kappa" in page
     assert page.count("<svg") >= 4  # progress, ranking intervals, scatter
     assert "against BLEU" in page
-    assert page.count(">Exclude</button>") == 2 * len(results["annotators"])  # two tasks
+    # A link to the confirmation page in each task's table (two tasks).
+    assert page.count(">Exclude…</a>") == 2 * len(results["annotators"])
     # The ranking table lists the planted order.
     table = page[page.index("Ranking by adequacy") :]
     assert table.index(">good<") < table.index("&lt;script&gt;") < table.index(">plain<")
@@ -110,17 +111,30 @@ def test_manager_sees_everything_escaped(client, manager, results):
         assert response.status_code == 200 and response.streaming, url
 
 
-def test_organisers_read_but_do_not_exclude(client, results):
+def test_organisers_exclude_after_a_confirmation_naming_the_scope(client, results):
+    """The README names organisers as the people who exclude annotators."""
     client.force_login(results["organiser"])
     campaign = results["campaign"]
     for url in urls(campaign.id, results["task"].id):
         assert client.get(url).status_code == 200, url
     page = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
-    assert ">Exclude</button>" not in page
+    assert ">Exclude…</a>" in page
     target = results["annotators"][0]
     url = f"/campaigns/{campaign.id}/results/human/annotators/{target.id}/exclusion/"
-    assert client.post(url, {"excluded": "1"}).status_code == 403
-    assert not AnnotatorExclusion.objects.exists()
+    confirm = client.get(f"{url}?task={results['task'].id}")
+    text = confirm.content.decode()
+    assert confirm.status_code == 200 and not AnnotatorExclusion.objects.exists()
+    assert f"Exclude from task #{results['task'].id} only" in text
+    assert f"Exclude from every task of {campaign.name}" in text
+    judged = Judgment.objects.filter(annotator=target, task__campaign=campaign)
+    for task_id in set(judged.values_list("task_id", flat=True)):
+        count = judged.filter(task_id=task_id).count()
+        assert re.search(rf"#{task_id} [^<]+</td><td class=\"num\">{count}<", text), task_id
+    assert client.post(url, {"excluded": "1"}).status_code == 302
+    assert AnnotatorExclusion.objects.filter(annotator=target).exists()
+    stranger = results["stranger"]
+    other = f"/campaigns/{campaign.id}/results/human/annotators/{stranger.id}/exclusion/"
+    assert client.get(other).status_code == 404  # judged nothing here: nothing to confirm
 
 
 def test_annotators_get_403_and_strangers_404(client, results):
@@ -148,7 +162,7 @@ def test_exclusion_needs_csrf_and_toggles(manager, results):
     assert response.status_code == 302
     assert AnnotatorExclusion.objects.filter(annotator=target, created_by=manager).exists()
     page = browser.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
-    assert ">Include</button>" in page and "1 annotator excluded" in page
+    assert ">Include again</button>" in page and "1 annotator excluded" in page
     browser.post(url, {"excluded": "0", "csrfmiddlewaretoken": token})
     assert not AnnotatorExclusion.objects.exists()
 
@@ -197,8 +211,9 @@ def test_api_results_exclusions_and_downloads(manager, results):
 
     organiser = APIClient()
     organiser.force_authenticate(results["organiser"])
-    forbidden = organiser.post(url, {"annotator": target.id, "excluded": False}, format="json")
-    assert forbidden.status_code == 403
+    included = organiser.post(url, {"annotator": target.id, "excluded": False}, format="json")
+    assert included.json() == {"annotator": target.id, "excluded": False}
+    api.post(url, {"annotator": target.id, "excluded": True}, format="json")
 
     download = api.get(
         f"/api/v1/campaigns/{campaign.id}/results/human/judgments.csv?included=1&pseudonymise=1"
@@ -240,3 +255,86 @@ def test_page_before_any_judgment(client, manager, launched):
     assert [t["judgments"] for t in body["tasks"]] == [0, 0, 0]
     download = client.get(f"/campaigns/{task.campaign_id}/results/human/judgments.csv")
     assert b"".join(download.streaming_content).decode().count("\n") == 1  # the header
+
+
+def test_pseudonymised_and_identified_downloads_have_different_names(client, manager, results):
+    client.force_login(manager)
+    campaign = results["campaign"]
+    base = f"/campaigns/{campaign.id}/results/human/judgments"
+    names = {}
+    for fmt in ("csv", "jsonl", "appraise"):
+        for query in ("", "?pseudonymise=1", "?included=1&pseudonymise=1"):
+            response = client.get(f"{base}.{fmt}{query}")
+            b"".join(response.streaming_content)
+            names[fmt, query] = response["Content-Disposition"]
+    assert len(set(names.values())) == len(names)
+    prefix = f'attachment; filename="evalsite-{campaign.id}'
+    assert names["csv", ""] == f'{prefix}-identified-judgments.csv"'
+    assert names["csv", "?pseudonymise=1"] == f'{prefix}-pseudonymised-judgments.csv"'
+    assert names["jsonl", "?included=1&pseudonymise=1"] == (
+        f'{prefix}-included-pseudonymised-judgments.jsonl"'
+    )
+
+
+def test_a_task_scoped_exclusion_changes_that_task_alone(manager, results):
+    """Excluded from the adequacy task only: that task reads as with a campaign-wide
+    exclusion, the ranking task as with none; the counted-only download drops exactly the
+    annotator's adequacy judgments."""
+    from annotation.selectors.exports import judgment_export_rows
+    from annotation.selectors.human import human_results
+    from annotation.services.exclusions import annotator_exclude
+
+    campaign, adequacy, ranking = results["campaign"], results["task"], results["ranking"]
+    target = results["annotators"][0]
+
+    def snapshot():
+        tasks = {t.task.id: t for t in human_results(campaign).tasks}
+        return (
+            [
+                (s.name, s.score.raw, s.score.judgments)
+                for s in tasks[adequacy.id].likert[0].systems
+            ],
+            [(s.name, s.score.wins, s.score.losses) for s in tasks[ranking.id].pairwise],
+            {
+                row.annotator_id: row.excluded
+                for task in tasks.values()
+                for row in task.quality
+                if task.task.id == adequacy.id
+            },
+        )
+
+    none = snapshot()
+    annotator_exclude(campaign=campaign, annotator_id=target.id, excluded=True, by=manager)
+    everywhere = snapshot()
+    annotator_exclude(campaign=campaign, annotator_id=target.id, excluded=False, by=manager)
+    assert snapshot() == none
+    annotator_exclude(
+        campaign=campaign, annotator_id=target.id, excluded=True, by=manager, task_id=adequacy.id
+    )
+    scoped = snapshot()
+    assert scoped[0] == everywhere[0] != none[0]  # adequacy: as if excluded everywhere
+    assert scoped[1] == none[1]  # ranking: untouched
+    assert scoped[2][target.id] is True
+    counted = list(judgment_export_rows(campaign=campaign, included_only=True))
+    every = list(judgment_export_rows(campaign=campaign))
+    dropped = {r["id"] for r in every} - {r["id"] for r in counted}
+    expected = set(
+        Judgment.objects.filter(task=adequacy, annotator=target).values_list("id", flat=True)
+    )
+    assert dropped == expected and expected
+    flagged = {r["id"] for r in every if r["excluded"]}
+    assert flagged == expected
+
+
+def test_api_exclusion_of_one_task(results):
+    api = APIClient()
+    api.force_authenticate(results["organiser"])
+    campaign, task, target = results["campaign"], results["ranking"], results["annotators"][1]
+    url = f"/api/v1/campaigns/{campaign.id}/results/human/exclusions"
+    body = {"annotator": target.id, "excluded": True, "task": task.id}
+    response = api.post(url, body, format="json")
+    assert response.json() == body
+    assert AnnotatorExclusion.objects.get(annotator=target).task_id == task.id
+    assert api.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()["excluded"] == []
+    wrong = api.post(url, {**body, "task": 10**9}, format="json")
+    assert wrong.status_code == 400 and "no such task" in wrong.json()["error"]

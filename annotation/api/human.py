@@ -19,7 +19,7 @@ from annotation.api.fields import (
 )
 from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.human import human_results
 from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import ExclusionError, annotator_exclude
@@ -167,30 +167,37 @@ class HumanResultsApi(APIView):
 
 
 class ExclusionApi(APIView):
-    """Leaves an annotator out of the rankings and agreement, or lets them back in."""
+    """Leaves an annotator out of the rankings and agreement of every task of the campaign,
+    or of one ``task``; or lets them back in (without ``task``: in every task)."""
 
     class ExclusionSerializer(NoUnknownFieldsSerializer):
         annotator = StrictIntegerField()
         excluded = StrictBooleanField()
+        task = StrictIntegerField(
+            required=False, help_text="Only this task of the campaign; absent: every task"
+        )
 
     @extend_schema(
         request=ExclusionSerializer,
         responses=ExclusionSerializer,
     )
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
         data = self.ExclusionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        task_id = data.validated_data.get("task")
         try:
             excluded = annotator_exclude(
                 campaign=campaign,
                 annotator_id=data.validated_data["annotator"],
                 excluded=data.validated_data["excluded"],
                 by=request.user,
+                task_id=task_id,
             )
         except ExclusionError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"annotator": data.validated_data["annotator"], "excluded": excluded})
+        body = {"annotator": data.validated_data["annotator"], "excluded": excluded}
+        return Response(body if task_id is None else {**body, "task": task_id})
 
 
 class JudgmentsExportApi(APIView):

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns, tasks
+from annotation.api import annotation, auth, campaigns, members, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
@@ -61,6 +61,22 @@ urlpatterns = [
         tasks.TaskCloseApi.as_view(),
         name="api-task-close",
     ),
+    path(
+        "campaigns/<int:campaign_id>/members",
+        members.MemberListApi.as_view(),
+        name="api-members",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/invitations",
+        members.InvitationListApi.as_view(),
+        name="api-invitations",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/invitations/<int:invitation_id>",
+        members.InvitationDetailApi.as_view(),
+        name="api-invitation",
+    ),
+    path("invitations/join", members.InvitationJoinApi.as_view(), name="api-invitation-join"),
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
     path(

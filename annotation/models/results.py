@@ -9,12 +9,16 @@ from annotation.models.campaigns import Campaign
 
 
 class AnnotatorExclusion(models.Model):
-    """An annotator whose judgments the campaign's rankings and agreement leave out.
+    """An annotator whose judgments the rankings and agreement leave out: in every task of
+    the campaign (``task`` NULL) or in one task.
 
     Reversible: deleting the row brings the judgments back; nothing else is changed.
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    task = models.ForeignKey(
+        "annotation.Task", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
@@ -26,6 +30,13 @@ class AnnotatorExclusion(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "annotator"], name="one_exclusion_per_annotator"
-            )
+                fields=["campaign", "annotator"],
+                condition=models.Q(task__isnull=True),
+                name="one_exclusion_per_annotator",
+            ),
+            models.UniqueConstraint(
+                fields=["task", "annotator"],
+                condition=models.Q(task__isnull=False),
+                name="one_task_exclusion_per_annotator",
+            ),
         ]

@@ -13,7 +13,7 @@ from django.db.models.functions import Coalesce
 
 from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
 from annotation.models.campaigns import Document
-from annotation.selectors.human.loading import HUMAN, excluded_annotators
+from annotation.selectors.human.loading import HUMAN, exclusions
 
 CHUNK = 2000
 COPY_CHUNK_BYTES = 1 << 16
@@ -40,12 +40,16 @@ def judgment_export_rows(
     organiser left out; ``included_only`` drops both, leaving what the rankings count.
     ``candidate_systems`` is JSON text.
     """
-    excluded = excluded_annotators(campaign.id)
+    left_out = exclusions(campaign.id)
     judgments = Judgment.objects.filter(task__campaign=campaign)
     if task_id is not None:
         judgments = judgments.filter(task_id=task_id)
     if included_only:
-        judgments = judgments.filter(excluded=False).exclude(annotator_id__in=excluded)
+        judgments = judgments.filter(excluded=False).exclude(
+            annotator_id__in=left_out.campaign_wide
+        )
+        for annotator_id, excluded_task in left_out.by_task:
+            judgments = judgments.exclude(annotator_id=annotator_id, task_id=excluded_task)
     rows = (
         judgments.annotate(
             candidate_systems=_candidate_field("systems"),
@@ -95,7 +99,9 @@ def judgment_export_rows(
     with transaction.atomic():
         for values in rows.iterator(chunk_size=CHUNK):
             row = cast(dict[str, Any], values)
-            row["excluded"] = row["excluded"] or row["annotator_id"] in excluded
+            row["excluded"] = row["excluded"] or left_out.excludes(
+                row["annotator_id"], row["task_id"]
+            )
             yield row
 
 
@@ -122,6 +128,12 @@ _ITEM_TYPE = "CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type
 # A side-by-side 0-100 score is that candidate's score, so the rows read as assessments.
 _SCORE = "CASE WHEN x.candidate IS NULL THEN j.score ELSE j.candidate_scores[x.candidate] END"
 
+# An annotator left out of every task (task 0 in the arrays) or of the judgment's task.
+_LEFT_OUT = (
+    "EXISTS (SELECT 1 FROM unnest(%(excluded_annotators)s::int[], %(excluded_tasks)s::int[])"
+    " AS e(annotator, task) WHERE e.annotator = j.annotator_id"
+    " AND (e.task = 0 OR e.task = j.task_id))"
+)
 # Each table is one list of (column, SQL expression): the SELECT and the CSV header are both
 # made from it, so they cannot disagree.
 JUDGMENT_TABLE: list[tuple[str, str]] = [
@@ -153,8 +165,7 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ("seconds", "j.duration_ms / 1000.0::float8"),
     (
         "excluded",
-        "CASE WHEN j.excluded OR j.annotator_id = ANY(%(excluded)s::int[]) THEN 'true' "
-        "ELSE 'false' END",
+        f"CASE WHEN j.excluded OR {_LEFT_OUT} THEN 'true' ELSE 'false' END",
     ),
 ]
 # Appraise's headerless score CSV, as ``python -m metrics human --format appraise`` reads it:
@@ -241,14 +252,16 @@ def _table_query(
     if task_id is not None:
         extra_filter += " AND j.task_id = %(task)s"
     if included_only:
-        extra_filter += " AND NOT j.excluded AND NOT j.annotator_id = ANY(%(excluded)s::int[])"
+        extra_filter += f" AND NOT j.excluded AND NOT {_LEFT_OUT}"
     if table.required:
         extra_filter += f" AND ({table.required}) IS NOT NULL"
+    excluded_annotators, excluded_tasks = exclusions(campaign.id).arrays()
     params = {
         "language_pair": campaign.language_pair,
         "source_language": campaign.source_language,
         "target_language": campaign.target_language,
-        "excluded": sorted(excluded_annotators(campaign.id)),
+        "excluded_annotators": excluded_annotators,
+        "excluded_tasks": excluded_tasks,
         "annotator_ids": list(names),
         "annotator_names": list(names.values()),
         "multi": MULTI_OUTPUT,

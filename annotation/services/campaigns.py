@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Campaign, Membership, Role
 
 
@@ -26,13 +27,18 @@ def campaign_create(
         raise CampaignError("a campaign needs a name")
     if Campaign.objects.filter(name=name).exists():
         raise CampaignError(f"a campaign named {name!r} exists already")
+    codes = {}
     for label, code in (("source", source_language), ("target", target_language)):
-        if not code.strip() or len(code) > 16:
-            raise CampaignError(f"the {label} language needs a code such as 'en' or 'deu'")
+        if len(code) > 16:
+            raise CampaignError(f"the {label} language code is too long: at most 16 characters")
+        try:
+            codes[label] = language_code_normalise(code)
+        except LanguageCodeError as error:
+            raise CampaignError(f"{label} language: {error}") from None
     campaign = Campaign.objects.create(
         name=name,
-        source_language=source_language.strip(),
-        target_language=target_language.strip(),
+        source_language=codes["source"],
+        target_language=codes["target"],
         description=description,
         owner=owner,
     )
@@ -48,3 +54,18 @@ def membership_set(*, campaign: Campaign, user: User, role: str) -> Membership:
         campaign=campaign, user=user, defaults={"role": role}
     )
     return membership
+
+
+@transaction.atomic
+def membership_add(*, campaign: Campaign, username: str, role: str) -> Membership:
+    """Adds an existing account to the campaign; a member keeps their role (change it with
+    ``membership_set``), so that adding cannot demote a manager by mistake."""
+    if role not in Role.values:
+        raise CampaignError(f"unknown role {role!r}; use one of {', '.join(Role.values)}")
+    user = User.objects.filter(username__iexact=username.strip()).first()
+    if user is None or not username.strip():
+        raise CampaignError(f"no account is called {username.strip()!r}; send an invitation")
+    existing = Membership.objects.filter(campaign=campaign, user=user).first()
+    if existing is not None:
+        raise CampaignError(f"{user.username} is {existing.role} of this campaign already")
+    return Membership.objects.create(campaign=campaign, user=user, role=role)

@@ -14,17 +14,33 @@ class ExclusionError(ValueError):
 
 @transaction.atomic
 def annotator_exclude(
-    *, campaign: Campaign, annotator_id: int, excluded: bool, by: User | None
+    *,
+    campaign: Campaign,
+    annotator_id: int,
+    excluded: bool,
+    by: User | None,
+    task_id: int | None = None,
 ) -> bool:
-    """Excludes (or includes again) an annotator's judgments from the campaign's rankings and
-    agreement; returns whether they are excluded now. Idempotent; no judgment is changed, so
-    including them again restores every number."""
+    """Excludes (or includes again) an annotator's judgments from the rankings and agreement
+    of one task, or of every task of the campaign (``task_id`` None); returns whether they
+    are excluded in that scope now. Idempotent; no judgment is changed, so including them
+    again restores every number. Including without a task brings them back everywhere."""
+    if task_id is not None and not campaign.tasks.filter(id=task_id).exists():
+        raise ExclusionError("no such task in this campaign")
+    mine = AnnotatorExclusion.objects.filter(campaign=campaign, annotator_id=annotator_id)
     if not excluded:
-        AnnotatorExclusion.objects.filter(campaign=campaign, annotator_id=annotator_id).delete()
+        (mine if task_id is None else mine.filter(task_id=task_id)).delete()
         return False
-    if not Judgment.objects.filter(task__campaign=campaign, annotator_id=annotator_id).exists():
-        raise ExclusionError("this user has no judgments in the campaign")
+    judged = Judgment.objects.filter(task__campaign=campaign, annotator_id=annotator_id)
+    if task_id is not None:
+        judged = judged.filter(task_id=task_id)
+    if not judged.exists():
+        where = "task" if task_id is not None else "campaign"
+        raise ExclusionError(f"this user has no judgments in the {where}")
+    scope: dict[str, object] = (
+        {"task__isnull": True} if task_id is None else {"task_id": task_id}
+    )  # the isnull lookup is left out when the row is created: task stays NULL
     AnnotatorExclusion.objects.get_or_create(
-        campaign=campaign, annotator_id=annotator_id, defaults={"created_by": by}
+        campaign=campaign, annotator_id=annotator_id, defaults={"created_by": by}, **scope
     )
     return True

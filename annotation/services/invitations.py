@@ -1,4 +1,5 @@
-"""Invitations: single-use, expiring tokens that create an account and log it in."""
+"""Invitations: single-use, expiring tokens that join a person to a campaign, creating their
+account or adding an existing one."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from django.utils import timezone
 
 from annotation.models import Campaign, Invitation, Membership, Role
 
+INVITATION_DAYS = 7
+# Enough for a crowd of annotators at once; more is a script's job, in several calls.
+MAX_INVITATIONS_AT_ONCE = 500
+
 
 class InvitationError(ValueError):
     pass
@@ -24,46 +29,105 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def invitation_usable(token: str, *, for_update: bool = False) -> Invitation:
+    """The unused, unexpired invitation of this token, or InvitationError saying why not."""
+    invitations = Invitation.objects.select_related("campaign")
+    if for_update:
+        invitations = invitations.select_for_update(of=("self",))
+    invitation = invitations.filter(token_hash=_hash(token.strip())).first()
+    if invitation is None:
+        raise InvitationError("this invitation code is not valid (or was revoked)")
+    if invitation.used_at is not None:
+        raise InvitationError("this invitation was used already; ask for a new one")
+    if invitation.expires_at < timezone.now():
+        raise InvitationError("this invitation has expired; ask for a new one")
+    return invitation
+
+
 @transaction.atomic
 def invitation_create(
     *,
     campaign: Campaign,
     created_by: User,
     role: str = Role.ANNOTATOR,
-    days: int = 7,
+    days: int = INVITATION_DAYS,
     note: str = "",
 ) -> tuple[Invitation, str]:
     """Returns the invitation and its token; only the token's hash is stored."""
-    if role not in Role.values:
-        raise InvitationError(f"unknown role {role!r}")
-    token = secrets.token_urlsafe(32)
-    invitation = Invitation.objects.create(
-        campaign=campaign,
-        role=role,
-        token_hash=_hash(token),
-        note=note[:200],
-        created_by=created_by,
-        expires_at=timezone.now() + timedelta(days=days),
+    ((invitation, token),) = invitations_create(
+        campaign=campaign, created_by=created_by, count=1, role=role, days=days, note=note
     )
     return invitation, token
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, username: str, password: str) -> User:
-    """Creates the account and its membership; the token cannot be used again."""
+def invitations_create(
+    *,
+    campaign: Campaign,
+    created_by: User,
+    count: int,
+    role: str = Role.ANNOTATOR,
+    days: int = INVITATION_DAYS,
+    note: str = "",
+) -> list[tuple[Invitation, str]]:
+    """``count`` invitations with their tokens, all or none; only the hashes are stored."""
+    if role not in Role.values:
+        raise InvitationError(f"unknown role {role!r}; use one of {', '.join(Role.values)}")
+    if not 1 <= count <= MAX_INVITATIONS_AT_ONCE:
+        raise InvitationError(f"create between 1 and {MAX_INVITATIONS_AT_ONCE} invitations at once")
+    if not 1 <= days <= 365:
+        raise InvitationError("an invitation lasts between 1 and 365 days")
+    expires_at = timezone.now() + timedelta(days=days)
+    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
+    invitations = Invitation.objects.bulk_create(
+        Invitation(
+            campaign=campaign,
+            role=role,
+            token_hash=_hash(token),
+            note=note[:200],
+            created_by=created_by,
+            expires_at=expires_at,
+        )
+        for token in tokens
+    )
+    return list(zip(invitations, tokens, strict=True))
+
+
+@transaction.atomic
+def invitation_revoke(*, campaign: Campaign, invitation_id: int) -> None:
+    """Deletes an unused invitation, so that its link stops working at once."""
     invitation = (
-        Invitation.objects.select_for_update().filter(token_hash=_hash(token.strip())).first()
+        Invitation.objects.select_for_update().filter(id=invitation_id, campaign=campaign).first()
     )
     if invitation is None:
-        raise InvitationError("this invitation code is not valid")
+        raise InvitationError("no such invitation in this campaign")
     if invitation.used_at is not None:
-        raise InvitationError("this invitation was used already; ask for a new one")
-    if invitation.expires_at < timezone.now():
-        raise InvitationError("this invitation has expired; ask for a new one")
+        raise InvitationError("this invitation was used already; remove the member instead")
+    invitation.delete()
+
+
+def _use(invitation: Invitation, user: User) -> Membership:
+    membership = Membership.objects.create(
+        campaign=invitation.campaign, user=user, role=invitation.role
+    )
+    invitation.used_at = timezone.now()
+    invitation.used_by = user
+    invitation.save(update_fields=["used_at", "used_by"])
+    return membership
+
+
+@transaction.atomic
+def invitation_accept(*, token: str, username: str, password: str) -> User:
+    """Creates the account and its membership; the token cannot be used again."""
+    invitation = invitation_usable(token, for_update=True)
     User = get_user_model()
     username = username.strip()
-    if not username or User.objects.filter(username__iexact=username).exists():
-        raise InvitationError("choose another username: that one is taken or empty")
+    if not username:
+        raise InvitationError("choose a username")
+    if User.objects.filter(username__iexact=username).exists():
+        raise InvitationError(
+            "that username is taken: if it is yours, log in below to join with it"
+        )
     user = User(username=username)
     try:
         validate_password(password, user)
@@ -71,8 +135,19 @@ def invitation_accept(*, token: str, username: str, password: str) -> User:
         raise InvitationError(" ".join(error.messages)) from None
     user.set_password(password)
     user.save()
-    Membership.objects.create(campaign=invitation.campaign, user=user, role=invitation.role)
-    invitation.used_at = timezone.now()
-    invitation.used_by = user
-    invitation.save(update_fields=["used_at", "used_by"])
+    _use(invitation, user)
     return user
+
+
+@transaction.atomic
+def invitation_join(*, token: str, user: User) -> Membership:
+    """Joins an existing account to the invitation's campaign with its role. A member keeps
+    their role and the invitation stays unused, so that a link cannot change anyone's role."""
+    invitation = invitation_usable(token, for_update=True)
+    existing = Membership.objects.filter(campaign=invitation.campaign, user=user).first()
+    if existing is not None:
+        raise InvitationError(
+            f"you are {existing.role} of {invitation.campaign.name} already; "
+            "this invitation was not used"
+        )
+    return _use(invitation, user)

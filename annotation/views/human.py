@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from annotation.exports import (
     csv_stream,
@@ -18,11 +18,12 @@ from annotation.exports import (
     streaming_response,
 )
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
 from annotation.selectors.human.spans import span_results
+from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import METRIC_LABELS, better
 from annotation.selectors.spans import span_judgments
 from annotation.services.exclusions import ExclusionError, annotator_exclude
@@ -98,7 +99,7 @@ def human_results_page(request, campaign_id: int):
         {
             "campaign": campaign,
             "results": results,
-            "can_manage": role in CAN_MANAGE or role == "admin",
+            "can_exclude": role in CAN_EXCLUDE or role == "admin",
             "weights": weights,
             "ranking_plots": _ranking_plots(results),
             "progress_plots": [
@@ -125,23 +126,53 @@ def _span_context(campaign) -> dict[str, object]:
     return {"span_results": results, "span_plots": plots}
 
 
+def _scope_task(request, campaign_id: int) -> int | None:
+    """The task of a task-scoped exclusion (``task`` in the query or the form), else None."""
+    value = request.POST.get("task") or request.GET.get("task") or ""
+    if not value:
+        return None
+    if (
+        not (value.isascii() and value.isdigit())
+        or not Task.objects.filter(id=int(value), campaign_id=campaign_id).exists()
+    ):
+        raise Http404("no such task in this campaign")
+    return int(value)
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def annotator_exclusion(request, campaign_id: int, annotator_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    """GET asks for confirmation, offering the scope: the task the organiser came from, or
+    every task of the campaign; POST excludes (or includes again) in that scope."""
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
+    task_id = _scope_task(request, campaign.id)
+    if request.method == "GET":
+        annotator = annotator_in_campaign(campaign=campaign, annotator_id=annotator_id)
+        if annotator is None:
+            raise Http404("no such annotator in this campaign")
+        return render(
+            request,
+            "results/exclusion_confirm.html",
+            {"campaign": campaign, "task_id": task_id, **annotator},
+        )
     exclude = request.POST.get("excluded") == "1"
     try:
         annotator_exclude(
-            campaign=campaign, annotator_id=annotator_id, excluded=exclude, by=request.user
+            campaign=campaign,
+            annotator_id=annotator_id,
+            excluded=exclude,
+            by=request.user,
+            task_id=task_id,
         )
     except ExclusionError as error:
         messages.error(request, str(error))
     else:
+        scope = f"task #{task_id}" if task_id is not None else f"every task of {campaign.name}"
         messages.success(
             request,
-            "The annotator is left out of the rankings and agreement."
+            f"The annotator is left out of the rankings and agreement of {scope}."
             if exclude
-            else "The annotator counts again.",
+            else f"The annotator counts again in {scope}.",
         )
     return redirect("results-human", campaign.id)
 

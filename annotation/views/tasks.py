@@ -1,21 +1,19 @@
-"""Manager pages for tasks and invitations, and the invitation acceptance page."""
+"""Manager pages for tasks."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.forms import InvitationAcceptForm, TaskForm
+from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, campaign_for
 from annotation.services.campaign_states import campaign_archive, campaign_close
 from annotation.services.crowd import task_crowd_link_enable
-from annotation.services.invitations import InvitationError, invitation_accept, invitation_create
 from annotation.services.task_changes import (
     EDITABLE_AFTER_LAUNCH,
     task_close,
@@ -67,41 +65,6 @@ def task_launch_view(request, campaign_id: int, task_id: int):
         if warning := task_reference_warning(campaign.tasks.get(id=task_id)):
             messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign.id)
-
-
-@login_required
-@require_POST
-def invitation_add(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    role = request.POST.get("role", "annotator")
-    try:
-        _, token = invitation_create(
-            campaign=campaign, created_by=request.user, role=role, note=request.POST.get("note", "")
-        )
-    except InvitationError as error:
-        messages.error(request, str(error))
-        return redirect("campaign-detail", campaign.id)
-    # The token goes in the fragment, which browsers never send to a server or in a Referer.
-    link = request.build_absolute_uri("/invite/") + "#" + token
-    return render(
-        request,
-        "campaigns/invitation.html",
-        {"campaign": campaign, "link": link, "token": token, "role": role},
-    )
-
-
-def invitation_accept_view(request):
-    form = InvitationAcceptForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            user = invitation_accept(**form.cleaned_data)
-        except InvitationError as error:
-            form.add_error(None, str(error))
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.username}!")
-            return redirect("task-list")
-    return render(request, "auth/invitation.html", {"form": form})
 
 
 # Prolific fills in these placeholders for each participant.

@@ -211,20 +211,72 @@
   });
 })();
 
-// Invitation links carry their code in the fragment (never sent to the server): copy it in.
+// Invitation links carry their code in the fragment (never sent to the server): put it in the
+// forms, and ask (in a POST body) which campaign and role it is for, to say so on the page.
 (function () {
-  const form = document.getElementById("invitation");
-  if (!form || !window.location.hash) return;
-  const token = form.querySelector('input[name="token"]');
-  if (token && !token.value) token.value = decodeURIComponent(window.location.hash.slice(1));
-  history.replaceState(null, "", window.location.pathname);
-  const username = form.querySelector('input[name="username"]');
-  if (username) username.focus();
+  const page = document.getElementById("invitation");
+  if (!page) return;
+  const code = document.getElementById("invitation-code");
+  const title = document.getElementById("invitation-title");
+  const about = document.getElementById("invitation-about");
+  const csrf = page.querySelector('input[name="csrfmiddlewaretoken"]');
+  const use = (value) => {
+    page.querySelectorAll('input[name="token"]').forEach((input) => { input.value = value; });
+  };
+  const describe = async (value) => {
+    if (!value || !csrf) return;
+    const body = new FormData();
+    body.append("token", value);
+    let response = null;
+    try {
+      response = await fetch(page.dataset.details, {
+        method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": csrf.value },
+      });
+    } catch (error) {
+      return;  // the forms still work; the server names the campaign after a submit
+    }
+    const data = await response.json().catch(() => null);
+    if (!data) return;
+    if (response.ok) {
+      title.textContent = `Join ${data.campaign} as ${data.role}`;
+      const expires = `${data.expires_at.slice(0, 16).replace("T", " ")} UTC`;
+      about.textContent = `This invitation makes you ${data.role} of ${data.campaign}; it expires on ${expires}.`;
+      about.className = "muted";
+      code.closest("label").hidden = true;  // it came with the link and works: nothing to type
+    } else {
+      about.textContent = data.detail;
+      about.className = "error";
+    }
+  };
+  if (window.location.hash) {
+    code.value = decodeURIComponent(window.location.hash.slice(1));
+    history.replaceState(null, "", window.location.pathname);
+  }
+  if (code.value) {
+    use(code.value.trim());
+    describe(code.value.trim());
+  }
+  code.addEventListener("change", () => { use(code.value.trim()); describe(code.value.trim()); });
+  const username = page.querySelector('input[name="username"]');
+  if (username && code.value) username.focus();
 })();
 
 // Behaviour that would otherwise be inline handlers, which the Content-Security-Policy forbids.
 (function () {
   document.querySelectorAll("[data-select-on-click]").forEach((input) => {
     input.addEventListener("click", () => input.select());
+  });
+  // Copy buttons: the text of the input the button names.
+  document.querySelectorAll("[data-copy]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      const input = document.getElementById(button.dataset.copy);
+      input.select();
+      try {
+        await navigator.clipboard.writeText(input.value);
+      } catch (error) {
+        document.execCommand("copy");  // no clipboard API outside secure contexts
+      }
+      button.textContent = "Copied";
+    });
   });
 })();

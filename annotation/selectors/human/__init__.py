@@ -34,7 +34,7 @@ from annotation.selectors.human.loading import (
     HUMAN,
     Usernames,
     campaign_usernames,
-    excluded_annotators,
+    exclusions,
     release_memory,
     system_names,
 )
@@ -160,7 +160,8 @@ def human_results(
     """The whole dashboard of a campaign (or of one of its tasks)."""
     usernames = campaign_usernames(campaign.id)
     names = system_names(campaign.id)
-    excluded = excluded_annotators(campaign.id)
+    left_out = exclusions(campaign.id)
+    excluded = set(left_out.campaign_wide)
     # Error-span tasks have their own results (annotation/selectors/human/spans.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
@@ -170,7 +171,13 @@ def human_results(
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
     results = [
-        task_results(task, usernames=usernames, names=names, excluded=excluded, weights=weights)
+        task_results(
+            task,
+            usernames=usernames,
+            names=names,
+            excluded=left_out.for_task(task.id),
+            weights=weights,
+        )
         for task in tasks
     ]
     human: dict[str, dict[str, float]] = {}

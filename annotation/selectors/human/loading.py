@@ -125,12 +125,38 @@ def campaign_usernames(campaign_id: int) -> Usernames:
     )
 
 
-def excluded_annotators(campaign_id: int) -> set[int]:
-    return set(
-        AnnotatorExclusion.objects.filter(campaign_id=campaign_id).values_list(
-            "annotator_id", flat=True
-        )
+@dataclass(frozen=True)
+class Exclusions:
+    """Annotators left out of every task of a campaign, and of single tasks."""
+
+    campaign_wide: frozenset[int]
+    by_task: frozenset[tuple[int, int]]  # (annotator id, task id)
+
+    def for_task(self, task_id: int) -> set[int]:
+        return set(self.campaign_wide) | {a for a, t in self.by_task if t == task_id}
+
+    def excludes(self, annotator_id: int, task_id: int) -> bool:
+        return annotator_id in self.campaign_wide or (annotator_id, task_id) in self.by_task
+
+    def arrays(self) -> tuple[list[int], list[int]]:
+        """Parallel annotator and task id arrays for SQL; task 0 stands for every task."""
+        pairs = sorted([(a, 0) for a in self.campaign_wide] + list(self.by_task))
+        return [a for a, _ in pairs], [t for _, t in pairs]
+
+
+def exclusions(campaign_id: int) -> Exclusions:
+    rows = AnnotatorExclusion.objects.filter(campaign_id=campaign_id).values_list(
+        "annotator_id", "task_id"
     )
+    return Exclusions(
+        campaign_wide=frozenset(a for a, t in rows if t is None),
+        by_task=frozenset((a, t) for a, t in rows if t is not None),
+    )
+
+
+def excluded_annotators(campaign_id: int) -> set[int]:
+    """Annotators left out of every task of the campaign."""
+    return set(exclusions(campaign_id).campaign_wide)
 
 
 def task_judgments(task: Task) -> QuerySet[Judgment]:
