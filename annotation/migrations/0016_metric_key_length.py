@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0011_hter_percent'),
+        ("annotation", "0011_hter_percent"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='pairsignificance',
-            name='metric',
+            model_name="pairsignificance",
+            name="metric",
             field=models.CharField(max_length=80),
         ),
         migrations.AlterField(
-            model_name='runscore',
-            name='metric',
+            model_name="runscore",
+            name="metric",
             field=models.CharField(max_length=80),
         ),
         migrations.AlterField(
-            model_name='runstatistics',
-            name='metric',
+            model_name="runstatistics",
+            name="metric",
             field=models.CharField(max_length=80),
         ),
     ]

@@ -65,7 +65,7 @@ def _texts(
     outputs = list(
         Output.objects.filter(run=run)
         .order_by("segment__index")
-        .values_list("segment__text", "text")
+        .values_list("segment__source", "text")
     )
     sources = [source for source, _ in outputs]
     hypotheses = [hypothesis for _, hypothesis in outputs]
