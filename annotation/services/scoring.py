@@ -134,13 +134,15 @@ def _run_metrics_against(
         report_progress(min(99, 100 * len(computed) // (steps + 1)))
         return stored
 
-    tests = {"bs": BOOTSTRAP_SAMPLES, "seed": SACREBLEU_SEED}
+    def built_in_signature(metric: str) -> str:
+        return signature(metric, n_refs=len(references), bs=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED)
+
     for metric in EXTRACTED_METRICS:
         stats = extract_statistics(metric, hypotheses, references)
-        if not store(metric, stats, signature(metric, n_refs=len(references), **tests)):
+        if not store(metric, stats, built_in_signature(metric)):
             return False
     ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])
-    if not store(ULC, ulc_stats, signature(ULC, n_refs=len(references), **tests)):
+    if not store(ULC, ulc_stats, built_in_signature(ULC)):
         return False
     for scorer in scorers:
         metric = external.key_for(scorer.name, higher_is_better=scorer.higher_is_better)
@@ -197,9 +199,10 @@ def _store_run_metric(
 
 
 @transaction.atomic
-def campaign_significance_update(*, campaign_id: int) -> int:
+def campaign_significance_update(*, campaign_id: int, metrics: list[str] | None = None) -> int:
     """Recomputes every pair's paired tests from the statistics of the current reference set
-    and replaces the campaign's tests with them; returns the pair count.
+    (and the uploaded metric scores) and replaces the campaign's tests with them, or only
+    those of ``metrics``; returns the pair count.
 
     The campaign row is locked, so jobs of several systems finishing together update the
     matrix one after the other, and the last one sees every system's statistics. A system not
@@ -208,12 +211,15 @@ def campaign_significance_update(*, campaign_id: int) -> int:
     campaign = Campaign.objects.select_for_update().get(id=campaign_id)
     references = current_reference_set(campaign)
     tests: list[PairSignificance] = []
-    rows = (
-        RunStatistics.objects.filter(
-            run__campaign_id=campaign_id, references__in=[references, UPLOADED_SCORES_KEY]
-        )
-        .order_by("metric", "run__system_id", "run__number")
-        .values_list("metric", "run__system_id", "data")
+    stored = RunStatistics.objects.filter(
+        run__campaign_id=campaign_id, references__in=[references, UPLOADED_SCORES_KEY]
+    )
+    replaced = PairSignificance.objects.filter(campaign_id=campaign_id)
+    if metrics is not None:
+        stored = stored.filter(metric__in=metrics)
+        replaced = replaced.filter(metric__in=metrics)
+    rows = stored.order_by("metric", "run__system_id", "run__number").values_list(
+        "metric", "run__system_id", "data"
     )
     by_metric: dict[str, dict[int, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
     for metric, system_id, data in rows.iterator():
@@ -245,7 +251,7 @@ def campaign_significance_update(*, campaign_id: int) -> int:
                 )
                 for pair in result.pairs
             )
-    PairSignificance.objects.filter(campaign_id=campaign_id).delete()
+    replaced.delete()
     PairSignificance.objects.bulk_create(tests)
     return len(tests)
 
