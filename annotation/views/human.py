@@ -22,7 +22,8 @@ from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
-from annotation.selectors.results import METRIC_LABELS, better
+from annotation.selectors.human.meta import meta_evaluation
+from annotation.selectors.results import better, metric_label
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 from annotation.views.human_plots import progress_plot, scatter_plot
 from metrics.agreement.coefficients import Weights
@@ -66,8 +67,8 @@ def _scatters(results: HumanResults, human_name: str) -> list:
     return [
         scatter_plot(
             scatter_points(human, scores),
-            title=f"{human_name} against {METRIC_LABELS.get(metric, metric)}",
-            x_label=f"{METRIC_LABELS.get(metric, metric)} ({better(metric)} is better)",
+            title=f"{human_name} against {metric_label(metric)}",
+            x_label=f"{metric_label(metric)} ({better(metric)} is better)",
             y_label=human_name,
         )
         for metric, scores in results.automatic.items()
@@ -98,7 +99,8 @@ def human_results_page(request, campaign_id: int):
             "human_names": human_names,
             "chosen_human": chosen,
             "scatters": _scatters(results, chosen) if chosen else [],
-            "metric_labels": METRIC_LABELS,
+            "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
+            "meta_rows": meta_evaluation(campaign, results.excluded),
         },
     )
 
