@@ -15,9 +15,11 @@ import numpy as np
 from django.db.models import Avg
 
 from annotation.models import LIKERT_TYPES, Campaign, ItemType, Judgment, RunStatistics, Task
+from annotation.scales import scale_range
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import metric_label, metric_order
 from metrics.automatic import higher_is_better, sentence_scores, stats_from_bytes
+from metrics.meta import DA_THRESHOLD
 from metrics.meta.report import MetaEvaluation, meta_evaluate
 
 # Bootstrap resamples behind the intervals; computed on each page view, so kept modest.
@@ -31,6 +33,13 @@ class MetaRow:
     metric: str
     label: str
     evaluation: MetaEvaluation
+
+
+def kendall_threshold(scale: str) -> float:
+    """WMT's 25 points on the 0-100 scale, as the same share of a Likert scale's range
+    (1 point on 1-5), so the Kendall-like tau keeps its meaning on every scale."""
+    low, high = scale_range(scale)
+    return DA_THRESHOLD * (high - low) / 100
 
 
 def human_segment_matrix(
@@ -93,7 +102,11 @@ def meta_evaluation(
             metric_matrix = np.array([by_system[s] for s in common], dtype=np.float64)
             metric_matrix[np.isnan(human_matrix)] = np.nan
             evaluation = meta_evaluate(
-                human_matrix, metric_matrix, n_resamples=n_resamples, seed=META_SEED
+                human_matrix,
+                metric_matrix,
+                threshold=kendall_threshold(task.scale),
+                n_resamples=n_resamples,
+                seed=META_SEED,
             )
             rows.append(
                 MetaRow(
