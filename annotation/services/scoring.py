@@ -82,6 +82,17 @@ def _texts(
     return sources, hypotheses, references
 
 
+def meteor_language(target_language: str) -> str:
+    """METEOR's stemmer for the campaign's target language ("de-CH" → german); exact matching
+    only for a language without a Snowball stemmer."""
+    from metrics.classic.meteor import NO_STEMMER, check_language
+
+    try:
+        return check_language(target_language.split("-")[0].split("_")[0])
+    except ValueError:
+        return NO_STEMMER
+
+
 class ReferencesKeepChanging(RuntimeError):
     pass
 
@@ -134,11 +145,20 @@ def _run_metrics_against(
         report_progress(min(99, 100 * len(computed) // (steps + 1)))
         return stored
 
+    language = meteor_language(run.campaign.target_language)
+
     def built_in_signature(metric: str) -> str:
-        return signature(metric, n_refs=len(references), bs=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED)
+        return signature(
+            metric,
+            n_refs=len(references),
+            bs=BOOTSTRAP_SAMPLES,
+            seed=SACREBLEU_SEED,
+            language=language if metric == "meteor" else None,
+        )
 
     for metric in EXTRACTED_METRICS:
-        stats = extract_statistics(metric, hypotheses, references)
+        options = {"language": language} if metric == "meteor" else {}
+        stats = extract_statistics(metric, hypotheses, references, **options)
         if not store(metric, stats, built_in_signature(metric)):
             return False
     ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])
