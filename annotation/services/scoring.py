@@ -82,6 +82,12 @@ def _texts(
     return sources, hypotheses, references
 
 
+def progress_after(done: int, steps: int) -> int:
+    """Percent shown after ``done`` of the job's ``steps`` metrics; 100 only once the paired
+    tests are updated too."""
+    return 100 * done // (steps + 1)
+
+
 def meteor_language(target_language: str) -> str:
     """METEOR's stemmer for the campaign's target language ("de-CH" → german); exact matching
     only for a language without a Snowball stemmer."""
@@ -142,7 +148,8 @@ def _run_metrics_against(
             ci_high=estimate.high,
             metric_signature=metric_signature,
         )
-        report_progress(min(99, 100 * len(computed) // (steps + 1)))
+        if stored:
+            report_progress(progress_after(len(computed), steps))
         return stored
 
     language = meteor_language(run.campaign.target_language)
