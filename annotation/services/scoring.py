@@ -164,8 +164,9 @@ def _run_metrics_against(
         )
 
     for metric in EXTRACTED_METRICS:
-        options = {"language": language} if metric == "meteor" else {}
-        stats = extract_statistics(metric, hypotheses, references, **options)
+        stats = extract_statistics(
+            metric, hypotheses, references, language=language if metric == "meteor" else None
+        )
         if not store(metric, stats, built_in_signature(metric)):
             return False
     ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])
