@@ -86,6 +86,8 @@ def meta_evaluation(
 ) -> list[MetaRow]:
     """Every (direct-assessment task, metric) with at least two systems scored by both."""
     tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
+    if not tasks.exists():
+        return []  # nothing to meta-evaluate against: the statistics are not even read
     automatic = metric_segment_scores(campaign)
     rows = []
     for task in tasks.order_by("id"):
