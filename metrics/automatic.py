@@ -408,6 +408,10 @@ def _classic_signature(
     if classic.is_ulc(key):
         parts = ulc.components(key)
         fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
+        if "meteor" in parts and language is not None:
+            from metrics.classic.meteor import check_language
+
+            fields.append(f"lang:{check_language(language)}")  # METEOR's stemmer
     else:
         fields = classic.signature_fields(key, lowercase=lowercase, tokenize=tokenize)
         if key == "meteor":

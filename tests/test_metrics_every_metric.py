@@ -68,6 +68,7 @@ def test_every_metric_stored_for_every_system_with_its_statistics(campaign, mana
             stored = RunStatistics.objects.get(run__system__name=name, metric=metric)
             assert (stored.rows, stored.columns) == (N, n_statistics(metric))
         assert "lang:german" in scores["meteor"].signature
+        assert "lang:german" in scores["ulc"].signature
         assert "stats:sentence" in scores["ribes"].signature
         assert "stats:sufficient" in scores["nist"].signature
     # Every pair of the 3 systems, on every metric, by both tests.

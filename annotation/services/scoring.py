@@ -160,7 +160,7 @@ def _run_metrics_against(
             n_refs=len(references),
             bs=BOOTSTRAP_SAMPLES,
             seed=SACREBLEU_SEED,
-            language=language if metric == "meteor" else None,
+            language=language if metric in ("meteor", ULC) else None,
         )
 
     for metric in EXTRACTED_METRICS:
