@@ -179,3 +179,17 @@ class InvitationsCreateForm(forms.Form):
 
 class InvitationTokenForm(forms.Form):
     token = forms.CharField(label="Invitation code", max_length=100)
+
+
+class MetricScoresForm(forms.Form):
+    """Per-segment scores of a metric computed elsewhere (annotation.services.metric_uploads)."""
+
+    name = forms.CharField(max_length=60, help_text="e.g. COMET-22 or MetricX-23")
+    better = forms.ChoiceField(
+        choices=[("higher", "Higher is better"), ("lower", "Lower is better")],
+        initial="higher",
+    )
+    file = forms.FileField(
+        help_text="TSV system, segment (from 1), score; or mt-metrics-eval .seg.score "
+        "(system, score; one line per segment, in order)"
+    )

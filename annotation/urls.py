@@ -96,5 +96,10 @@ urlpatterns = [
         campaigns.campaign_metrics_rerun,
         name="campaign-metrics-rerun",
     ),
+    path(
+        "campaigns/<int:campaign_id>/metric-scores/",
+        campaigns.campaign_metric_scores_upload,
+        name="campaign-metric-scores",
+    ),
     path("", include("annotation.urls_human")),
 ]

@@ -12,7 +12,10 @@ Data: WMT21 news en-de (``../shared/data/wmt21-en-de``, or the copy under ``test
      processes.
    Best of ``--repeat`` runs each (a shared machine is noisy).
 2. Every metric for one system against the three references: extraction, corpus score and a
-   1000-resample bootstrap interval, in process, timed per metric (the metrics job's work).
+   1000-resample bootstrap interval, in process, timed per metric (the metrics job's work;
+   ULC from its components' statistics, as the job assembles it).
+3. ``--campaign-tests``: the all-pairs paired bootstrap and randomisation of 19 systems on
+   every metric, which each metrics job recomputes for its campaign after storing.
 """
 
 from __future__ import annotations
@@ -27,12 +30,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 from metrics.automatic import corpus_score, extract_statistics  # noqa: E402
+from metrics.classic import ulc  # noqa: E402
 from metrics.resampling import bootstrap_ci  # noqa: E402
 
 EVERY_METRIC = (
     "bleu",
     "chrf",
+    "chrf++",
     "ter",
     "meteor",
     "nist",
@@ -93,10 +100,11 @@ def per_metric(folder: Path) -> None:
     # is what the job would take alone.
     print(f"   {'metric':<8}{'score':>9}{'extract s':>11}{'bootstrap s':>13}{'CPU s':>8}")
     total = cpu_total = 0.0
+    computed = {}
     for metric in EVERY_METRIC:
         cpu, start = time.process_time(), time.perf_counter()
         options = {"language": "german"} if metric == "meteor" else {}
-        stats = extract_statistics(metric, hyps, refs, **options)
+        stats = computed[metric] = extract_statistics(metric, hyps, refs, **options)
         middle = time.perf_counter()
         bootstrap_ci(metric, stats)
         end = time.perf_counter()
@@ -105,7 +113,47 @@ def per_metric(folder: Path) -> None:
         cpu_total += cpu
         score = corpus_score(metric, stats)
         print(f"   {metric:<8}{score:>9.2f}{middle - start:>11.2f}{end - middle:>13.2f}{cpu:>8.2f}")
+    # ULC as the metrics job makes it: its components' statistics side by side, no extraction.
+    cpu, start = time.process_time(), time.perf_counter()
+    stats = np.hstack([computed[m] for m in ulc.components("ulc")])
+    bootstrap_ci("ulc", stats)
+    end = time.perf_counter()
+    cpu = time.process_time() - cpu
+    total += end - start
+    cpu_total += cpu
+    score = corpus_score("ulc", stats)
+    print(f"   {'ulc':<8}{score:>9.2f}{0.0:>11.2f}{end - start:>13.2f}{cpu:>8.2f}")
     print(f"   every metric together: {total:.1f} s wall, {cpu_total:.1f} s CPU (target < 30 s)")
+
+
+def campaign_tests(folder: Path, n_systems: int = 19) -> None:
+    """What each metrics job adds after storing its scores: every pair's paired bootstrap and
+    approximate randomisation, for every metric, from stored statistics."""
+    from metrics.resampling import paired_approximate_randomization, paired_bootstrap
+
+    refs = [read_lines(folder / "newstest2021.en-de.ref.A.de")]
+    files = sorted((folder / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))[:2]
+    hyps = [read_lines(path) for path in files]
+    rng = np.random.default_rng(0)
+    print(f"3. the campaign's paired tests after a job, {n_systems} systems, every metric")
+    # The tests' cost depends on the statistics' shapes, not their values: two real systems'
+    # statistics, rows shuffled, stand for the others (TER's extraction would dominate).
+    cpu_total = 0.0
+    computed: dict[str, list] = {}
+    for metric in (*EVERY_METRIC, "ulc"):
+        if metric == "ulc":
+            stats = [np.hstack([computed[m][i] for m in ulc.components("ulc")]) for i in (0, 1)]
+        else:
+            stats = computed[metric] = [extract_statistics(metric, h, refs) for h in hyps]
+        n = len(stats[0])
+        systems = {str(i): stats[i % 2][rng.permutation(n)] for i in range(n_systems)}
+        cpu = time.process_time()
+        paired_bootstrap(metric, systems)
+        paired_approximate_randomization(metric, systems)
+        cpu = time.process_time() - cpu
+        cpu_total += cpu
+        print(f"   {metric:<8}{cpu:>8.2f} s CPU")
+    print(f"   every metric: {cpu_total:.1f} s CPU\n")
 
 
 def main() -> None:
@@ -113,12 +161,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="extraction processes (default 2)")
     parser.add_argument("--repeat", type=int, default=3, help="cold runs of each (default 3)")
     parser.add_argument("--skip-paired", action="store_true", help="only the per-metric times")
+    parser.add_argument(
+        "--campaign-tests",
+        action="store_true",
+        help="also the all-pairs tests every job recomputes (19 systems, every metric)",
+    )
     args = parser.parse_args()
     folder = data_dir()
     print(f"data: {folder}; cpus: {os.cpu_count()}; load: {os.getloadavg()[0]:.1f}\n")
     if not args.skip_paired:
         paired(folder, args.jobs, args.repeat)
     per_metric(folder)
+    if args.campaign_tests:
+        campaign_tests(folder)
 
 
 if __name__ == "__main__":

@@ -269,6 +269,8 @@ JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_HEARTBEAT_TIMEOUT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_TIMEOUT_SECONDS", "60"))
 
 # Uploads: checked by the import service before anything is written.
+# Neural metrics from models on this machine (metrics.neural): "comet=/models/wmt22-comet-da".
+NEURAL_SCORERS = os.environ.get("NEURAL_SCORERS", "")
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

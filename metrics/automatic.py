@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric
 
-from metrics import classic
+from metrics import classic, external
 from metrics.classic import ulc
 from metrics.sacrebleu_scores import BLEU_ORDER, FloatArray, bleu_columns, chrf_columns, ter_columns
 
@@ -59,7 +59,10 @@ _N_STATS: Final = {"bleu": 2 + 2 * BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 +
 
 
 def check_metric(metric: str) -> str:
-    """Return the lower-case metric key or raise ``ValueError`` for an unknown one."""
+    """Return the lower-case metric key or raise ``ValueError`` for an unknown one; the key of
+    an external metric (``metrics.external``) keeps its case."""
+    if external.is_external(metric):
+        return external.check_key(metric)
     key = metric.lower()
     if classic.is_ulc(key):
         return key if key == classic.ULC else "ulc:" + "+".join(ulc.components(key))
@@ -71,13 +74,17 @@ def check_metric(metric: str) -> str:
 def higher_is_better(metric: str) -> bool:
     """Direction of ``metric``: ``False`` for the error rates (TER, WER, PER)."""
     key = check_metric(metric)
+    if external.is_external(key):
+        return external.higher_is_better(key)
     return True if classic.is_ulc(key) else HIGHER_IS_BETTER[key]
 
 
 def decomposes(metric: str) -> bool:
     """Whether the statistics are sufficient statistics of the corpus score (``False``: they
-    are sentence scores with a count, averaged; RIBES, LEPOR, hLEPOR, ROUGE-L)."""
+    are sentence scores with a count, averaged; RIBES, LEPOR, hLEPOR, ROUGE-L, external)."""
     key = check_metric(metric)
+    if external.is_external(key):
+        return False
     if classic.is_ulc(key):
         return all(decomposes(m) for m in ulc.components(key))
     return classic.SPECS[key].decomposes if key in classic.SPECS else True
@@ -86,6 +93,8 @@ def decomposes(metric: str) -> bool:
 def n_statistics(metric: str) -> int:
     """Number of columns of the statistics matrix of ``metric``."""
     key = check_metric(metric)
+    if external.is_external(key):
+        return external.N_STATS
     if classic.is_ulc(key):
         return ulc.n_statistics(key)
     return classic.n_statistics(key) if key in classic.SPECS else _N_STATS[key]
@@ -282,6 +291,8 @@ def scores_from_columns(metric: str, columns: FloatArray) -> FloatArray:
     width = n_statistics(key)
     if columns.ndim != 2 or len(columns) != width:
         raise ValueError(f"{key} needs {width} statistics, got shape {columns.shape}")
+    if external.is_external(key):
+        return external.score_columns(columns)
     if classic.is_ulc(key):
         return ulc.score_columns(key, columns)
     if key in classic.SPECS:
@@ -368,6 +379,8 @@ def signature(
     sentence scores, and ``version:evalsite-...``.
     """
     key = check_metric(metric)
+    if external.is_external(key):
+        return external.signature(key, origin="external")
     if classic.is_classic(key):
         return _classic_signature(key, n_refs, tokenize, lowercase, language, bs, ar, seed)
     sacre = make_metric(key, tokenize=tokenize, lowercase=lowercase)
@@ -395,6 +408,10 @@ def _classic_signature(
     if classic.is_ulc(key):
         parts = ulc.components(key)
         fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
+        if "meteor" in parts and language is not None:
+            from metrics.classic.meteor import check_language
+
+            fields.append(f"lang:{check_language(language)}")  # METEOR's stemmer
     else:
         fields = classic.signature_fields(key, lowercase=lowercase, tokenize=tokenize)
         if key == "meteor":

@@ -129,6 +129,14 @@ def upload_form(w: World) -> dict[str, Any]:
     }
 
 
+def metric_scores(w: World) -> dict[str, Any]:
+    return {
+        "name": "COMET-22",
+        "better": "higher",
+        "file": SimpleUploadedFile("scores.tsv", b"no-such-system\t1\t0.5\n"),
+    }
+
+
 def upload_api(kind: str, name: str, demo: str) -> Callable[[World], dict[str, Any]]:
     return lambda w: {"name": name, "files": SimpleUploadedFile("f.txt", lines(demo, 12))}
 
@@ -204,6 +212,9 @@ CASES = [
     Case("campaign-upload-cancel", "post", manager_page(302), pending),
     Case("campaign-metrics-rerun", "get", POST_ONLY_PAGE, campaign),
     Case("campaign-metrics-rerun", "post", manager_page(302), campaign),
+    Case("campaign-metric-scores", "get", POST_ONLY_PAGE, campaign),
+    # An unknown system: the manager passes, is sent back to the campaign with the error.
+    Case("campaign-metric-scores", "post", manager_page(302), campaign, data=metric_scores),
     Case("task-add", "get", POST_ONLY_PAGE, campaign),
     Case(
         "task-add",
@@ -458,6 +469,9 @@ CASES = [
         campaign,
         data=upload_api(WMT_XML, "", "source.en"),
     ),
+    Case("api-metric-scores", "get", POST_ONLY_API, campaign),
+    # An unknown system: the manager passes, then gets 400 and nothing is stored.
+    Case("api-metric-scores", "post", manager_api(400), campaign, data=metric_scores),
     Case("api-system-upload", "get", POST_ONLY_API, campaign),
     Case(
         "api-system-upload",

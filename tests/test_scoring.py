@@ -6,7 +6,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 from annotation.models import Job, PairSignificance, RunScore, RunStatistics, SystemRun
 from annotation.services.imports import upload_import
 from annotation.services.jobs import job_progress_reporter
-from annotation.services.scoring import run_metrics_compute
+from annotation.services.scoring import JOB_METRICS, run_metrics_compute
 from tests.conftest import DATA, wait_for
 
 WMT21 = DATA / "wmt21-en-de"
@@ -61,8 +61,9 @@ def test_scores_equal_sacrebleu_and_every_pair_is_tested(campaign, manager):
             assert scores[metric].score == pytest.approx(expected, abs=1e-9)
             assert scores[metric].ci_low <= expected <= scores[metric].ci_high
         assert scores["bleu"].signature.startswith("nrefs:1|bs:1000|seed:12345|case:mixed")
-    # 3 systems: 3 pairs, for 3 metrics and 2 tests.
-    assert PairSignificance.objects.count() == 3 * 3 * 2
+    # 3 systems: 3 pairs, for every metric of the registry and 2 tests.
+    assert len(JOB_METRICS) == 14
+    assert PairSignificance.objects.count() == 3 * len(JOB_METRICS) * 2
     for test in PairSignificance.objects.all():
         assert 0 < test.p_value <= 1
         assert test.win_a + test.win_b + test.tie == pytest.approx(1)
@@ -117,7 +118,7 @@ def test_upload_queues_a_job_that_a_real_worker_completes(campaign, manager, cel
         lambda: Job.objects.filter(target_id__in=runs, state=Job.State.DONE).count() == len(runs),
         timeout=120,
     )
-    assert RunScore.objects.filter(run_id__in=runs).count() == len(runs) * 3
+    assert RunScore.objects.filter(run_id__in=runs).count() == len(runs) * len(JOB_METRICS)
     assert Job.objects.filter(target_id__in=runs).exclude(progress=100).count() == 0
 
 

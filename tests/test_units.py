@@ -19,7 +19,7 @@ from annotation.exports import ranking_rows
 from annotation.models import Judgment, SystemRun
 from annotation.plots import interval_plot
 from annotation.selectors.human import human_results
-from annotation.services.scoring import run_metrics_compute
+from annotation.services.scoring import JOB_METRICS, run_metrics_compute
 from tests.human_support import judge_all
 
 pytestmark = pytest.mark.django_db
@@ -117,26 +117,25 @@ def scored(loaded_campaign):
     return loaded_campaign
 
 
+# The error rates improve downwards, every other metric of the job upwards.
+EVERY_DIRECTION = {
+    (metric, "lower" if metric in ("ter", "wer", "per") else "higher") for metric in JOB_METRICS
+}
+
+
 def test_ter_is_marked_lower_is_better_on_the_page_api_and_downloads(client, manager, scored):
     client.force_login(manager)
     page = client.get(f"/campaigns/{scored.id}/results/automatic/").content.decode()
-    assert 'TER <small class="muted">lower is better</small></th>' in page
-    assert "BLEU <small" not in page
+    assert '>TER</a> <small class="muted">lower is better</small></th>' in page
+    assert ">WER</a> <small" in page and ">PER</a> <small" in page
+    assert ">BLEU</a> <small" not in page
     assert "TER (lower is better) with 95% bootstrap intervals" in page
     response = client.get(f"/campaigns/{scored.id}/results/automatic.csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert {(row["metric"], row["better"]) for row in rows} == {
-        ("bleu", "higher"),
-        ("chrf", "higher"),
-        ("ter", "lower"),
-    }
+    assert {(row["metric"], row["better"]) for row in rows} == EVERY_DIRECTION
     api = APIClient()
     api.force_authenticate(manager)
     systems = api.get(f"/api/v1/campaigns/{scored.id}/results/automatic").json()["systems"]
-    assert {(row["metric"], row["better"]) for row in systems} == {
-        ("bleu", "higher"),
-        ("chrf", "higher"),
-        ("ter", "lower"),
-    }
+    assert {(row["metric"], row["better"]) for row in systems} == EVERY_DIRECTION
     download = client.get(f"/campaigns/{scored.id}/results/automatic.json").json()
     assert {row["better"] for row in download["systems"] if row["metric"] == "ter"} == {"lower"}

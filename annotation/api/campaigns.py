@@ -19,6 +19,11 @@ from annotation.selectors.results import automatic_results_rows, significance_ro
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import WMT_XML, upload_import
+from annotation.services.metric_uploads import (
+    MetricUploadError,
+    decode_scores,
+    metric_scores_upload,
+)
 from annotation.textfiles import UploadError, read_uploaded
 
 
@@ -167,6 +172,56 @@ class WmtXmlUploadApi(UploadApi):
     kind = WMT_XML
 
 
+class MetricScoresUploadApi(APIView):
+    """Uploads per-segment scores of a metric computed elsewhere (COMET, MetricX, ...).
+
+    TSV ``system<TAB>segment<TAB>score`` (segments from 1) or mt-metrics-eval's ``.seg.score``
+    (``system<TAB>score``, one line per segment in order). Validated whole: an unknown system,
+    a wrong segment count or a non-numeric score is a 400 and nothing is stored. The scores
+    then get intervals, paired tests and correlations as the built-in metrics do.
+    """
+
+    parser_classes = [MultiPartParser]
+
+    class MetricScoresInputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        name = StrictCharField(max_length=60)
+        higher_is_better = serializers.BooleanField(default=True)
+
+    class MetricScoresOutputSerializer(serializers.Serializer):
+        metric = serializers.CharField(
+            help_text="The key in the results: ext:NAME or ext-lower:NAME"
+        )
+        name = serializers.CharField()
+        systems = serializers.ListField(child=serializers.CharField())
+        segments = serializers.IntegerField()
+        layout = serializers.ChoiceField(choices=["tsv", "seg.score"])
+
+    @extend_schema(
+        request={"multipart/form-data": MetricScoresInputSerializer},
+        responses={201: MetricScoresOutputSerializer},
+    )
+    def post(self, request, campaign_id: int):
+        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        data = self.MetricScoresInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            ((_, content),) = read_uploaded(
+                [data.validated_data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES
+            )
+            result = metric_scores_upload(
+                campaign=campaign,
+                name=data.validated_data["name"],
+                higher_is_better=data.validated_data["higher_is_better"],
+                text=decode_scores(content),
+            )
+        except (UploadError, MetricUploadError) as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            self.MetricScoresOutputSerializer(result).data, status=status.HTTP_201_CREATED
+        )
+
+
 class SystemRunSerializer(serializers.Serializer):
     system = serializers.CharField(source="run.system.name")
     run = serializers.IntegerField(source="run.number")
@@ -199,9 +254,18 @@ class AutomaticResultsApi(APIView):
         system = serializers.CharField()
         metric = serializers.CharField()
         better = serializers.ChoiceField(
-            choices=["higher", "lower"], help_text="which way the metric improves (TER: lower)"
+            choices=["higher", "lower"],
+            help_text="which way the metric improves (TER, WER, PER: lower)",
         )
-        references = serializers.CharField(help_text="The reference set scored against: A+C")
+        statistics = serializers.ChoiceField(
+            choices=["sufficient", "sentence"],
+            help_text="what the interval and the paired tests resample: per-segment sufficient "
+            "statistics, or stored sentence scores (RIBES, LEPOR, ROUGE-L, uploaded metrics)",
+        )
+        references = serializers.CharField(
+            allow_blank=True,
+            help_text="The reference set scored against: A+C; empty for uploaded scores",
+        )
         score = serializers.FloatField()
         ci_low = serializers.FloatField()
         ci_high = serializers.FloatField()

@@ -21,6 +21,7 @@ from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.human import human_results
+from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 
@@ -130,15 +131,42 @@ class CorrelationSerializer(serializers.Serializer):
     kendall = Number()
 
 
+class MetaEvaluationSerializer(serializers.Serializer):
+    human = serializers.CharField(help_text="the direct-assessment task")
+    metric = serializers.CharField()
+    label = serializers.CharField()
+    system = serializers.DictField(
+        help_text="systems, pearson, spearman, kendall_tau_b, pairs, pairwise_accuracy "
+        "{value, low, high} (95% bootstrap over segments)"
+    )
+    segment = serializers.DictField(
+        allow_null=True,
+        help_text="items, pairs, Kendall-like tau, acc23 and tie-optimised acc23, each "
+        "{value, low, high}; null when no segment is judged for two systems",
+    )
+
+    def to_representation(self, instance):
+        found = instance.evaluation.as_dict()
+        return {
+            "human": instance.human,
+            "metric": instance.metric,
+            "label": instance.label,
+            "system": found["system"],
+            "segment": found["segment"],
+        }
+
+
 class HumanResultsSerializer(serializers.Serializer):
     tasks = TaskResultsSerializer(many=True)
     excluded = serializers.ListField(child=serializers.IntegerField())
     correlations = CorrelationSerializer(many=True)
+    meta_evaluation = MetaEvaluationSerializer(many=True)
 
 
 class HumanResultsApi(APIView):
     """Rankings with intervals and clusters, agreement and quality control of every launched
-    task, and system-level correlations with the automatic metrics."""
+    task, system-level correlations with the automatic metrics, and their meta-evaluation
+    (system pairwise accuracy; segment Kendall-like tau, acc23, tie-optimised acc23)."""
 
     class QuerySerializer(serializers.Serializer):
         weights = serializers.ChoiceField(
@@ -162,6 +190,7 @@ class HumanResultsApi(APIView):
             "tasks": results.tasks,
             "excluded": sorted(results.excluded),
             "correlations": results.correlations,
+            "meta_evaluation": meta_evaluation(campaign, results.excluded),
         }
         return Response(HumanResultsSerializer(body).data)
 

@@ -89,5 +89,10 @@ urlpatterns = [
         campaigns.AutomaticResultsApi.as_view(),
         name="api-results-automatic",
     ),
+    path(
+        "campaigns/<int:campaign_id>/metric-scores",
+        campaigns.MetricScoresUploadApi.as_view(),
+        name="api-metric-scores",
+    ),
     path("", include("annotation.api.urls_human")),
 ]

@@ -15,7 +15,7 @@ class RunStatistics(models.Model):
     """
 
     run = models.ForeignKey(SystemRun, on_delete=models.CASCADE, related_name="statistics")
-    metric = models.CharField(max_length=16)
+    metric = models.CharField(max_length=80)  # external keys: ext-lower:NAME
     references = models.CharField(max_length=200)
     rows = models.PositiveIntegerField()
     columns = models.PositiveSmallIntegerField()
@@ -31,7 +31,7 @@ class RunStatistics(models.Model):
 
 class RunScore(models.Model):
     run = models.ForeignKey(SystemRun, on_delete=models.CASCADE, related_name="scores")
-    metric = models.CharField(max_length=16)
+    metric = models.CharField(max_length=80)  # external keys: ext-lower:NAME
     references = models.CharField(max_length=200)
     score = models.FloatField()
     ci_low = models.FloatField()
@@ -56,7 +56,7 @@ class PairSignificance(models.Model):
         RANDOMIZATION = "ar", "Paired approximate randomization"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
-    metric = models.CharField(max_length=16)
+    metric = models.CharField(max_length=80)  # external keys: ext-lower:NAME
     method = models.CharField(max_length=2, choices=Method.choices)
     system_a = models.ForeignKey(System, on_delete=models.CASCADE, related_name="+")
     system_b = models.ForeignKey(System, on_delete=models.CASCADE, related_name="+")

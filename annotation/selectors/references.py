@@ -9,6 +9,9 @@ from __future__ import annotations
 from annotation.models import Campaign
 
 REFERENCE_SET_SEPARATOR = "+"
+# Uploaded metric scores were computed elsewhere, against no set known here: they are filed
+# under the empty key, which no reference set has (metrics jobs never run without one).
+UPLOADED_SCORES_KEY = ""
 
 
 def metric_reference_names(campaign: Campaign) -> list[str]:

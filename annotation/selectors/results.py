@@ -7,16 +7,59 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.models import Campaign, PairSignificance, RunScore
-from annotation.selectors.references import current_reference_set
+from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
+from metrics import classic, external
+from metrics.automatic import METRICS as REGISTRY
+from metrics.automatic import decomposes, higher_is_better
 
-METRICS = ("bleu", "chrf", "ter")
-METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
-HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "ter": False}
+METRICS = REGISTRY  # the job computes each of them (metrics.automatic's registry)
+METRIC_LABELS = {
+    "bleu": "BLEU",
+    "chrf": "chrF",
+    "chrf++": "chrF++",
+    "ter": "TER",
+    **{key: spec.label for key, spec in classic.SPECS.items()},
+    classic.ULC: "ULC",
+}
+
+
+def metric_label(metric: str) -> str:
+    """The name the pages show: ``METEOR``, or an uploaded metric's own name."""
+    if external.is_external(metric):
+        return external.name_of(metric)
+    return METRIC_LABELS.get(metric, metric)
 
 
 def better(metric: str) -> str:
     """Which way a metric improves, as the pages, the API and the downloads say it."""
-    return "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    try:
+        return "higher" if higher_is_better(metric) else "lower"
+    except ValueError:  # a row of a metric no longer in the registry
+        return "higher"
+
+
+def statistics_kind(metric: str) -> str:
+    """What resampling sums: ``sufficient`` statistics, or stored ``sentence`` scores."""
+    try:
+        return "sufficient" if decomposes(metric) else "sentence"
+    except ValueError:
+        return "sentence"
+
+
+def metric_order(metrics: set[str]) -> list[str]:
+    """The registry's order, then the external metrics by name."""
+    built_in = [m for m in METRICS if m in metrics]
+    return built_in + sorted(metrics - set(built_in), key=str.lower)
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    key: str
+    label: str
+    better: str
+    statistics: str
+    signature: str
+    uploaded: bool
 
 
 @dataclass
@@ -27,6 +70,7 @@ class MetricScore:
     runs: int
     run_std: float | None
     signature: str
+    references: str  # the reference set, or "" for uploaded scores
 
 
 @dataclass
@@ -42,6 +86,7 @@ class AutomaticResults:
     reference_set: str  # the key every score here was computed against, e.g. "A+C"
     # (metric, method) -> {(system_a_id, system_b_id): PairSignificance}, both orders.
     tests: dict[tuple[str, str], dict[tuple[int, int], PairSignificance]]
+    metrics: list[MetricInfo] = field(default_factory=list)  # those with scores, in order
 
     def matrix(self, metric: str, method: str = "bs") -> list[list[PairSignificance | None]]:
         """Rows and columns in the systems' order; cell (i, j) tests row i against column j."""
@@ -55,7 +100,9 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
     reference_set = current_reference_set(campaign)
     by_system: dict[int, SystemResult] = {}
     per_metric: dict[tuple[int, str], list[RunScore]] = defaultdict(list)
-    current = RunScore.objects.filter(run__campaign=campaign, references=reference_set)
+    current = RunScore.objects.filter(
+        run__campaign=campaign, references__in=[reference_set, UPLOADED_SCORES_KEY]
+    )
     for score in current.select_related("run__system"):
         system = score.run.system
         by_system.setdefault(system.id, SystemResult(system.id, system.name))
@@ -69,8 +116,9 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
             runs=len(scores),
             run_std=statistics.stdev(values) if len(values) > 1 else None,
             signature=scores[0].signature,
+            references=scores[0].references,
         )
-    sign = 1 if HIGHER_IS_BETTER.get(sort_by, True) else -1
+    sign = 1 if better(sort_by) == "higher" else -1
     systems = sorted(
         by_system.values(),
         key=lambda s: (-sign * s.scores[sort_by].score if sort_by in s.scores else 0, s.name),
@@ -89,7 +137,19 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
             tie=test.tie,
         )
         tests[(test.metric, test.method)][(test.system_b_id, test.system_a_id)] = mirrored
-    return AutomaticResults(systems, reference_set, dict(tests))
+    signatures = {m: score.signature for (_, m), scores in per_metric.items() for score in scores}
+    metrics = [
+        MetricInfo(
+            key=m,
+            label=metric_label(m),
+            better=better(m),
+            statistics=statistics_kind(m),
+            signature=signatures[m],
+            uploaded="origin:uploaded" in signatures[m],
+        )
+        for m in metric_order(set(signatures))
+    ]
+    return AutomaticResults(systems, reference_set, dict(tests), metrics)
 
 
 def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
@@ -102,7 +162,8 @@ def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
                     "system": system.name,
                     "metric": metric,
                     "better": better(metric),
-                    "references": results.reference_set,
+                    "statistics": statistics_kind(metric),
+                    "references": score.references,
                     "score": round(score.score, 6),
                     "ci_low": round(score.ci_low, 6),
                     "ci_high": round(score.ci_high, 6),

@@ -1,8 +1,10 @@
 """Automatic metrics of uploaded systems: statistics once, then scores and significance.
 
-The metrics job of a run extracts its per-segment statistics (the only step that tokenises),
+The metrics job of a run extracts its per-segment statistics for every metric of the registry
+(the only step that tokenises) and the sentence scores of the configured neural scorers,
 stores them, computes the corpus scores with bootstrap intervals, and recomputes the
-campaign's pairwise significance matrix from the stored statistics of all systems.
+campaign's pairwise significance matrix from the stored statistics of all systems (uploaded
+metric scores included).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
 from annotation.models import (
@@ -24,11 +27,21 @@ from annotation.models import (
     SystemRun,
 )
 from annotation.selectors.references import (
+    UPLOADED_SCORES_KEY,
     current_reference_set,
     metric_reference_names,
     reference_set_key,
 )
-from metrics.automatic import extract_statistics, signature, stats_from_bytes, stats_to_bytes
+from metrics import external
+from metrics.automatic import (
+    SACREBLEU_METRICS,
+    extract_statistics,
+    signature,
+    stats_from_bytes,
+    stats_to_bytes,
+)
+from metrics.classic import CLASSIC_METRICS, ULC, ulc
+from metrics.neural import checked_scores, configured_scorers
 from metrics.resampling import (
     BOOTSTRAP_SAMPLES,
     SACREBLEU_SEED,
@@ -39,17 +52,23 @@ from metrics.resampling import (
 
 logger = logging.getLogger(__name__)
 
-JOB_METRICS = ("bleu", "chrf", "ter")
-# Share of the job's time each step takes (TER's statistics are by far the slowest).
-PROGRESS_AFTER = {"bleu": 10, "chrf": 25, "ter": 85}
+# Every metric of the registry; ULC is assembled from its components' stored statistics.
+EXTRACTED_METRICS = (*SACREBLEU_METRICS, *CLASSIC_METRICS)
+JOB_METRICS = (*EXTRACTED_METRICS, ULC)
 # A job starts again this many times when the references change while it computes.
 REFERENCE_CHANGES_FOLLOWED = 3
 
 
-def _texts(run: SystemRun, reference_names: list[str]) -> tuple[list[str], list[list[str]]]:
-    hypotheses = list(
-        Output.objects.filter(run=run).order_by("segment__index").values_list("text", flat=True)
+def _texts(
+    run: SystemRun, reference_names: list[str]
+) -> tuple[list[str], list[str], list[list[str]]]:
+    outputs = list(
+        Output.objects.filter(run=run)
+        .order_by("segment__index")
+        .values_list("segment__source", "text")
     )
+    sources = [source for source, _ in outputs]
+    hypotheses = [hypothesis for _, hypothesis in outputs]
     references = [
         list(
             ReferenceSegment.objects.filter(
@@ -60,7 +79,24 @@ def _texts(run: SystemRun, reference_names: list[str]) -> tuple[list[str], list[
         )
         for name in reference_names
     ]
-    return hypotheses, references
+    return sources, hypotheses, references
+
+
+def progress_after(done: int, steps: int) -> int:
+    """Percent shown after ``done`` of the job's ``steps`` metrics; 100 only once the paired
+    tests are updated too."""
+    return 100 * done // (steps + 1)
+
+
+def meteor_language(target_language: str) -> str:
+    """METEOR's stemmer for the campaign's target language ("de-CH" → german); exact matching
+    only for a language without a Snowball stemmer."""
+    from metrics.classic.meteor import NO_STEMMER, check_language
+
+    try:
+        return check_language(target_language.split("-")[0].split("_")[0])
+    except ValueError:
+        return NO_STEMMER
 
 
 class ReferencesKeepChanging(RuntimeError):
@@ -94,9 +130,13 @@ def _run_metrics_against(
 ) -> bool:
     """Stores every metric against these references; False if they stopped being current."""
     key = reference_set_key(reference_names)
-    hypotheses, references = _texts(run, reference_names)
-    for metric in JOB_METRICS:
-        stats = extract_statistics(metric, hypotheses, references)
+    sources, hypotheses, references = _texts(run, reference_names)
+    scorers = configured_scorers(settings.NEURAL_SCORERS)
+    steps = len(JOB_METRICS) + len(scorers)
+    computed: dict[str, np.ndarray] = {}
+
+    def store(metric: str, stats: np.ndarray, metric_signature: str) -> bool:
+        computed[metric] = stats
         estimate = bootstrap_ci(metric, stats, n_samples=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED)
         stored = _store_run_metric(
             run=run,
@@ -106,11 +146,39 @@ def _run_metrics_against(
             score=estimate.score,
             ci_low=estimate.low,
             ci_high=estimate.high,
-            n_refs=len(references),
+            metric_signature=metric_signature,
         )
-        if not stored:
+        if stored:
+            report_progress(progress_after(len(computed), steps))
+        return stored
+
+    language = meteor_language(run.campaign.target_language)
+
+    def built_in_signature(metric: str) -> str:
+        return signature(
+            metric,
+            n_refs=len(references),
+            bs=BOOTSTRAP_SAMPLES,
+            seed=SACREBLEU_SEED,
+            language=language if metric in ("meteor", ULC) else None,
+        )
+
+    for metric in EXTRACTED_METRICS:
+        stats = extract_statistics(
+            metric, hypotheses, references, language=language if metric == "meteor" else None
+        )
+        if not store(metric, stats, built_in_signature(metric)):
             return False
-        report_progress(PROGRESS_AFTER[metric])
+    ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])
+    if not store(ULC, ulc_stats, built_in_signature(ULC)):
+        return False
+    for scorer in scorers:
+        metric = external.key_for(scorer.name, higher_is_better=scorer.higher_is_better)
+        scores = scorer.score(sources, hypotheses, references)
+        stats = external.as_statistics(checked_scores(scorer, scores, len(hypotheses)))
+        origin = f"scorer:{scorer.version}|nrefs:{len(references)}"
+        if not store(metric, stats, external.signature(metric, origin=origin)):
+            return False
     return True
 
 
@@ -124,7 +192,7 @@ def _store_run_metric(
     score: float,
     ci_low: float,
     ci_high: float,
-    n_refs: int,
+    metric_signature: str,
 ) -> bool:
     """Stores one metric of the run and removes its rows of superseded reference sets, in one
     transaction; False (nothing written) if ``references`` is no longer the current set."""
@@ -133,8 +201,9 @@ def _store_run_metric(
     locked = SystemRun.objects.select_for_update().select_related("campaign").get(id=run.id)
     if current_reference_set(locked.campaign) != references:
         return False
-    RunStatistics.objects.filter(run=run).exclude(references=references).delete()
-    RunScore.objects.filter(run=run).exclude(references=references).delete()
+    kept = [references, UPLOADED_SCORES_KEY]
+    RunStatistics.objects.filter(run=run).exclude(references__in=kept).delete()
+    RunScore.objects.filter(run=run).exclude(references__in=kept).delete()
     RunStatistics.objects.update_or_create(
         run=run,
         metric=metric,
@@ -149,9 +218,7 @@ def _store_run_metric(
             "score": score,
             "ci_low": ci_low,
             "ci_high": ci_high,
-            "signature": signature(
-                metric, n_refs=n_refs, bs=BOOTSTRAP_SAMPLES, seed=SACREBLEU_SEED
-            ),
+            "signature": metric_signature,
             "samples": BOOTSTRAP_SAMPLES,
             "seed": SACREBLEU_SEED,
         },
@@ -160,9 +227,10 @@ def _store_run_metric(
 
 
 @transaction.atomic
-def campaign_significance_update(*, campaign_id: int) -> int:
+def campaign_significance_update(*, campaign_id: int, metrics: list[str] | None = None) -> int:
     """Recomputes every pair's paired tests from the statistics of the current reference set
-    and replaces the campaign's tests with them; returns the pair count.
+    (and the uploaded metric scores) and replaces the campaign's tests with them, or only
+    those of ``metrics``; returns the pair count.
 
     The campaign row is locked, so jobs of several systems finishing together update the
     matrix one after the other, and the last one sees every system's statistics. A system not
@@ -171,17 +239,20 @@ def campaign_significance_update(*, campaign_id: int) -> int:
     campaign = Campaign.objects.select_for_update().get(id=campaign_id)
     references = current_reference_set(campaign)
     tests: list[PairSignificance] = []
-    for metric in JOB_METRICS:
-        rows = (
-            RunStatistics.objects.filter(
-                run__campaign_id=campaign_id, metric=metric, references=references
-            )
-            .order_by("run__system_id", "run__number")
-            .values_list("run__system_id", "data")
-        )
-        runs_by_system: dict[int, list[np.ndarray]] = defaultdict(list)
-        for system_id, data in rows:
-            runs_by_system[system_id].append(stats_from_bytes(metric, bytes(data)))
+    stored = RunStatistics.objects.filter(
+        run__campaign_id=campaign_id, references__in=[references, UPLOADED_SCORES_KEY]
+    )
+    replaced = PairSignificance.objects.filter(campaign_id=campaign_id)
+    if metrics is not None:
+        stored = stored.filter(metric__in=metrics)
+        replaced = replaced.filter(metric__in=metrics)
+    rows = stored.order_by("metric", "run__system_id", "run__number").values_list(
+        "metric", "run__system_id", "data"
+    )
+    by_metric: dict[str, dict[int, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+    for metric, system_id, data in rows.iterator():
+        by_metric[metric][system_id].append(stats_from_bytes(metric, bytes(data)))
+    for metric, runs_by_system in sorted(by_metric.items()):
         if len(runs_by_system) < 2:
             continue
         # Runs of one system are stacked (n_runs, n_segments, n_stats) and pooled by the tests.
@@ -208,7 +279,7 @@ def campaign_significance_update(*, campaign_id: int) -> int:
                 )
                 for pair in result.pairs
             )
-    PairSignificance.objects.filter(campaign_id=campaign_id).delete()
+    replaced.delete()
     PairSignificance.objects.bulk_create(tests)
     return len(tests)
 

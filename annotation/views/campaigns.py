@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.forms import CampaignForm, TaskForm, UploadForm
+from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
@@ -21,6 +21,11 @@ from annotation.services.imports import (
     pending_upload_discard,
     pending_upload_plan,
     upload_plan,
+)
+from annotation.services.metric_uploads import (
+    MetricUploadError,
+    decode_scores,
+    metric_scores_upload,
 )
 from annotation.services.scoring import campaign_metrics_recompute
 from annotation.textfiles import UploadError, format_size, read_uploaded
@@ -75,6 +80,7 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
             "upload_limit": format_size(settings.UPLOAD_MAX_BYTES),
             "task_form": TaskForm(),
             "missing_systems": tasks_missing_systems(campaign),
+            "metric_form": MetricScoresForm(),
         },
         status=status,
     )
@@ -216,3 +222,32 @@ def campaign_metrics_rerun(request, campaign_id: int):
     count = campaign_metrics_recompute(campaign=campaign, only_unfinished=True)
     messages.info(request, f"Metrics asked again for {count} run{'s' if count != 1 else ''}.")
     return redirect("campaign-detail", campaign.id)
+
+
+@login_required
+@require_POST
+def campaign_metric_scores_upload(request, campaign_id: int):
+    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    form = MetricScoresForm(request.POST, request.FILES)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(errors)}")
+        return redirect("campaign-detail", campaign.id)
+    data = form.cleaned_data
+    try:
+        ((_, content),) = read_uploaded([data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES)
+        result = metric_scores_upload(
+            campaign=campaign,
+            name=data["name"],
+            higher_is_better=data["better"] == "higher",
+            text=decode_scores(content),
+        )
+    except (UploadError, MetricUploadError) as error:
+        messages.error(request, f"No scores were stored. {error}")
+        return redirect("campaign-detail", campaign.id)
+    messages.success(
+        request,
+        f"{result.name}: scores of {len(result.systems)} system"
+        f"{'s' if len(result.systems) != 1 else ''} stored ({result.layout}).",
+    )
+    return redirect("results-automatic", campaign.id)

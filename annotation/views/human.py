@@ -22,9 +22,10 @@ from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
-from annotation.selectors.results import METRIC_LABELS, better
+from annotation.selectors.results import better, metric_label
 from annotation.selectors.spans import span_judgments
 from annotation.services.exclusions import ExclusionError, annotator_exclude
 from annotation.span_exports import (
@@ -77,8 +78,8 @@ def _scatters(results: HumanResults, human_name: str) -> list:
     return [
         scatter_plot(
             scatter_points(human, scores),
-            title=f"{human_name} against {METRIC_LABELS.get(metric, metric)}",
-            x_label=f"{METRIC_LABELS.get(metric, metric)} ({better(metric)} is better)",
+            title=f"{human_name} against {metric_label(metric)}",
+            x_label=f"{metric_label(metric)} ({better(metric)} is better)",
             y_label=human_name,
         )
         for metric, scores in results.automatic.items()
@@ -109,7 +110,8 @@ def human_results_page(request, campaign_id: int):
             "human_names": human_names,
             "chosen_human": chosen,
             "scatters": _scatters(results, chosen) if chosen else [],
-            "metric_labels": METRIC_LABELS,
+            "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
+            "meta_rows": meta_evaluation(campaign, results.excluded),
             **_span_context(campaign),
         },
     )

@@ -11,12 +11,10 @@ from django.shortcuts import render
 from annotation.exports import _csv_safe
 from annotation.permissions import CAN_SEE_RESULTS, campaign_for
 from annotation.plots import interval_plot
+from annotation.selectors.analysis import system_comparison
 from annotation.selectors.results import (
-    METRIC_LABELS,
-    METRICS,
     automatic_results,
     automatic_results_rows,
-    better,
     significance_rows,
 )
 
@@ -24,19 +22,22 @@ from annotation.selectors.results import (
 @login_required
 def automatic_results_page(request, campaign_id: int):
     campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    results = automatic_results(campaign)
+    known = {info.key: info for info in results.metrics}
     metric = request.GET.get("metric", "bleu")
-    metric = metric if metric in METRICS else "bleu"
-    results = automatic_results(campaign, sort_by=metric)
+    metric = metric if metric in known else "bleu"
+    if metric != "bleu":
+        results = automatic_results(campaign, sort_by=metric)
     plots = [
         interval_plot(
             [
-                (s.name, s.scores[m].score, s.scores[m].ci_low, s.scores[m].ci_high)
+                (s.name, s.scores[m.key].score, s.scores[m.key].ci_low, s.scores[m.key].ci_high)
                 for s in results.systems
-                if m in s.scores
+                if m.key in s.scores
             ],
-            title=f"{METRIC_LABELS[m]} ({better(m)} is better) with 95% bootstrap intervals",
+            title=f"{m.label} ({m.better} is better) with 95% bootstrap intervals",
         )
-        for m in METRICS
+        for m in results.metrics
     ]
     matrix = list(zip(results.systems, results.matrix(metric, "bs"), strict=True))
     return render(
@@ -47,10 +48,9 @@ def automatic_results_page(request, campaign_id: int):
             "results": results,
             "plots": plots,
             "metric": metric,
-            "metric_label": METRIC_LABELS[metric],
+            "metric_info": known.get(metric),
             "matrix": matrix,
-            "metrics": METRIC_LABELS,
-            "lower_is_better": [m for m in METRICS if better(m) == "lower"],
+            "analysis": error_analysis_context(request, campaign, results),
         },
     )
 
@@ -73,6 +73,7 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
         "system",
         "metric",
         "better",
+        "statistics",
         "references",
         "score",
         "ci_low",
@@ -85,3 +86,36 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
     for row in scores:
         writer.writerow([_csv_safe(row[column]) for column in columns])
     return response
+
+
+def _system_id(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() and len(value) < 12 else None
+
+
+def error_analysis_context(request, campaign, results) -> dict[str, object]:
+    """The two-system form (``?a=ID&b=ID``) and, when both are given, their comparison."""
+    first, second = _system_id(request.GET.get("a")), _system_id(request.GET.get("b"))
+    context: dict[str, object] = {"a": first, "b": second, "comparison": None, "error": ""}
+    if first is None or second is None:
+        return context
+    if first == second:
+        context["error"] = "Pick two different systems."
+        return context
+    comparison = system_comparison(campaign, first, second)
+    if comparison is None:
+        context["error"] = "These systems cannot be compared (no reference, or unknown system)."
+        return context
+    found = comparison.comparison
+    context.update(
+        comparison=comparison,
+        word_buckets=list(zip(found.word_buckets_1, found.word_buckets_2, strict=True)),
+        ngram_lists=[
+            (comparison.name_1, found.ngrams_better_1),
+            (comparison.name_2, found.ngrams_better_2),
+        ],
+        sentence_lists=[
+            (comparison.name_1, comparison.sentences_better_1),
+            (comparison.name_2, comparison.sentences_better_2),
+        ],
+    )
+    return context

@@ -34,7 +34,7 @@ def components(key: str) -> tuple[str, ...]:
     checked = []
     for name in names:
         metric = check_metric(name)
-        if metric in _UNBOUNDED:
+        if metric in _UNBOUNDED or metric.startswith("ext"):
             raise ValueError(f"ULC combines 0-100 metrics; {metric} has no upper bound")
         if metric.startswith("ulc"):
             raise ValueError("ULC cannot contain ULC")

@@ -6,20 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from annotation.models import Campaign, RunScore
-from annotation.selectors.references import current_reference_set
+from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
+from annotation.selectors.results import metric_order
 from metrics.correlation import Correlation, system_correlations
-
-METRICS = ("bleu", "chrf", "ter")
 
 
 def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
     """metric → {system: score} from each system's first run, against the current reference
-    set (a system not yet scored against it is left out)."""
+    set (a system not yet scored against it is left out), and the uploaded metric scores."""
     rows = list(
         RunScore.objects.filter(
             run__campaign=campaign,
-            metric__in=METRICS,
-            references=current_reference_set(campaign),
+            references__in=[current_reference_set(campaign), UPLOADED_SCORES_KEY],
         )
         .order_by("run__system__name", "run__number")
         .values_list("run__system__name", "run__number", "metric", "score")
@@ -27,11 +25,11 @@ def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
     first_run: dict[str, int] = {}
     for system, number, *_ in rows:
         first_run.setdefault(system, number)
-    result: dict[str, dict[str, float]] = {metric: {} for metric in METRICS}
+    found: dict[str, dict[str, float]] = {}
     for system, number, metric, score in rows:
         if number == first_run[system]:
-            result[metric][system] = score
-    return {metric: scores for metric, scores in result.items() if scores}
+            found.setdefault(metric, {})[system] = score
+    return {metric: found[metric] for metric in metric_order(set(found))}
 
 
 @dataclass(frozen=True)
