@@ -45,7 +45,9 @@ def test_ted_mqm_round_trip(manager, client, tmp_path):
     assert ratings_of(exported) == original
     path = tmp_path / "again.tsv"
     path.write_text(exported, encoding="utf-8")
-    call_command("import_mqm", str(path), "--name", "TED again", "--owner", "manager")
+    call_command(
+        "import_mqm", str(path), "--name", "TED again", "--owner", "manager", "--languages", "zh-en"
+    )
     second = Campaign.objects.get(name="TED again")
     assert ratings_of(export(client, second)) == original
 
@@ -55,5 +57,7 @@ def test_bad_tsv_writes_nothing(manager, tmp_path):
     header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
     path.write_text(header + "A\td\t1\t1\tr1\tsrc\tt<v>x</v>\tOther\tMajor\nA\td\t1\t1\tr1\n")
     with pytest.raises(Exception, match="line 3"):
-        call_command("import_mqm", str(path), "--name", "Bad", "--owner", "manager")
+        call_command(
+            "import_mqm", str(path), "--name", "Bad", "--owner", "manager", "--languages", "zh-en"
+        )
     assert not Campaign.objects.filter(name="Bad").exists()

@@ -122,7 +122,7 @@ def test_esa_prefilled_with_the_mouse(page, live_server, launched, loaded_campai
     second.click()  # minor → major → removed
     box = page.locator("input[type=range][data-for=score]").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
-    page.locator("button[type=submit]").click()
+    page.locator("#judgment button.primary[type=submit]").click()
     next_item(page, slot)
     judgment = Judgment.objects.get(slot_id=int(slot))
     rows = list(judgment.spans.values_list("start", "end", "severity", "prefilled", "changed"))
@@ -183,7 +183,7 @@ def test_esa_and_mqm_with_the_mouse_only(
     box = page.locator("input[type=range][data-for=score]").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
     shoot(page, "esa-mouse")
-    page.locator("button[type=submit]").click()
+    page.locator("#judgment button.primary[type=submit]").click()
     next_item(page, slot)
     judgment, spans = stored(slot)
     assert 20 <= judgment.score <= 40
@@ -202,7 +202,7 @@ def test_esa_and_mqm_with_the_mouse_only(
     page.locator("#mqm-category option[value='Fluency/Grammar']").click()
     page.wait_for_selector("#mqm-category", state="hidden")
     shoot(page, "mqm-mouse")
-    page.locator("button[type=submit]").click()
+    page.locator("#judgment button.primary[type=submit]").click()
     next_item(page, slot)
     assert stored(slot)[1] == [(words[2][0], words[2][1], "minor", "Fluency/Grammar")]
 
@@ -215,7 +215,9 @@ def test_results_page_shows_mqm_ranking_and_error_chart(page, live_server, manag
     from tests.conftest import DATA
 
     tsv = DATA / "mqm-ted-zh-en" / "mqm_ted_zhen.tsv"
-    call_command("import_mqm", str(tsv), "--name", "TED", "--owner", "manager")
+    call_command(
+        "import_mqm", str(tsv), "--name", "TED", "--owner", "manager", "--languages", "zh-en"
+    )
     campaign = Campaign.objects.get(name="TED")
     log_in(page, live_server, "manager", "manager-password-1")
     page.goto(f"{live_server.url}/campaigns/{campaign.id}/results/human/")

@@ -15,7 +15,9 @@ class Command(BaseCommand):
         parser.add_argument("tsv")
         parser.add_argument("--name", required=True)
         parser.add_argument("--owner", required=True)
-        parser.add_argument("--languages", default="xx-yy", help="source-target, e.g. zh-en")
+        parser.add_argument(
+            "--languages", required=True, help="source-target, e.g. zh-en (the TSV does not say)"
+        )
 
     def handle(self, *args, **options):
         owner = User.objects.filter(username=options["owner"]).first()
