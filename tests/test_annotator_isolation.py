@@ -41,6 +41,10 @@ NEXT_ITEM_KEYS = {
     "candidates",
     "judged",
     "total",
+    # Error-span tasks: the typology and the spans pre-filled on the item (offsets and
+    # severities, no system name).
+    "mqm_categories",
+    "prefilled_spans",
 }
 
 

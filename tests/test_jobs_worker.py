@@ -8,6 +8,7 @@ from django.db import connection, transaction
 
 from annotation.models import Job
 from annotation.services.jobs import job_dispatch_pending, job_finish, job_request, job_start
+from annotation.services.scoring import JOB_METRICS
 from tests.conftest import DATA, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -94,8 +95,8 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     heartbeat = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_HEARTBEAT_TIMEOUT_SECONDS": "3"}
     first = start_worker(queue, **heartbeat)
     run_job.apply_async(args=[job.id], queue=queue)
-    # Kill it once BLEU and chrF are stored and TER (seconds of work) is under way.
-    wait_for(lambda: Job.objects.filter(id=job.id, progress__gte=25).exists(), timeout=60)
+    # Kill it once BLEU, chrF and chrF++ are stored and TER (seconds of work) is under way.
+    wait_for(lambda: RunScore.objects.filter(run=run, metric="chrf++").exists(), timeout=60)
     time.sleep(1.5)  # long enough for a beat after the last progress report
     running = Job.objects.get(id=job.id)
     assert running.attempts == 1
@@ -118,20 +119,18 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
         stop_worker(second)
     assert done.attempts == 2
     assert done.worker == ""
-    assert sorted(RunScore.objects.filter(run=run).values_list("metric", flat=True)) == [
-        "bleu",
-        "chrf",
-        "ter",
-    ]
-    assert RunStatistics.objects.filter(run=run).count() == 3
+    assert sorted(RunScore.objects.filter(run=run).values_list("metric", flat=True)) == sorted(
+        JOB_METRICS
+    )
+    assert RunStatistics.objects.filter(run=run).count() == len(JOB_METRICS)
     # Complete: every metric over every segment; what the killed attempt stored is the same.
     segments = Output.objects.filter(run=run).count()
     assert segments > 1000
-    assert (
-        list(RunStatistics.objects.filter(run=run).values_list("rows", flat=True)) == [segments] * 3
-    )
+    assert list(RunStatistics.objects.filter(run=run).values_list("rows", flat=True)) == [
+        segments
+    ] * len(JOB_METRICS)
     after = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
-    assert set(before) == {"bleu", "chrf"}
+    assert {"bleu", "chrf", "chrf++"} <= set(before) and "ter" not in before
     assert {metric: after[metric] for metric in before} == before
 
 
@@ -190,9 +189,10 @@ def load_one_system(campaign, manager) -> Job:
 
 
 def running_ter(job_id: int) -> bool:
-    """The job is computing TER: BLEU and chrF stored, seconds of work left."""
+    """The job is under way: its first metric stored, seconds of work left (TER alone takes
+    seconds)."""
     return Job.objects.filter(
-        id=job_id, state=Job.State.RUNNING, progress__gte=25, progress__lt=85
+        id=job_id, state=Job.State.RUNNING, progress__gt=0, progress__lt=50
     ).exists()
 
 
@@ -212,7 +212,7 @@ def test_reference_uploaded_while_the_job_runs_is_scored_too(
     def scored_against_a_and_c():
         done = Job.objects.filter(id=job.id, state=Job.State.DONE).exists()
         keys = set(RunScore.objects.values_list("references", flat=True))
-        return done and RunScore.objects.count() == 3 and keys == {"A+C"}
+        return done and RunScore.objects.count() == len(JOB_METRICS) and keys == {"A+C"}
 
     wait_for(scored_against_a_and_c, timeout=180)
     hypotheses = upload_lines(WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de")
@@ -252,7 +252,7 @@ def test_a_duplicate_message_for_a_running_job_is_dropped(campaign, manager, cel
     finally:
         stop_worker(second)
     assert done.attempts == 1
-    assert RunScore.objects.count() == 3
+    assert RunScore.objects.count() == len(JOB_METRICS)
 
 
 @pytest.mark.parametrize("state", ["pending", "queued", "running", "failed"])
@@ -288,7 +288,7 @@ def test_rerun_revives_a_job_whatever_its_state(
     assert response.status_code == 302
     done = wait_for(lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first())
     assert done.started_at > before and done.attempts == 1
-    assert RunScore.objects.count() == 3
+    assert RunScore.objects.count() == len(JOB_METRICS)
 
 
 def test_rerun_leaves_a_job_on_a_live_worker_alone(campaign, manager):

@@ -46,7 +46,7 @@ def test_a_refused_upload_keeps_the_choices_and_shows_the_error_beside_the_form(
 ):
     open_upload_form(page, live_server, loaded_campaign)
     page.select_option("select[name=kind]", "system")
-    page.fill("input[name=name]", "Seed-2")
+    page.fill("#upload input[name=name]", "Seed-2")
     page.check("input[name=add_run]")
     page.set_input_files(
         "input[name=files]",
@@ -58,7 +58,7 @@ def test_a_refused_upload_keeps_the_choices_and_shows_the_error_beside_the_form(
     error = page.locator("form.upload .upload-error")
     assert "the file ends with a blank line" in error.inner_text()
     assert page.locator("select[name=kind]").input_value() == "system"
-    assert page.locator("input[name=name]").input_value() == "Seed-2"
+    assert page.locator("#upload input[name=name]").input_value() == "Seed-2"
     assert page.locator("input[name=add_run]").is_checked()
     # Beside the form (just above its fields) and scrolled into view.
     assert error.bounding_box()["y"] < page.locator("select[name=kind]").bounding_box()["y"]
