@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from metrics.spans.significance import paired_wilcoxon_greater
+from metrics.spans.significance import p_value_table, paired_wilcoxon_greater
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,6 @@ def rank_esa(
             )
             for s in order
         ],
-        p_values={
-            str(names[a]): {str(names[b]): float(p[a, b]) for b in range(n_systems) if b != a}
-            for a in range(n_systems)
-        },
+        p_values=p_value_table(names, p),
         domains=domain_names,
     )

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics.spans.significance import paired_wilcoxon_greater
+from metrics.spans.significance import p_value_table, paired_wilcoxon_greater
 
 FloatArray = NDArray[np.float64]
 Average = Literal["rating", "segment"]
@@ -227,10 +227,7 @@ def rank_mqm(
             )
             for s in order
         ],
-        p_values={
-            str(names[a]): {str(names[b]): float(p[a, b]) for b in range(n_systems) if b != a}
-            for a in range(n_systems)
-        },
+        p_values=p_value_table(names, p),
         weights=weights.as_dict(),
         average=average,
     )

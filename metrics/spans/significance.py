@@ -81,3 +81,13 @@ def combine_stouffer(p_values: list[float]) -> float:
     if len(p_values) == 1:
         return float(p_values[0])
     return float(stats.combine_pvalues(p_values, method="stouffer").pvalue)
+
+
+def p_value_table(names: ArrayLike, p: NDArray[np.float64]) -> dict[str, dict[str, float]]:
+    """``p[a, b]`` (row system better than column system) as ``{row: {column: p}}``, the
+    diagonal left out: the layout every span ranking returns."""
+    labels = [str(name) for name in np.asarray(names)]
+    return {
+        labels[a]: {labels[b]: float(p[a, b]) for b in range(len(labels)) if b != a}
+        for a in range(len(labels))
+    }
