@@ -84,6 +84,7 @@ def spans_jsonl_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> It
                 "annotator": _who(row, pseudonymise),
                 "system": row.system,
                 "document": row.document,
+                "domain": row.domain,
                 "segment": row.segment_index,
                 "item_type": row.item_type,
                 "source": row.source,

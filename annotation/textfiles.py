@@ -38,6 +38,7 @@ class UploadError(ValueError):
 class Record:
     text: str
     doc_id: str | None = None
+    domain: str | None = None  # the document's domain (news, speech, ...), when given
 
 
 @dataclass
@@ -189,6 +190,7 @@ def _parse_tsv(filename: str, text: str, *, allow_empty: bool, warnings: list[st
         raise UploadError(filename, f"the header has no 'text' column (it has {header})", 1)
     text_at = header.index("text")
     doc_at = header.index("doc_id") if "doc_id" in header else None
+    domain_at = header.index("domain") if "domain" in header else None
     records = []
     for number, row in enumerate(reader, start=2):
         if len(row) != len(header):
@@ -197,7 +199,11 @@ def _parse_tsv(filename: str, text: str, *, allow_empty: bool, warnings: list[st
             )
         _check_text(filename, row[text_at], number, allow_empty=allow_empty, warnings=warnings)
         records.append(
-            Record(text=row[text_at], doc_id=row[doc_at] if doc_at is not None else None)
+            Record(
+                text=row[text_at],
+                doc_id=row[doc_at] if doc_at is not None else None,
+                domain=row[domain_at] if domain_at is not None else None,
+            )
         )
     return records
 
@@ -219,14 +225,23 @@ def _parse_jsonl(filename: str, text: str, *, allow_empty: bool, warnings: list[
             raise UploadError(filename, "field 'text' must be a string", number)
         check_controls(filename, value["text"], number)
         _check_text(filename, value["text"], number, allow_empty=allow_empty, warnings=warnings)
-        doc_id = value.get("doc_id")
-        records.append(Record(text=value["text"], doc_id=None if doc_id is None else str(doc_id)))
+        doc_id, domain = value.get("doc_id"), value.get("domain")
+        if domain is not None and not isinstance(domain, str):
+            raise UploadError(filename, "field 'domain' must be a string", number)
+        records.append(
+            Record(
+                text=value["text"],
+                doc_id=None if doc_id is None else str(doc_id),
+                domain=domain,
+            )
+        )
     return records
 
 
 # -- documents -------------------------------------------------------------------------------
 
 DOCUMENT_ID_MAX_LENGTH = 200  # Document.external_id
+DOMAIN_MAX_LENGTH = 100  # Document.domain
 
 
 def parse_document_ids(filename: str, data: bytes) -> list[str]:
@@ -243,6 +258,10 @@ def check_documents(filename: str, records: list[Record]) -> None:
     are consecutive (context is read in file order, so a document cannot resume later)."""
     with_id = [record.doc_id is not None and record.doc_id.strip() != "" for record in records]
     if not any(with_id):
+        if any((record.domain or "").strip() for record in records):
+            raise UploadError(
+                filename, "a domain belongs to a document: give document ids with the domains"
+            )
         return
     if not all(with_id):
         line = with_id.index(False) + 1
@@ -269,6 +288,31 @@ def check_documents(filename: str, records: list[Record]) -> None:
             if previous is not None:
                 finished.add(previous)
             previous = doc_id
+    check_domains(filename, records)
+
+
+def check_domains(filename: str, records: list[Record]) -> None:
+    """Domains are given for every document or for none, one per document, short enough."""
+    domain_of: dict[str, str] = {}
+    for number, record in enumerate(records, start=1):
+        domain = (record.domain or "").strip()
+        record.domain = domain
+        if len(domain) > DOMAIN_MAX_LENGTH:
+            raise UploadError(filename, f"domain is over {DOMAIN_MAX_LENGTH} characters", number)
+        first = domain_of.setdefault(record.doc_id or "", domain)
+        if first != domain:
+            raise UploadError(
+                filename,
+                f"document {record.doc_id!r} is in domain {first!r} and {domain!r}; "
+                "a document has one domain",
+                number,
+            )
+    given = [domain for domain in domain_of.values() if domain]
+    if given and len(given) != len(domain_of):
+        blank = next(doc_id for doc_id, domain in domain_of.items() if not domain)
+        raise UploadError(
+            filename, f"document {blank!r} has no domain, but others have one; give every one"
+        )
 
 
 # -- archives --------------------------------------------------------------------------------

@@ -103,7 +103,10 @@ class _Reader:
             raise self.fail(f"document {doc_id!r} has {len(sources)} <src> elements; it needs one")
         segments = self._segments(sources[0], doc_id, "the source", allow_empty=False)
         seg_ids = list(segments)
-        self.source.extend(Record(text=text, doc_id=doc_id) for text in segments.values())
+        domain = (doc.get("domain") or "").strip()  # WMT22+ files carry it
+        self.source.extend(
+            Record(text=text, doc_id=doc_id, domain=domain) for text in segments.values()
+        )
         if len(self.doc_ids) == 1:
             target = next((e.get("lang") for e in doc if e.tag in ("ref", "hyp")), None)
             self.languages = (sources[0].get("lang"), target)

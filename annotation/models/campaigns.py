@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from annotation.textfiles import DOMAIN_MAX_LENGTH
+
 
 class Campaign(models.Model):
     class State(models.TextChoices):
@@ -67,6 +69,8 @@ class Document(models.Model):
     # True for the one document made up for a source without document ids: its segments are
     # not known to belong together, so no context is shown from them.
     implicit = models.BooleanField(default=False)
+    # The WMT test sets' domain (news, social, speech, ...): ESA averages within domains.
+    domain = models.CharField(max_length=DOMAIN_MAX_LENGTH, blank=True, default="")
 
     class Meta:
         ordering = ["position"]

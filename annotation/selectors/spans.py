@@ -30,6 +30,7 @@ class SpanJudgment:
     item_type: str
     system: str
     document: str
+    domain: str  # the document's domain, "" when none was given
     segment_index: int
     source: str
     target: str
@@ -69,6 +70,7 @@ def span_judgments(
             item_type="REPEAT" if judgment.is_repeat else item.item_type,
             system=item.system.name if item.system else "+".join(item.candidates[0]["systems"]),
             document=item.segment.document.external_id,
+            domain=item.segment.document.domain,
             segment_index=item.segment.index,
             source=item.segment.source,
             target=item.candidates[0]["text"],

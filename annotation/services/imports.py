@@ -197,6 +197,7 @@ def _import_source(campaign: Campaign, planned: PlannedFile) -> ImportedFile:
                 external_id=doc_id,
                 position=len(documents),
                 implicit=not record.doc_id,
+                domain=record.domain or "",
             )
         doc_of_record.append(documents[doc_id])
     Document.objects.bulk_create(documents.values())

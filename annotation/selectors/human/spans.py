@@ -76,6 +76,7 @@ class SpanTaskResults:
                     for s in (ranking.systems if ranking else [])
                 ],
                 "p_values": ranking.p_values if ranking else {},
+                "domains": self.esa.domains if self.esa else [],
                 "errors": self.breakdown.as_dict() if self.breakdown else None,
                 "agreement": {
                     "span_f1": _finite(self.span_f1),
@@ -132,7 +133,11 @@ def span_task_results(task: Task) -> SpanTaskResults:
         scores = [float(row.score or 0) for row in ranked]
         score_items = [str(row.item_id) for row in ranked]
         score_annotators = [str(row.annotator_id) for row in ranked]
-        result.esa = rank_esa(scores, system, segment, n_boot=N_BOOT)
+        # WMT24: the mean within each domain, then over domains, when documents have one.
+        domains = [row.domain for row in ranked]
+        result.esa = rank_esa(
+            scores, system, segment, domains=domains if any(domains) else None, n_boot=N_BOOT
+        )
     result.breakdown = error_breakdown(
         ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
         systems=[s.system for s in (result.mqm or result.esa).systems],  # type: ignore[union-attr]
