@@ -31,7 +31,17 @@ def _who(row: SpanJudgment, pseudonymise: bool) -> str:
 
 
 def _epoch(row_time) -> str:
-    return f"{row_time.timestamp():.3f}"
+    """Seconds since 1970 as Appraise writes them: to the millisecond, Python's float repr
+    (``1717485889.37``, not ``.370``)."""
+    return repr(round(row_time.timestamp(), 3))
+
+
+def _appraise_document(row: SpanJudgment) -> str:
+    """Appraise's ``documentId#system`` field. An item from Appraise keeps its documentID,
+    which Appraise wrote with the system already (``doc#system``, ``doc#system#bad1``)."""
+    if row.appraise_item_id is not None:
+        return row.document
+    return f"{row.document}#{row.system}"
 
 
 def appraise_esa_lines(
@@ -47,7 +57,7 @@ def appraise_esa_lines(
             source_language=source_language,
             target_language=target_language,
             score=row.score if row.score is not None else 0,
-            document=f"{row.document}#{row.system}",
+            document=_appraise_document(row),
             is_complete_document=False,
             spans=tuple(span for span in row.spans if span.side == "target"),
             time_start=_epoch(row.served_at),

@@ -198,6 +198,13 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
         key: raw[key] for key in ("itemID", "_block", "_item", "isCompleteDocument") if key in raw
     }
     meta["batch"] = batch
+    spans = raw.get("mqm")
+    if isinstance(spans, dict):
+        # A tutorial item (WMT24 ESA campaigns): {"tutorial": {instruction, expected answer},
+        # "payload": the spans shown pre-filled}. The instruction is kept with the item.
+        if "tutorial" in spans:
+            meta["tutorial"] = spans["tutorial"]
+        spans = spans.get("payload", [])
     return ParsedItem(
         item_type,
         document,
@@ -205,7 +212,7 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
         source,
         targets,
         meta,
-        _prefilled(raw.get("mqm"), targets[0][1], where),
+        _prefilled(spans, targets[0][1], where),
     )
 
 
@@ -242,7 +249,8 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
     if parsed.span_protocol == "mqm":
         task_type = "mqm"
     elif parsed.span_protocol == "esa":
-        prefilled = any(item.prefilled for item in parsed.items)
+        # Tutorial items may show a span to remove; that does not make the campaign ESA^AI.
+        prefilled = any(item.prefilled and "tutorial" not in item.meta for item in parsed.items)
         task_type = "esa_prefilled" if prefilled else "esa"
     task = task_create(
         campaign=campaign, task_type=task_type, scale=scale, judgments_per_item=parsed.redundancy

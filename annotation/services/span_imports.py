@@ -53,6 +53,21 @@ def _checked(ratings: list[MqmRating]) -> None:
             span.check_within(rating.target if span.side == "target" else rating.source)
 
 
+def rater_accounts(usernames: list[str]) -> dict[str, User]:
+    """An account per imported rater, that cannot log in (no usable password); a name that
+    belongs to a real account stops the import (its owner did not give these ratings)."""
+    raters = {}
+    for username in usernames:
+        user, created = User.objects.get_or_create(username=username[:150])
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        elif user.has_usable_password():
+            raise SpanImportError(f"rater {username!r} is the name of an account; rename it")
+        raters[username] = user
+    return raters
+
+
 @transaction.atomic
 def mqm_ratings_import(
     *,
@@ -122,16 +137,7 @@ def mqm_ratings_import(
                 source_meta={"doc_id": rating.doc_id, "seg_id": rating.seg_id},
             )
     Item.objects.bulk_create(items.values())
-    raters = {}
-    for username in sorted({rating.rater for rating in ratings}):
-        user, created = User.objects.get_or_create(username=username[:150])
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        elif user.has_usable_password():
-            # A real account: its owner did not give these ratings.
-            raise SpanImportError(f"rater {username!r} is the name of an account; rename it")
-        raters[username] = user
+    raters = rater_accounts(sorted({rating.rater for rating in ratings}))
     batches = {
         username: Batch(
             task=task,
