@@ -8,10 +8,13 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 
 from annotation.exports import pseudonym
+from annotation.models import Task, TaskType
 from annotation.selectors.spans import SpanJudgment
+from annotation.services.spans import task_mqm_weights
 from metrics.spans import (
     AppraiseScore,
     MqmRating,
+    MqmWeights,
     SpanItem,
     write_appraise_esa,
     write_ratings,
@@ -44,10 +47,28 @@ def _appraise_document(row: SpanJudgment) -> str:
     return f"{row.document}#{row.system}"
 
 
+# Decimals of an MQM score written in the score column: weights such as 0.1 add up to
+# 0.30000000000000004 in floating point.
+MQM_SCORE_DECIMALS = 4
+
+
+def _appraise_score(row: SpanJudgment, weights: dict[int, MqmWeights]) -> float:
+    """The score column. An MQM judgment has no annotator score (Appraise writes 0, which
+    reads as the worst ESA score): it gets its computed MQM score, negated so that higher is
+    better as for ESA (mt-metrics-eval's sign), with the task's weights."""
+    if row.task_type != TaskType.MQM:
+        return row.score if row.score is not None else 0
+    if row.task_id not in weights:
+        weights[row.task_id] = task_mqm_weights(Task.objects.get(id=row.task_id))
+    errors = ((span.severity, span.category) for span in row.spans)
+    return -round(weights[row.task_id].score(errors), MQM_SCORE_DECIMALS)
+
+
 def appraise_esa_lines(
     rows: Iterable[SpanJudgment], *, source_language: str, target_language: str, pseudonymise: bool
 ) -> Iterator[str]:
     """Appraise's ESA score layout; itemId is Appraise's when the item came from it."""
+    weights: dict[int, MqmWeights] = {}
     return write_appraise_esa(
         AppraiseScore(
             login=_who(row, pseudonymise),
@@ -56,7 +77,7 @@ def appraise_esa_lines(
             item_type=row.item_type,
             source_language=source_language,
             target_language=target_language,
-            score=row.score if row.score is not None else 0,
+            score=_appraise_score(row, weights),
             document=_appraise_document(row),
             is_complete_document=False,
             spans=tuple(span for span in row.spans if span.side == "target"),

@@ -1,6 +1,7 @@
 """Span exports (Appraise ESA CSV, Google's MQM TSV, JSON Lines) read back by the readers of
 metrics/spans give the spans that were stored."""
 
+import csv
 import io
 
 import pytest
@@ -92,3 +93,44 @@ def test_mqm_tsv_reads_back(launched, loaded_campaign, make_annotator, client, m
             (4, 6, "minor", "Fluency/Punctuation"),
         ]
         assert "<v>" not in rating.target  # the marks come off on reading
+
+
+@pytest.mark.parametrize(
+    ("weights", "expected"),
+    [
+        # Google's weights: major 5 + minor Fluency/Punctuation 0.1; Non-translation 25.
+        ({}, {0: "0", 1: "-5.1", 2: "-25"}),
+        # The campaign's own: major 10, minor punctuation stays 0.1, non-translation 30.
+        ({"severity": {"major": 10}, "non_translation": 30}, {0: "0", 1: "-10.1", 2: "-30"}),
+    ],
+)
+def test_esa_csv_of_mqm_judgments_writes_the_negated_mqm_score(
+    launched, loaded_campaign, make_annotator, client, manager, weights, expected
+):
+    """MQM has no annotator score: the score column holds minus the computed MQM score (by
+    hand above), so that higher is better as in ESA; never 0 for a segment with errors."""
+    task = launched("mqm", batch_size=12, mqm_weights=weights)
+
+    def kind(text):
+        return len(text) % 3
+
+    def mqm_spans(text):
+        return [
+            [],
+            [
+                {"start": 0, "end": 3, "severity": "major", "category": "Accuracy/Mistranslation"},
+                {"start": 4, "end": 6, "severity": "minor", "category": "Fluency/Punctuation"},
+            ],
+            [{"start": 0, "end": len(text), "severity": "major", "category": "Non-translation!"}],
+        ][kind(text)]
+
+    judge_all(task, make_annotator(loaded_campaign, "ann"), mqm_spans)
+    client.force_login(manager)
+    lines = download(client, loaded_campaign, "esa.csv", task).splitlines()
+    texts = {i.external_id: i.candidates[0]["text"] for i in Item.objects.filter(task=task)}
+    assert len(lines) == 36
+    seen = set()
+    for row in csv.reader(lines):
+        assert row[6] == expected[kind(texts[int(row[2])])]
+        seen.add(kind(texts[int(row[2])]))
+    assert seen == {0, 1, 2}

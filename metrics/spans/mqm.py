@@ -79,6 +79,10 @@ class MqmWeights:
             raise ValueError(f"no MQM weight for severity {severity!r}")
         return self.severity[sev]
 
+    def score(self, errors: Iterable[tuple[str, str | None]]) -> float:
+        """A rating's MQM score: the sum of its errors' (severity, category) weights."""
+        return sum((self.weight(severity, category) for severity, category in errors), 0.0)
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready copy, stored with every result (``from_dict`` reads it back)."""
         return {
