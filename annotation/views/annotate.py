@@ -23,7 +23,7 @@ from annotation.selectors.annotation import (
 )
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record, skip_record
-from annotation.services.spans import ESA_WARN_BELOW
+from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from metrics.spans.mqm import NON_TRANSLATION
 
 
@@ -68,6 +68,10 @@ def annotate(request, task_id: int):
             "span_types": SPAN_TYPES,
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
+            # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
+            "mqm_weights": json.dumps(task_mqm_weights(task).as_dict())
+            if task.task_type == TaskType.MQM
+            else "",
             "instructions": task_instructions(task),
             "instructions_open": first_item,
             "skip_reasons": SkipReason.choices,

@@ -16,6 +16,25 @@
   const scoreBox = form.querySelector('input[name="score"]');
   const nonTranslation = picker ? picker.dataset.nonTranslation : "";
   const SEVERITIES = ["minor", "major"];
+  const scoreOut = document.getElementById("mqm-score");
+
+  // MQM: the score as metrics/spans/mqm.py (MqmWeights.weight) computes it, with the weights
+  // the server sends; the server computes it again from the stored spans.
+  const weights = scoreOut && scoreOut.dataset.weights ? JSON.parse(scoreOut.dataset.weights) : null;
+  const weightOf = (severity, category) => {
+    const sev = String(severity).toLowerCase();
+    const cat = String(category || "").toLowerCase();
+    if (weights.non_translation_categories.includes(cat)) return weights.non_translation;
+    const exception = weights.exceptions.find(
+      (e) => e.severity.toLowerCase() === sev && e.category.toLowerCase() === cat);
+    if (exception) return exception.weight;
+    return weights.severity[sev] || 0;
+  };
+  const showScore = () => {
+    if (!scoreOut || !weights) return;
+    const total = spans.reduce((sum, s) => sum + weightOf(s.severity, s.category), 0);
+    scoreOut.textContent = String(Number(total.toFixed(4)));  // 0.1 + 0.2 shows as 0.3
+  };
   const WARN_BELOW = Number(editor.dataset.warnBelow || 0);
 
   // Words: the keyboard cursor moves and selections extend by whole words.
@@ -44,6 +63,7 @@
       return out;
     }));
     if (warning) warning.hidden = true;
+    showScore();
   };
 
   // Draws the text in pieces cut at every word, span and selection boundary (DOM nodes only:

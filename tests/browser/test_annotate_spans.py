@@ -6,6 +6,7 @@ import re
 import pytest
 
 from annotation.models import ErrorSpan, Item, Judgment
+from annotation.selectors.human.spans import span_results
 from tests.browser.test_annotate_keyboard import current_slot, next_item, shoot, start
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -142,10 +143,13 @@ def test_mqm_with_the_keyboard_only(page, live_server, launched, loaded_campaign
     page.wait_for_function("document.activeElement.id === 'mqm-category'")
     press(page, ["ArrowDown", "Enter"], keys)  # Accuracy/Mistranslation → Accuracy/Addition
     page.wait_for_function("document.activeElement.id === 'span-editor'")
+    assert page.locator("#mqm-score").text_content() == "5"  # one major error
     press(page, ["ArrowRight", "1"], keys)
     page.keyboard.type("Fluency/P")  # a listbox jumps to what is typed
     keys.extend(["Fluency/P"])
     press(page, ["Enter"], keys)
+    shown = page.locator("#mqm-score").text_content()
+    assert shown == "5.1"  # + a minor punctuation error, 0.1 (Google's weights)
     shoot(page, "mqm-keyboard")
     press(page, ["Enter"], keys)
     next_item(page, slot)
@@ -155,6 +159,32 @@ def test_mqm_with_the_keyboard_only(page, live_server, launched, loaded_campaign
         (words[1][0], words[1][1], "major", "Accuracy/Addition"),
         (words[2][0], words[2][1], "minor", "Fluency/Punctuation"),
     ]
+    # The server's score of the stored judgment, as the results page computes it.
+    (result,) = span_results(loaded_campaign)
+    (system,) = result.mqm.systems
+    assert system.ratings == 1 and system.score == pytest.approx(float(shown))
+
+
+def test_mqm_live_score_uses_the_campaign_weights(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    task = launched("mqm", mqm_weights={"severity": {"major": 10, "minor": 2}})
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    page.wait_for_function("document.activeElement.id === 'span-editor'")
+    slot = current_slot(page)
+    for keys in (["ArrowRight", "2"], ["ArrowRight", "1"]):  # a major, then a minor error
+        for key in keys:
+            page.keyboard.press(key)
+        page.wait_for_function("document.activeElement.id === 'mqm-category'")
+        page.keyboard.press("Enter")  # Accuracy/Mistranslation
+        page.wait_for_function("document.activeElement.id === 'span-editor'")
+    shown = page.locator("#mqm-score").text_content()
+    assert shown == "12"  # 10 + 2, this campaign's weights
+    page.keyboard.press("Enter")
+    next_item(page, slot)
+    (result,) = span_results(loaded_campaign)
+    assert result.mqm.systems[0].score == pytest.approx(float(shown))
 
 
 def drag_over(page, first, last):
