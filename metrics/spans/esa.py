@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from metrics.spans.ranked import ranked_rows
 from metrics.spans.significance import p_value_table, paired_wilcoxon_greater
 
 
@@ -99,23 +100,17 @@ def rank_esa(
         per_segment.mean, per_segment.system, per_segment.segment, n_systems, seg_domain
     )
     clusters = wmt_clusters(means, p, alpha=alpha)
-    segment_counts = np.bincount(per_segment.system, minlength=n_systems)
-    judgment_counts = np.bincount(sys_codes, minlength=n_systems)
-    order = sorted(range(n_systems), key=lambda s: (-means[s], names[s]))
     return EsaRanking(
-        systems=[
-            EsaSystemScore(
-                system=str(names[s]),
-                score=float(means[s]),
-                interval=(float(low[s]), float(high[s])),
-                segments=int(segment_counts[s]),
-                judgments=int(judgment_counts[s]),
-                wins=int(clusters.wins[s]),
-                cluster=int(clusters.cluster[s]),
-                rank_range=(int(clusters.rank_low[s]), int(clusters.rank_high[s])),
-            )
-            for s in order
-        ],
+        systems=ranked_rows(
+            EsaSystemScore,
+            names,
+            means,
+            (low, high),
+            np.bincount(per_segment.system, minlength=n_systems),
+            np.bincount(sys_codes, minlength=n_systems),
+            clusters,
+            lower_is_better=False,
+        ),
         p_values=p_value_table(names, p),
         domains=domain_names,
     )

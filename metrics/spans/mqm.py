@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from metrics.spans.ranked import ranked_rows
 from metrics.spans.significance import p_value_table, paired_wilcoxon_greater
 
 FloatArray = NDArray[np.float64]
@@ -214,23 +215,17 @@ def rank_mqm(
         -per_segment.mean, per_segment.system, per_segment.segment, n_systems
     )
     clusters = wmt_clusters(-means, p, alpha=alpha)
-    segment_counts = np.bincount(per_segment.system, minlength=n_systems)
-    rating_counts = np.bincount(systems, minlength=n_systems)
-    order = sorted(range(n_systems), key=lambda s: (means[s], names[s]))
     return MqmRanking(
-        systems=[
-            MqmSystemScore(
-                system=str(names[s]),
-                score=float(means[s]),
-                interval=(float(low[s]), float(high[s])),
-                segments=int(segment_counts[s]),
-                ratings=int(rating_counts[s]),
-                wins=int(clusters.wins[s]),
-                cluster=int(clusters.cluster[s]),
-                rank_range=(int(clusters.rank_low[s]), int(clusters.rank_high[s])),
-            )
-            for s in order
-        ],
+        systems=ranked_rows(
+            MqmSystemScore,
+            names,
+            means,
+            (low, high),
+            np.bincount(per_segment.system, minlength=n_systems),
+            np.bincount(systems, minlength=n_systems),
+            clusters,
+            lower_is_better=True,
+        ),
         p_values=p_value_table(names, p),
         weights=weights.as_dict(),
         average=average,
