@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from annotation.models import ESA_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
 from annotation.services.span_imports import SpanImportError, rater_accounts
-from annotation.services.spans import ESA_SCORE_RANGE
+from annotation.services.spans import ESA_SCORE_RANGE, error_span_row
 from metrics.spans import AppraiseScore, SpanError
 
 
@@ -183,17 +183,7 @@ def _write(
                 duration_ms=max(0, round((submitted - served).total_seconds() * 1000)),
             )
             judgments.append(judgment)
-            span_rows.extend(
-                ErrorSpan(
-                    judgment=judgment,
-                    start=span.start,
-                    end=span.end,
-                    severity=span.severity,
-                    category=span.category or "",
-                    side=span.side,
-                )
-                for span in row.spans
-            )
+            span_rows.extend(error_span_row(judgment, span) for span in row.spans)
         Slot.objects.bulk_update(done, ["annotator", "state", "served_at"])
         complete = len(done) == batch.slots.count()
         batch.annotator = user

@@ -28,6 +28,7 @@ from annotation.models import (
     TaskType,
 )
 from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.spans import error_span_row
 from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
 
 
@@ -183,14 +184,7 @@ def mqm_ratings_import(
     Slot.objects.bulk_create(slots)
     Judgment.objects.bulk_create(judgments)
     ErrorSpan.objects.bulk_create(
-        ErrorSpan(
-            judgment=judgment,
-            start=span.start,
-            end=span.end,
-            severity=span.severity,
-            category=span.category or "",
-            side=span.side,
-        )
+        error_span_row(judgment, span)
         for judgment, rating in zip(judgments, ratings, strict=True)
         for span in rating.spans
     )

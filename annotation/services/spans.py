@@ -182,20 +182,24 @@ def span_answer_validated(
     return {"score": _score(task.task_type, answer)}, checked
 
 
+def error_span_row(judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
+    """The (unsaved) row of one span of a judgment; ``changes``: ``changed``, ``origin``."""
+    return ErrorSpan(
+        judgment=judgment,
+        start=span.start,
+        end=span.end,
+        severity=span.severity,
+        category=span.category or "",
+        side=span.side,
+        prefilled=span.prefilled,
+        **changes,
+    )
+
+
 def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> list[ErrorSpan]:
     """Stores a judgment's spans; called inside the judgment's transaction."""
     return ErrorSpan.objects.bulk_create(
-        ErrorSpan(
-            judgment=judgment,
-            start=checked.span.start,
-            end=checked.span.end,
-            severity=checked.span.severity,
-            category=checked.span.category or "",
-            side=checked.span.side,
-            prefilled=checked.span.prefilled,
-            changed=checked.changed,
-            origin=checked.origin,
-        )
+        error_span_row(judgment, checked.span, changed=checked.changed, origin=checked.origin)
         for checked in spans
     )
 
