@@ -17,20 +17,20 @@ from metrics.meta.tsv import align, read_scores
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mqm-ted-zh-en-meta"
 EXPECTED = json.loads((DATA / "mt-metrics-eval.expected.json").read_text())
-PUBLISHED_MQM = {  # the repository's README, TED zh-en
-    "DIDI-NLP": 1.65,
-    "metricsystem2": 1.76,
-    "metricsystem1": 1.90,
-    "MiSS": 1.97,
-    "IIE-MT": 1.98,
-    "metricsystem4": 2.05,
-    "metricsystem5": 2.15,
-    "SMU": 2.202,
-    "Borderline": 2.40,
-    "NiuTrans": 2.49,
-    "Facebook-AI": 2.64,
-    "Online-W": 2.93,
-    "metricsystem3": 2.99,
+PUBLISHED_MQM = {  # the repository's README, TED zh-en, as printed (strings keep 2.40's 0)
+    "DIDI-NLP": "1.65",
+    "metricsystem2": "1.76",
+    "metricsystem1": "1.90",
+    "MiSS": "1.97",
+    "IIE-MT": "1.98",
+    "metricsystem4": "2.05",
+    "metricsystem5": "2.15",
+    "SMU": "2.202",
+    "Borderline": "2.40",
+    "NiuTrans": "2.49",
+    "Facebook-AI": "2.64",
+    "Online-W": "2.93",
+    "metricsystem3": "2.99",
 }
 
 
@@ -46,8 +46,13 @@ def test_the_data_reproduces_the_published_system_scores() -> None:
     systems, quality, _ = matrices()
     means = dict(zip(systems, -system_scores(quality), strict=True))
     for system, published in PUBLISHED_MQM.items():
-        decimals = len(str(published).split(".")[1])
-        assert round(means[system], decimals) == published
+        decimals = len(published.split(".")[1])
+        if system == "Borderline":
+            # The data give 2.4053, printed 2.40 in the README: a slip there (see
+            # tests/metrics/test_spans_mqm.py, checked against Google's per-segment averages).
+            assert means[system] == pytest.approx(2.4053, abs=5e-5)
+            continue
+        assert f"{means[system]:.{decimals}f}" == published, system
 
 
 def test_segment_level_equals_mt_metrics_eval() -> None:
