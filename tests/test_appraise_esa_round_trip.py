@@ -16,7 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import ErrorSpan, Judgment
+from annotation.models import Batch, ErrorSpan, Judgment, Slot
 from annotation.services.appraise import appraise_import, appraise_load
 from annotation.services.appraise_scores import appraise_scores_import
 from annotation.services.span_imports import SpanImportError
@@ -176,3 +176,22 @@ def test_two_annotators_cannot_share_one_batch(manager):
     with pytest.raises(SpanImportError, match="judged by someone else"):
         appraise_scores_import(task=task, rows=rows)
     assert not Judgment.objects.filter(task=task).exists()
+
+
+def test_an_unfinished_batch_stays_with_its_annotator(manager):
+    """An annotator who judged part of a batch: those slots are done, the rest open, and the
+    batch is theirs (its lease over), so nobody else is served the items they judged."""
+    task = import_batches(manager, "ruction ESA")
+    rows = [r for r in _rows(EXPORT.read_text(encoding="utf-8")) if r.login == "engdeu7001"]
+    result = appraise_scores_import(task=task, rows=rows[:40])
+    assert (result.judgments, result.annotators, result.superseded) == (40, 1, 0)
+    batch = Batch.objects.get(task=task, annotator__username="engdeu7001")
+    assert batch.state == Batch.State.LEASED
+    assert batch.slots.filter(state=Slot.State.DONE).count() == 40
+    assert batch.slots.exclude(state=Slot.State.DONE).count() == batch.size - 40
+    complete = appraise_scores_import(
+        task=task, rows=[r for r in _rows(EXPORT.read_text()) if r.login == "engdeu7002"]
+    )
+    assert complete.judgments == 100
+    done = Batch.objects.get(task=task, annotator__username="engdeu7002")
+    assert done.state == Batch.State.DONE
