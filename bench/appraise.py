@@ -31,6 +31,7 @@ their single-sign-on credentials to a CSV that ``load`` reads.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -57,8 +58,8 @@ SETTINGS_MODULE = "evalsite_bench_settings"
 # The database settings Appraise reads from the environment force sslmode=require, and its
 # manifest static storage fails on its own CSS; this module (written by `setup` beside
 # Appraise's code, never into it) changes those two and keeps everything else of its own.
-SETTINGS_TEXT = '''"""Appraise's own settings with a local PostgreSQL without SSL (written by evalsite's
-bench/appraise.py setup)."""
+SETTINGS_TEXT = '''"""Appraise's own settings with a local PostgreSQL without SSL (written by
+evalsite's bench/appraise.py setup)."""
 import os
 
 from Appraise.settings import *  # noqa: F401,F403
@@ -190,27 +191,14 @@ def setup(args: argparse.Namespace) -> int:
             ["dropdb", "--if-exists", *pg, database["name"]],
             env=pg_env,
         )
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", database["name"]):
-        raise SystemExit(f"database name {database['name']!r}: letters, digits and _ only")
-    exists = subprocess.run(
-        [
-            "psql",
-            *pg,
-            "-d",
-            "postgres",
-            "-tAc",
-            f"SELECT 1 FROM pg_database WHERE datname = '{database['name']}'",
-        ],
-        env=pg_env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    if exists:
-        raise SystemExit(
-            f"database {database['name']!r} exists already: pass --reset to make it anew"
-        )
-    step("create the Appraise database", ["createdb", *pg, database["name"]], env=pg_env)
+    print(f"== create the Appraise database\n   $ createdb {' '.join(pg)} {database['name']}")
+    created = subprocess.run(
+        ["createdb", *pg, database["name"]], env=pg_env, capture_output=True, text=True
+    )
+    if created.returncode:
+        if "already exists" in created.stderr:
+            raise SystemExit(f"database {database['name']!r} exists: pass --reset to make it anew")
+        raise SystemExit(created.stderr.strip())
     settings_path = args.appraise_dir / f"{SETTINGS_MODULE}.py"
     print(f"== write {settings_path} (Appraise's settings with this database, no SSL)")
     settings_path.write_text(SETTINGS_TEXT.format(**database))
@@ -294,10 +282,8 @@ def stop(args: argparse.Namespace) -> int:
         print("no Appraise gunicorn started by this script")
         return 0
     pid = int(path.read_text().strip())
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
     for _ in range(100):
         try:
             os.kill(pid, 0)
@@ -478,8 +464,9 @@ def load(args: argparse.Namespace) -> int:
             + (f" (first: {run['first_error']})" if run["errors"] else "")
         )
         print(
-            f"Appraise's database holds exactly the acknowledged judgments: "
-            f"{'yes' if run['exact'] else 'NO'} ({run['stored']} stored, {run['judgments']} acknowledged)",
+            "Appraise's database holds exactly the acknowledged judgments: "
+            f"{'yes' if run['exact'] else 'NO'} "
+            f"({run['stored']} stored, {run['judgments']} acknowledged)",
             flush=True,
         )
     return 1 if failed else 0
