@@ -28,8 +28,6 @@ differs from the acknowledged judgments is flagged under the table.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import statistics
 import subprocess
 import sys
@@ -37,57 +35,13 @@ from pathlib import Path
 
 import appraise
 from _common import Client
+from _loadrun import last_json_line, load_py, load_py_speaks_json, run_figures
 
 BENCH = Path(__file__).resolve().parent
 
 
-def load_py_speaks_json() -> bool:
-    helptext = subprocess.run(
-        [sys.executable, str(BENCH / "load.py"), "--help"], capture_output=True, text=True
-    ).stdout
-    return "--json" in helptext
-
-
-def last_json_line(output: str) -> dict | None:
-    lines = [line for line in output.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1]) if lines else None
-
-
-def from_text(output: str) -> dict | None:
-    """The figures of a load.py that prints only text (before its --json): judgments/s,
-    and the p99 of single requests (next or submit), which is not a judgment's."""
-    rate = re.search(r"(\d+) judgments, ([\d.]+) judgments/s", output)
-    p99 = re.search(r"p99 ([\d.]+) ms", output)
-    if not rate:
-        return None
-    return {
-        "judgments": int(rate.group(1)),
-        "judgments_per_s": float(rate.group(2)),
-        "p99_ms": float(p99.group(1)) if p99 else None,
-        "errors": int(re.search(r"errors: (\d+)", output).group(1)),
-        "exact": "exactly the acknowledged judgments: yes" in output,
-        "p99_per_request": True,
-    }
-
-
-def run(command: list[str], parse) -> dict:
-    finished = subprocess.run(command, capture_output=True, text=True)
-    figures = parse(finished.stdout)
-    if figures is None:
-        raise SystemExit(
-            f"no figures from {' '.join(command)}:\n{finished.stdout}\n{finished.stderr}"
-        )
-    return figures
-
-
 def evalsite_run(args: argparse.Namespace, annotators: int, speaks_json: bool) -> dict:
-    command = [
-        sys.executable, str(BENCH / "load.py"), "--url", args.evalsite_url,
-        "--annotators", str(annotators), "--seconds", str(args.seconds),
-    ]  # fmt: skip
-    if speaks_json:
-        return run([*command, "--runs", "1", "--json"], last_json_line)
-    return run(command, from_text)
+    return load_py([args.evalsite_url], annotators, args.seconds, speaks_json)
 
 
 def appraise_run(args: argparse.Namespace, annotators: int) -> dict:
@@ -96,7 +50,7 @@ def appraise_run(args: argparse.Namespace, annotators: int) -> dict:
         "--database-url", args.appraise_database_url, "load", "--url", args.appraise_url,
         "--annotators", str(annotators), "--seconds", str(args.seconds), "--json",
     ]  # fmt: skip
-    return run(command, last_json_line)
+    return run_figures(command, last_json_line)
 
 
 def fresh_appraise_accounts(args: argparse.Namespace) -> int:
