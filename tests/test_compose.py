@@ -45,7 +45,7 @@ def test_the_load_balancer_publishes_8000_and_round_robins_over_web():
 def test_migrations_and_demo_data_only_in_the_one_shot_service():
     assert "manage.py migrate" in command("migrate")
     assert SERVICES["migrate"]["restart"] == "no"
-    for name, service in SERVICES.items():
+    for name in SERVICES:
         if name != "migrate":
             assert "migrate" not in command(name), name
             assert "load_demo" not in command(name), name
