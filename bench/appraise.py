@@ -310,20 +310,36 @@ class Accounts:
             return account
 
 
+class Clock:
+    """The timed window: no deadline while the annotators sign in; it starts when the last
+    of them has (the barrier's action)."""
+
+    def __init__(self, annotators: int, seconds: float) -> None:
+        self.seconds, self.deadline, self.started = seconds, float("inf"), 0.0
+        self.barrier = threading.Barrier(annotators, action=self.start)
+
+    def start(self) -> None:
+        self.started = time.perf_counter()
+        self.deadline = self.started + self.seconds
+
+
 class FormAnnotator(threading.Thread):
     """Signs in through Appraise's SSO link, GETs /direct-assessment/ and then POSTs a score
     for each item; Appraise answers a POST with the page of the next item. When an account
-    has no item left (a redirect to the dashboard), the annotator takes a fresh one."""
+    has no item left (a redirect to the dashboard), the annotator takes a fresh one.
 
-    def __init__(self, url: str, accounts: Accounts, deadline: float) -> None:
+    Every annotator signs in before the clock starts (as load.py makes its API tokens
+    first), so judgments/s measures the judging loop; the barrier's action starts it."""
+
+    def __init__(self, url: str, accounts: Accounts, clock: Clock) -> None:
         super().__init__(daemon=True)
-        self.url, self.accounts, self.deadline = url, accounts, deadline
+        self.url, self.accounts, self.clock = url, accounts, clock
         self.acknowledged = 0
         self.latencies: list[float] = []  # per judgment: the POST that records it
         self.errors: list[str] = []
 
     def sign_in(self) -> tuple[Client, dict[str, str]] | None:
-        while time.perf_counter() < self.deadline:
+        while time.perf_counter() < self.clock.deadline:
             account = self.accounts.take()
             if account is None:
                 self.errors.append("no fresh Appraise account left: run setup --reset")
@@ -342,8 +358,11 @@ class FormAnnotator(threading.Thread):
         return None
 
     def run(self) -> None:
-        session = self.sign_in()
-        while session is not None and time.perf_counter() < self.deadline:
+        try:
+            session = self.sign_in()
+        finally:
+            self.clock.barrier.wait()
+        while session is not None and time.perf_counter() < self.clock.deadline:
             client, fields = session
             now = time.time()
             body = urlencode(
@@ -416,14 +435,13 @@ def load_run(args: argparse.Namespace) -> dict:
             f"only {len(accounts.free)} fresh Appraise accounts left for {args.annotators} "
             "annotators: run `bench/appraise.py setup --reset` (and `serve` again)"
         )
-    deadline = time.perf_counter() + args.seconds
-    threads = [FormAnnotator(args.url, accounts, deadline) for _ in range(args.annotators)]
-    started = time.perf_counter()
+    clock = Clock(args.annotators, args.seconds)
+    threads = [FormAnnotator(args.url, accounts, clock) for _ in range(args.annotators)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - clock.started
     acknowledged = sum(thread.acknowledged for thread in threads)
     latencies = [value for thread in threads for value in thread.latencies]
     errors = [error for thread in threads for error in thread.errors]
