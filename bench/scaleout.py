@@ -39,7 +39,8 @@ from _loadrun import load_py, load_py_speaks_json
 RUN, LOG = ROOT / "var" / "run", ROOT / "var" / "log"
 VENV_BIN = Path(sys.executable).parent
 CORPUS = ROOT / "demo" / "wmt21-en-de"
-SYSTEM_FILES = sorted(CORPUS.glob("*.de"))
+# The demo's 100 segments are the first 100 of WMT21 en-de: its 20 systems' first 100 lines.
+SYSTEM_FILES = sorted((ROOT / "tests" / "data" / "wmt21-en-de" / "system-outputs").glob("*.de"))
 
 
 class Processes:
@@ -133,9 +134,8 @@ def measure_web(processes: Processes, args: argparse.Namespace) -> list[tuple[st
 
 
 def jobs_campaign(systems: int) -> tuple[int, list[int]]:
-    """A campaign from the demo corpus with ``systems`` system runs (the demo's outputs, used
-    again under new names) and its reference, through the services: each upload queues the
-    runs' metrics jobs on commit."""
+    """A campaign from the demo corpus with ``systems`` WMT21 system runs and its reference,
+    through the services: each system upload queues its run's metrics job on commit."""
     import uuid
 
     from django.contrib.auth import get_user_model
@@ -162,15 +162,15 @@ def jobs_campaign(systems: int) -> tuple[int, list[int]]:
         user=owner,
         files=[("reference.A.de", (CORPUS / "reference.A.de").read_bytes())],
     )
-    outputs = [path for path in SYSTEM_FILES if not path.name.startswith("reference")]
-    for number in range(systems):
-        path = outputs[number % len(outputs)]
+    for path in SYSTEM_FILES[:systems]:
+        name = path.name.removeprefix("newstest2021.en-de.hyp.").removesuffix(".de")
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)[:100]
         upload_import(
             campaign=campaign,
             kind="system",
-            name=f"{path.stem}-{number}",
+            name=name,
             user=owner,
-            files=[(f"{path.stem}-{number}.de", path.read_bytes())],
+            files=[(f"{name}.de", "".join(lines).encode())],
         )
     run_ids = list(SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True))
     return campaign.id, run_ids
@@ -249,7 +249,7 @@ def measure_jobs(processes: Processes, args: argparse.Namespace) -> bool:
     print(
         "jobs seen running per worker (both rounds): "
         + ", ".join(f"{name} {count}" for name, count in sorted(by_worker.items()))
-        + "; run_job lines in the worker logs: "
+        + "; run_job tasks each worker's log says succeeded (older queued jobs included): "
         + ", ".join(f"{name} {count}" for name, count in logged.items())
     )
     return (
@@ -268,7 +268,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--web-workers", type=int, default=3)
     parser.add_argument("--ports", type=int, nargs=2, default=[8201, 8202])
-    parser.add_argument("--jobs", type=int, default=10, help="system runs, one job each")
+    parser.add_argument(
+        "--jobs", type=int, default=10, choices=range(2, 21), help="system runs, one job each"
+    )
     parser.add_argument("--skip-web", action="store_true", help="only the jobs part")
     args = parser.parse_args()
 
@@ -284,8 +286,9 @@ def main() -> int:
     finally:
         processes.stop_all()
     print()
-    print("| shape | judgments/s | p99 (ms) | errors | exact |")
-    print("|---|---|---|---|---|")
+    if web:
+        print("| shape | judgments/s | p99 (ms) | errors | exact |")
+        print("|---|---|---|---|---|")
     web_ok = True
     for title, runs in web:
         rates = [run["judgments_per_s"] for run in runs]
@@ -296,6 +299,12 @@ def main() -> int:
         print(
             f"| {title} | {min(rates):.1f}–{max(rates):.1f} | "
             f"{max(p99s) if p99s else '–'} | {errors} | {'yes' if exact else 'NO'} |"
+        )
+    if web:
+        means = [sum(r["judgments_per_s"] for r in runs) / len(runs) for _, runs in web]
+        print(
+            f"two instances vs one with the same workers each: ×{means[2] / means[0]:.2f}; "
+            f"vs one with as many workers in all: ×{means[2] / means[1]:.2f}"
         )
     print(f"jobs exactly once on both workers: {'yes' if jobs_ok else 'NO'}")
     return 0 if web_ok and jobs_ok else 1
