@@ -130,8 +130,8 @@ def main() -> int:
         raise SystemExit(
             f"Appraise does not answer on {args.appraise_url}: `bench/appraise.py serve`"
         )
-    # Each run takes fresh accounts, and a fast run may use up some and take more.
-    needed = 2 * args.runs * sum(args.annotators)
+    # Each run takes fresh accounts (100 items each: more than a 30 s run judges per account).
+    needed = args.runs * sum(args.annotators)
     fresh = fresh_appraise_accounts(args)
     if fresh < needed:
         raise SystemExit(
