@@ -1,0 +1,94 @@
+"""docker-compose.yml keeps the scale-out rules: `docker compose up --scale web=2 --scale
+worker=2` must start two of each without port clashes, migration races or a doubled
+periodic dispatcher. Parsed, not run (no Docker daemon in CI)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+APP_SERVICES = ("migrate", "web", "worker", "beat")
+
+
+def command(name: str) -> str:
+    value = SERVICES[name].get("command", "")
+    return " ".join(value) if isinstance(value, list) else value
+
+
+def test_scaled_services_publish_no_host_port():
+    for name in ("web", "worker", "beat"):
+        assert "ports" not in SERVICES[name], name
+    assert SERVICES["web"]["expose"] == ["8000"]
+
+
+def test_the_load_balancer_publishes_8000_and_round_robins_over_web():
+    lb = SERVICES["lb"]
+    assert lb["ports"] == ["8000:8000"]
+    assert lb["depends_on"]["web"]["condition"] == "service_healthy"
+    mounted = [volume.split(":") for volume in lb["volumes"]]
+    assert [ROOT / source for source, target, _ in mounted] == [ROOT / "deploy" / "nginx.conf"]
+    assert mounted[0][1] == "/etc/nginx/conf.d/default.conf"
+    config = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert re.search(r"upstream web \{\s*server web:8000\b", config)
+    assert "listen 8000;" in config
+    assert "proxy_pass http://web;" in config
+
+
+def test_migrations_and_demo_data_only_in_the_one_shot_service():
+    assert "manage.py migrate" in command("migrate")
+    assert SERVICES["migrate"]["restart"] == "no"
+    for name in SERVICES:
+        if name != "migrate":
+            assert "migrate" not in command(name), name
+            assert "load_demo" not in command(name), name
+    for name in ("web", "worker", "beat"):
+        condition = SERVICES[name]["depends_on"]["migrate"]["condition"]
+        assert condition == "service_completed_successfully", name
+
+
+def test_one_beat_and_workers_without_it():
+    beats = [name for name in SERVICES if re.search(r"\bcelery\b.*\bbeat\b", command(name))]
+    assert beats == ["beat"]
+    worker = command("worker").split()
+    assert "worker" in worker
+    assert "-B" not in worker and "--beat" not in worker
+
+
+def test_app_services_share_one_image_and_the_environment():
+    images = {SERVICES[name]["image"] for name in APP_SERVICES}
+    assert len(images) == 1
+    for name in APP_SERVICES:
+        environment = SERVICES[name]["environment"]
+        assert environment["DATABASE_URL"].endswith("@postgres:5432/evalsite"), name
+        assert environment["REDIS_URL"] == "redis://redis:6379/0", name
+
+
+def test_healthchecks_kept():
+    for name in ("postgres", "redis", "web", "worker", "lb"):
+        assert SERVICES[name]["healthcheck"]["test"], name
+    assert "/healthz" in " ".join(SERVICES["web"]["healthcheck"]["test"])
+
+
+@pytest.mark.skipif(
+    not (shutil.which("docker-compose") or shutil.which("docker")), reason="no docker client"
+)
+def test_compose_accepts_the_file():
+    binary = shutil.which("docker-compose")
+    base = [binary] if binary else ["docker", "compose"]
+    checked = subprocess.run(
+        [*base, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        env={"SECRET_KEY": "compose-test", "PATH": "/usr/bin:/bin:/usr/local/bin"},
+        capture_output=True,
+        text=True,
+    )
+    if "unknown command" in checked.stderr or "is not a docker command" in checked.stderr:
+        pytest.skip("docker has no compose plugin here")
+    assert checked.returncode == 0, checked.stderr
