@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.models import AnnotatorExclusion, Campaign, Judgment
 
 
-class ExclusionError(ValueError):
+class ExclusionError(ApplicationError):
     """An exclusion that cannot be made, with the reason."""
 
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import ApplicationError
 from annotation.models import (
     Batch,
     Document,
@@ -31,7 +32,7 @@ from annotation.services.campaigns import CampaignError, campaign_create
 from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
 
 
-class SpanImportError(ValueError):
+class SpanImportError(ApplicationError):
     """Ratings that cannot be imported, with the reason."""
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Max
 
+from annotation.errors import ApplicationError
 from annotation.models import (
     HUMAN,
     LIKERT_TYPES,
@@ -56,7 +57,7 @@ TEXT_SETTINGS = ("instructions", "completion_code", "completion_url")
 MAX_QUALITY_CONTROL_SHARE = 1.0
 
 
-class TaskError(ValueError):
+class TaskError(ApplicationError):
     """A task that cannot be created, changed or launched as asked, with the reason."""
 
 
@@ -128,7 +129,7 @@ def task_locked(task_id: int, campaign: Campaign | None) -> Task:
         tasks = tasks.filter(campaign=campaign)
     task = tasks.filter(id=task_id).first()
     if task is None:
-        raise TaskError("no such task in this campaign")
+        raise TaskError("no such task in this campaign", kind="not_found")
     return task
 
 
