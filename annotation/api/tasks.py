@@ -101,7 +101,7 @@ class TaskDetailApi(APIView):
 
     @extend_schema(
         request=TaskSettingsSerializer,
-        responses={200: TaskOutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: TaskOutputSerializer, 400: ErrorSerializer},
     )
     @authorize(CAN_MANAGE)
     def patch(self, request, campaign_id: int, task_id: int):
@@ -110,7 +110,7 @@ class TaskDetailApi(APIView):
         task = task_update(task_id=task_id, campaign=request.campaign, **data.validated_data)
         return Response(TaskOutputSerializer(task).data)
 
-    @extend_schema(responses={204: None, 400: ErrorSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={204: None, 400: ErrorSerializer})
     @authorize(CAN_MANAGE)
     def delete(self, request, campaign_id: int, task_id: int):
         task_delete(task_id=task_id, campaign=request.campaign)
@@ -121,7 +121,7 @@ def _state_change_api(service, summary: str) -> type[APIView]:
     class TaskStateApi(APIView):
         @extend_schema(
             request=None,
-            responses={200: TaskOutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+            responses={200: TaskOutputSerializer, 400: ErrorSerializer},
             summary=summary,
         )
         @authorize(CAN_MANAGE)
