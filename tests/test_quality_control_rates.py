@@ -12,7 +12,7 @@ from annotation.services.tasks import TaskError, task_create
 pytestmark = pytest.mark.django_db
 
 REFUSED = [
-    ({"repeat_rate": -0.1}, "repeat_rate is a share between 0 and 1 (0.1 is 10%), not -0.1"),
+    ({"repeat_rate": -0.1}, r"repeat_rate is a share between 0 and 1 \(0\.1 is 10%\), not -0\.1"),
     ({"reference_rate": float("nan")}, "reference_rate is a share between 0 and 1"),
     ({"repeat_rate": 1.0}, "repeat_rate must be below 1 .*every item would be judged twice"),
     (
