@@ -56,15 +56,18 @@ def error_status(error: ApplicationError) -> int:
 _REFUSED = "refused_to"
 
 
-def refused_to(url_name: str, message: str = "{error}") -> Callable:
+def refused_to(
+    url_name: str, message: str = "{error}", *, url_kwargs: tuple[str, ...] = ("campaign_id",)
+) -> Callable:
     """A page action (a form's POST) whose refusal goes back to ``url_name`` (reversed with
-    the view's ``campaign_id``) with ``message`` shown there, ``{error}`` the reason, rather
-    than to an error page. Access errors (403) still get their page."""
+    the view's ``url_kwargs``) with ``message`` shown there, ``{error}`` the reason, rather
+    than to an error page. Access errors (403) and 503 still get their page."""
 
     def decorate(view: Callable) -> Callable:
         @wraps(view)
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            setattr(request, _REFUSED, (url_name, kwargs.get("campaign_id"), message))
+            back = [kwargs[name] for name in url_kwargs]
+            setattr(request, _REFUSED, (url_name, back, message))
             return view(request, *args, **kwargs)
 
         return wrapper
@@ -81,9 +84,9 @@ def page_error_response(request: HttpRequest, error: ApplicationError) -> HttpRe
     status = error_status(error)
     back = getattr(request, _REFUSED, None)
     if back is not None and status not in (403, 503):
-        url_name, campaign_id, message = back
+        url_name, url_args, message = back
         messages.error(request, message.format(error=error))
-        return redirect(url_name, *([campaign_id] if campaign_id is not None else []))
+        return redirect(url_name, *url_args)
     return error_response(request, status, detail=str(error))
 
 

@@ -173,3 +173,18 @@ def test_a_page_error_without_a_way_back_is_the_styled_page_with_the_message(
     assert refused.json() == {
         "error": "the WMT ranking CSV needs ?task= a pairwise or ranking task"
     }
+
+
+def test_an_exclusion_in_a_task_of_another_campaign_is_not_found(
+    loaded_campaign, manager, other_campaign_task, launched, make_annotator
+):
+    annotator = make_annotator(loaded_campaign, "ann")
+    api = APIClient()
+    api.force_authenticate(manager)
+    answer = api.post(
+        f"/api/v1/campaigns/{loaded_campaign.id}/results/human/exclusions",
+        {"annotator": annotator.id, "excluded": True, "task": other_campaign_task.id},
+        format="json",
+    )
+    assert answer.status_code == 404
+    assert answer.json() == {"error": "no such task in this campaign"}
