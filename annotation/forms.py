@@ -84,10 +84,11 @@ class TaskForm(forms.Form):
         label="Items per batch",
         help_text="An annotator takes a whole batch (WMT: 100); repeats come on top",
     )
-    repeat_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
-    bad_reference_rate = forms.FloatField(min_value=0, max_value=1, initial=0.0)
+    # Their bounds are the task service's (quality_control_check), with its messages.
+    repeat_rate = forms.FloatField(initial=0.0, help_text="A share below 1: 0.1 is 10%")
+    bad_reference_rate = forms.FloatField(initial=0.0, help_text="A share below 1")
     reference_rate = forms.FloatField(
-        min_value=0, max_value=1, initial=0.0, label="Human reference rate"
+        initial=0.0, label="Human reference rate", help_text="A share below 1"
     )
 
     mqm_categories = forms.CharField(

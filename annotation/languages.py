@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from annotation.errors import ApplicationError
+
 # Languages whose default script runs right to left (ISO 639 codes as used in BCP 47 tags).
 RTL_LANGUAGES = frozenset(
     {
@@ -82,7 +84,7 @@ _BCP47 = re.compile(
 EXAMPLES = "'en', 'de', 'pt-BR', 'zh-Hant' or 'ckb'"
 
 
-class LanguageCodeError(ValueError):
+class LanguageCodeError(ApplicationError):
     """A code that is not a BCP 47 tag of a known language, with what to type instead."""
 
 

@@ -17,13 +17,15 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from annotation.errors import ApplicationError
+
 TEXT_FIELDS = ("text",)
 # Tab is allowed inside plain text segments; every other C0/C1 control character is not
 # (they are invisible to annotators and break exports).
 ALLOWED_CONTROLS = {"\t"}
 
 
-class UploadError(ValueError):
+class UploadError(ApplicationError):
     """A problem that stops an import. ``str()`` names the file, the line and the problem."""
 
     def __init__(self, filename: str, problem: str, line: int | None = None) -> None:

@@ -121,6 +121,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.DatabaseUnavailableMiddleware",
+    # Pages: a service's ApplicationError becomes the error page or the refused action's
+    # message (annotation/errors.py); the API's DRF views answer through EXCEPTION_HANDLER.
+    "annotation.errors.ApplicationErrorMiddleware",
     # Last, so that it sees the response first: the user is known, the page can show them.
     "annotation.views.errors.MethodNotAllowedPageMiddleware",
 ]
@@ -211,6 +214,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "annotation.errors.api_exception_handler",
     # JSON bodies only (uploads name MultiPartParser themselves): one documented way in,
     # and 415 for anything else.
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],

@@ -275,7 +275,8 @@ def test_annotator_progress_is_fixed_from_the_start_quality_control_included(
     launched, loaded_campaign, make_annotator, client
 ):
     # The reported bug: items per annotator 3 went 0/3 -> 2/4 -> 3/5 as repeats appeared.
-    task = launched("adequacy", items_per_annotator=3, repeat_rate=1.0)
+    # Repeats below 1 (the most a task may have): round(0.75 * 4) = 3 of the 4 items return.
+    task = launched("adequacy", items_per_annotator=4, repeat_rate=0.75)
     user = make_annotator(loaded_campaign, "bar")
     api = api_for(user)
     client.force_login(user)
@@ -289,9 +290,9 @@ def test_annotator_progress_is_fixed_from_the_start_quality_control_included(
         api.post(
             "/api/v1/judgments", {"task": task.id, "slot": shown["slot"], "score": 4}, format="json"
         )
-    assert seen == [(n, 6) for n in range(6)]  # 3 items and their 3 repeats, from the start
+    assert seen == [(n, 7) for n in range(7)]  # 4 items and 3 repeats, from the start
     listing = client.get("/annotate/").content.decode()
-    assert "6 / 6" in listing and "Done" in listing
+    assert "7 / 7" in listing and "Done" in listing
 
 
 def task_row_counts(client, campaign) -> tuple[int, int]:
@@ -424,13 +425,13 @@ def test_monolingual_ref_items_judge_another_reference(loaded_campaign, manager)
         campaign=loaded_campaign,
         task_type="adequacy",
         monolingual=True,
-        reference_rate=1.0,
+        reference_rate=0.9,  # the most a task may have: below 1
         seed=3,
     )
     assert task_reference_warning(task) is None
     task_launch(task_id=task.id)
     refs = list(Slot.objects.filter(task=task, item__item_type=ItemType.REF).select_related("item"))
-    assert len(refs) == 12
+    assert 6 <= len(refs) < 12  # about 0.9 of the 12 segments
     c_lines = (WMT21 / "newstest2021.en-de.ref.C.de").read_text(encoding="utf-8").split("\n")
     for slot in refs:
         slot.task = task

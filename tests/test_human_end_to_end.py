@@ -96,9 +96,10 @@ def annotated(launched, loaded_campaign, make_annotator):
     adequacy = launched(
         "adequacy",
         judgments_per_item=3,
-        bad_reference_rate=0.6,
-        reference_rate=1.0,
-        repeat_rate=0.4,
+        bad_reference_rate=0.3,  # together below 1, as a task's quality control must be
+        reference_rate=0.4,
+        repeat_rate=0.25,
+        batch_size=20,  # several batches, so that every annotator gets some
         seed=7,
     )
     ranking = launched("ranking", ranking_size=3, judgments_per_item=3, repeat_rate=0.5, seed=3)

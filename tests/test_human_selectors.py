@@ -56,9 +56,9 @@ def adequacy(launched, loaded_campaign, make_annotator):
     task = launched(
         "adequacy_fluency",
         judgments_per_item=3,
-        bad_reference_rate=0.5,
-        reference_rate=0.5,
-        repeat_rate=0.5,
+        bad_reference_rate=0.3,  # quality control as high as a task may have (below 1)
+        reference_rate=0.3,
+        repeat_rate=0.3,
         seed=11,
         batch_size=10,  # small batches, so that all four annotators get some
     )

@@ -80,7 +80,7 @@ def test_wmt_kappa_keys_items_by_display_order(
     # Three systems and the reference in groups of three: the second item of a segment is
     # filled up from the first, so some pairs of systems are shown twice, in either order.
     task = launched(
-        "ranking", ranking_size=3, judgments_per_item=3, reference_rate=1.0, repeat_rate=0.5
+        "ranking", ranking_size=3, judgments_per_item=3, reference_rate=0.5, repeat_rate=0.4
     )
     users = [make_annotator(loaded_campaign, name) for name in ("k1", "k2", "k3", "k4")]
     judge_all(task, users, noisy_ranks)

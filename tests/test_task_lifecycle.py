@@ -34,7 +34,7 @@ def test_two_adequacy_tasks_side_by_side(loaded_campaign):
         ({"task_type": "ranking", "ranking_size": 5}, "needs at least 5 systems.*has 3 outputs"),
         (
             {"repeat_rate": 0.7, "bad_reference_rate": 0.6, "reference_rate": 0.5},
-            "add up to 130%",
+            "add up to 180%",
         ),
         ({"bad_reference_rate": 1.0}, "bad_reference_rate must be below 1"),
         ({"reference_rate": -0.1}, "share between 0 and 1"),

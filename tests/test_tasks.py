@@ -20,7 +20,7 @@ def test_likert_items_one_per_output_with_k_slots(launched):
 
 
 def test_quality_control_items(launched):
-    task = launched("adequacy", bad_reference_rate=0.5, reference_rate=0.5, repeat_rate=0.3, seed=7)
+    task = launched("adequacy", bad_reference_rate=0.4, reference_rate=0.3, repeat_rate=0.2, seed=7)
     bad = list(Item.objects.filter(task=task, item_type=ItemType.BAD).select_related("original"))
     assert bad, "some bad references"
     for item in bad:

@@ -37,7 +37,7 @@ def test_manager_edits_pauses_and_closes_on_the_pages(
         "reference_rate": "0.5",
     }
     refused = manager_client.post(f"{base}/edit/", form)
-    assert refused.status_code == 200 and b"add up to 130%" in refused.content
+    assert refused.status_code == 200 and b"add up to 180%" in refused.content
     saved = manager_client.post(
         f"{base}/edit/", {**form, "repeat_rate": "0.1", "bad_reference_rate": "0.1"}
     )

@@ -13,18 +13,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
 from annotation.selectors.systems import system_runs_with_jobs
-from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.campaigns import campaign_create
 from annotation.services.imports import WMT_XML, upload_import
-from annotation.services.metric_uploads import (
-    MetricUploadError,
-    decode_scores,
-    metric_scores_upload,
-)
-from annotation.textfiles import UploadError, read_uploaded
+from annotation.services.metric_uploads import decode_scores, metric_scores_upload
+from annotation.textfiles import read_uploaded
 
 
 class CampaignOutputSerializer(serializers.Serializer):
@@ -60,18 +56,15 @@ class CampaignListApi(APIView):
             raise PermissionDenied("you may not create campaigns")
         data = self.CampaignCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            campaign = campaign_create(owner=request.user, **data.validated_data)
-        except CampaignError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        campaign = campaign_create(owner=request.user, **data.validated_data)
         created = campaigns_for_user(request.user).get(id=campaign.id)
         return Response(CampaignOutputSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
 class CampaignDetailApi(APIView):
     @extend_schema(responses=CampaignOutputSerializer)
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
         campaign = campaigns_for_user(request.user).get(id=campaign_id)
         return Response(CampaignOutputSerializer(campaign).data)
 
@@ -116,8 +109,8 @@ class UploadApi(APIView):
             200: ImportedFileSerializer(many=True),
         },
     )
+    @authorize(CAN_MANAGE)
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
         fields = {
             "files": request.FILES.getlist("files") or request.FILES.getlist("file"),
             "name": request.data.get("name", ""),
@@ -127,25 +120,22 @@ class UploadApi(APIView):
             fields["documents"] = request.FILES["documents"]
         data = self.UploadInputSerializer(data=fields)
         data.is_valid(raise_exception=True)
-        try:
-            files = read_uploaded(data.validated_data["files"], max_bytes=settings.UPLOAD_MAX_BYTES)
-            documents = None
-            if "documents" in data.validated_data:
-                (documents,) = read_uploaded(
-                    [data.validated_data["documents"]], max_bytes=settings.UPLOAD_MAX_BYTES
-                )
-            with transaction.atomic():
-                results = upload_import(
-                    campaign=campaign,
-                    kind=self.kind,
-                    files=files,
-                    user=request.user,
-                    name=data.validated_data.get("name") or None,
-                    add_run=data.validated_data["add_run"],
-                    documents=documents,
-                )
-        except UploadError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        files = read_uploaded(data.validated_data["files"], max_bytes=settings.UPLOAD_MAX_BYTES)
+        documents = None
+        if "documents" in data.validated_data:
+            (documents,) = read_uploaded(
+                [data.validated_data["documents"]], max_bytes=settings.UPLOAD_MAX_BYTES
+            )
+        with transaction.atomic():
+            results = upload_import(
+                campaign=request.campaign,
+                kind=self.kind,
+                files=files,
+                user=request.user,
+                name=data.validated_data.get("name") or None,
+                add_run=data.validated_data["add_run"],
+                documents=documents,
+            )
         created = any(result.status != "unchanged" for result in results)
         return Response(
             ImportedFileSerializer(results, many=True).data,
@@ -201,22 +191,19 @@ class MetricScoresUploadApi(APIView):
         request={"multipart/form-data": MetricScoresInputSerializer},
         responses={201: MetricScoresOutputSerializer},
     )
+    @authorize(CAN_MANAGE)
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
         data = self.MetricScoresInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            ((_, content),) = read_uploaded(
-                [data.validated_data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES
-            )
-            result = metric_scores_upload(
-                campaign=campaign,
-                name=data.validated_data["name"],
-                higher_is_better=data.validated_data["higher_is_better"],
-                text=decode_scores(content),
-            )
-        except (UploadError, MetricUploadError) as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        ((_, content),) = read_uploaded(
+            [data.validated_data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES
+        )
+        result = metric_scores_upload(
+            campaign=request.campaign,
+            name=data.validated_data["name"],
+            higher_is_better=data.validated_data["higher_is_better"],
+            text=decode_scores(content),
+        )
         return Response(
             self.MetricScoresOutputSerializer(result).data, status=status.HTTP_201_CREATED
         )
@@ -242,9 +229,10 @@ class SystemRunSerializer(serializers.Serializer):
 
 class SystemListApi(APIView):
     @extend_schema(responses=SystemRunSerializer(many=True))
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        return Response(SystemRunSerializer(system_runs_with_jobs(campaign), many=True).data)
+        runs = system_runs_with_jobs(request.campaign)
+        return Response(SystemRunSerializer(runs, many=True).data)
 
 
 class AutomaticResultsApi(APIView):
@@ -292,8 +280,9 @@ class AutomaticResultsApi(APIView):
             },
         )
     )
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        campaign = request.campaign
         return Response(
             {
                 "systems": self.ScoreRowSerializer(

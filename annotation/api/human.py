@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -17,13 +17,14 @@ from annotation.api.fields import (
     StrictBooleanField,
     StrictIntegerField,
 )
+from annotation.errors import ApplicationError
 from annotation.exports import judgments_download
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.human import human_results
 from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
-from annotation.services.exclusions import ExclusionError, annotator_exclude
+from annotation.services.exclusions import annotator_exclude
 
 
 class Number(serializers.FloatField):
@@ -177,8 +178,9 @@ class HumanResultsApi(APIView):
         task = serializers.IntegerField(required=False, min_value=1, help_text="one task only")
 
     @extend_schema(parameters=[QuerySerializer], responses=HumanResultsSerializer)
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        campaign = request.campaign
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         results = human_results(
@@ -210,21 +212,18 @@ class ExclusionApi(APIView):
         request=ExclusionSerializer,
         responses=ExclusionSerializer,
     )
+    @authorize(CAN_EXCLUDE)
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
         data = self.ExclusionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         task_id = data.validated_data.get("task")
-        try:
-            excluded = annotator_exclude(
-                campaign=campaign,
-                annotator_id=data.validated_data["annotator"],
-                excluded=data.validated_data["excluded"],
-                by=request.user,
-                task_id=task_id,
-            )
-        except ExclusionError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        excluded = annotator_exclude(
+            campaign=request.campaign,
+            annotator_id=data.validated_data["annotator"],
+            excluded=data.validated_data["excluded"],
+            by=request.user,
+            task_id=task_id,
+        )
         body = {"annotator": data.validated_data["annotator"], "excluded": excluded}
         return Response(body if task_id is None else {**body, "task": task_id})
 
@@ -250,8 +249,9 @@ class JudgmentsExportApi(APIView):
             (200, "application/x-ndjson"): OpenApiTypes.STR,
         },
     )
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int, fmt: str):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+        campaign = request.campaign
         if fmt not in self.FORMATS:
             raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
         query = self.QuerySerializer(data=request.query_params)
@@ -261,10 +261,7 @@ class JudgmentsExportApi(APIView):
         if fmt == "wmt" and (
             task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
         ):
-            return Response(
-                {"error": "the WMT ranking CSV needs ?task= a pairwise or ranking task"},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
         return judgments_download(
             campaign=campaign,
             fmt=fmt,
@@ -279,6 +276,7 @@ class SpanResultsApi(APIView):
     clusters, pairwise p-values, errors by category and severity, and agreement."""
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        return Response({"tasks": [result.as_dict() for result in span_results(campaign)]})
+        results = span_results(request.campaign)
+        return Response({"tasks": [result.as_dict() for result in results]})

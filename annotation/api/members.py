@@ -9,22 +9,17 @@ from rest_framework.views import APIView
 
 from annotation.api.fields import StrictCharField, StrictIntegerField
 from annotation.models import Role
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.members import campaign_members, pending_invitations
-from annotation.services.campaigns import CampaignError, membership_add
+from annotation.services.campaigns import membership_add
 from annotation.services.invitations import (
     INVITATION_DAYS,
     MAX_INVITATIONS_AT_ONCE,
-    InvitationError,
     invitation_join,
     invitation_revoke,
     invitations_create,
 )
 from annotation.views.members import invitation_link
-
-
-def _error(error: Exception) -> Response:
-    return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 class MemberSerializer(serializers.Serializer):
@@ -44,20 +39,18 @@ class MemberListApi(APIView):
         role = serializers.ChoiceField(choices=Role.choices)
 
     @extend_schema(responses=MemberSerializer(many=True))
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        return Response(MemberSerializer(campaign_members(campaign), many=True).data)
+        return Response(MemberSerializer(campaign_members(request.campaign), many=True).data)
 
     @extend_schema(request=MemberAddInputSerializer, responses={201: MemberSerializer})
+    @authorize(CAN_MANAGE)
     def post(self, request, campaign_id: int):
         """Adds an existing account; a member already in the campaign is refused (400)."""
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+        campaign = request.campaign
         data = self.MemberAddInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            membership = membership_add(campaign=campaign, **data.validated_data)
-        except CampaignError as error:
-            return _error(error)
+        membership = membership_add(campaign=campaign, **data.validated_data)
         (member,) = [m for m in campaign_members(campaign) if m.user_id == membership.user_id]
         return Response(MemberSerializer(member).data, status=status.HTTP_201_CREATED)
 
@@ -84,26 +77,24 @@ class InvitationListApi(APIView):
         note = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
 
     @extend_schema(responses=InvitationSerializer(many=True))
+    @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
         """The pending invitations: unused and unexpired."""
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-        return Response(InvitationSerializer(pending_invitations(campaign), many=True).data)
+        invitations = pending_invitations(request.campaign)
+        return Response(InvitationSerializer(invitations, many=True).data)
 
     @extend_schema(
         request=InvitationCreateInputSerializer,
         responses={201: CreatedInvitationSerializer(many=True)},
     )
+    @authorize(CAN_MANAGE)
     def post(self, request, campaign_id: int):
         """Creates ``count`` single-use links at once (one by default)."""
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
         data = self.InvitationCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            created = invitations_create(
-                campaign=campaign, created_by=request.user, **data.validated_data
-            )
-        except InvitationError as error:
-            return _error(error)
+        created = invitations_create(
+            campaign=request.campaign, created_by=request.user, **data.validated_data
+        )
         rows = []
         for invitation, token in created:
             invitation.link = invitation_link(request._request, token)
@@ -116,15 +107,10 @@ class InvitationListApi(APIView):
 
 class InvitationDetailApi(APIView):
     @extend_schema(request=None, responses={204: None})
+    @authorize(CAN_MANAGE)
     def delete(self, request, campaign_id: int, invitation_id: int):
         """Revokes an unused invitation: its link stops working."""
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        try:
-            invitation_revoke(campaign=campaign, invitation_id=invitation_id)
-        except InvitationError as error:
-            if "no such" in str(error):
-                return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
-            return _error(error)
+        invitation_revoke(campaign=request.campaign, invitation_id=invitation_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -142,8 +128,5 @@ class InvitationJoinApi(APIView):
     def post(self, request):
         data = self.JoinInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            membership = invitation_join(token=data.validated_data["token"], user=request.user)
-        except InvitationError as error:
-            return _error(error)
+        membership = invitation_join(token=data.validated_data["token"], user=request.user)
         return Response(self.JoinedSerializer(membership).data, status=status.HTTP_201_CREATED)

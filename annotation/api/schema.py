@@ -10,7 +10,9 @@ a view's own ``{"error": ...}``.
   services, ``{"detail": "..."}`` for a body that does not parse, or the serializers'
   ``{"field": ["message", ...]}``;
 - 401 without valid credentials, 403 when the user's role does not allow the operation;
-- 404 on operations with ids in the path (unknown ids and other campaigns alike);
+- 404 on operations with ids in the path (unknown ids and other campaigns alike):
+  ``{"detail": "..."}`` from the permission check, ``{"error": "..."}`` from a service
+  (``annotation/errors.py``: every ``ApplicationError`` answers ``{"error": message}``);
 - 415 when a body comes in a media type the operation does not read;
 - 503 with ``Retry-After`` while the database is unreachable (``annotation/middleware.py``).
 """
@@ -24,18 +26,20 @@ DETAIL = {
     "properties": {"detail": {"type": "string"}},
     "required": ["detail"],
 }
+ERROR = {
+    "type": "object",
+    "properties": {"error": {"type": "string"}},
+    "required": ["error"],
+    "additionalProperties": False,
+}
+NOT_FOUND = {"anyOf": [DETAIL, ERROR]}
 BAD_REQUEST = {
     "description": '{"error": message} from the services, {"detail": message} for a body'
     " that does not parse, or field names (and non_field_errors) mapped to the serializers'"
     " messages.",
     # The services' message first: Swagger UI shows the first alternative as the example.
     "anyOf": [
-        {
-            "type": "object",
-            "properties": {"error": {"type": "string"}},
-            "required": ["error"],
-            "additionalProperties": False,
-        },
+        ERROR,
         {
             "type": "object",
             "minProperties": 1,
@@ -49,7 +53,12 @@ UNAVAILABLE = {
     "properties": {"detail": {"type": "string"}, "retryable": {"type": "boolean"}},
     "required": ["detail", "retryable"],
 }
-COMPONENTS = {"Detail": DETAIL, "BadRequest": BAD_REQUEST, "Unavailable": UNAVAILABLE}
+COMPONENTS = {
+    "Detail": DETAIL,
+    "NotFound": NOT_FOUND,
+    "BadRequest": BAD_REQUEST,
+    "Unavailable": UNAVAILABLE,
+}
 RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}}
 
 
@@ -69,7 +78,7 @@ def _also_detail(response: dict[str, Any]) -> None:
     """A code a view documents with its own body may also come from the framework, with
     ``{"detail": ...}`` (a 404 from the permission check before the view's own 404)."""
     media = response.get("content", {}).get("application/json")
-    if media is not None and media.get("schema") != _ref("Detail"):
+    if media is not None and media.get("schema") not in (_ref("Detail"), _ref("NotFound")):
         media["schema"] = {"oneOf": [media["schema"], _ref("Detail")]}
 
 
@@ -92,7 +101,7 @@ def add_common_errors(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             if "404" in responses:
                 _also_detail(responses["404"])
             elif any(parameter["in"] == "path" for parameter in parameters):
-                responses["404"] = _answer("No such object, or not yours", "Detail")
+                responses["404"] = _answer("No such object, or not yours", "NotFound")
             responses.setdefault(
                 "503", _answer("Database unavailable; retry", "Unavailable", headers=RETRY_AFTER)
             )

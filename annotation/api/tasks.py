@@ -15,7 +15,7 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.models import Scale, Task, TaskType
-from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.permissions import CAN_MANAGE, authorize
 from annotation.services.task_changes import (
     task_close,
     task_delete,
@@ -23,7 +23,7 @@ from annotation.services.task_changes import (
     task_resume,
     task_update,
 )
-from annotation.services.tasks import TaskError, task_create, task_launch
+from annotation.services.tasks import task_create, task_launch
 
 ErrorSerializer = inline_serializer("TaskError", {"error": serializers.CharField()})
 
@@ -74,62 +74,46 @@ class TaskOutputSerializer(serializers.Serializer):
     completion_url = serializers.CharField()
 
 
-def _error(error: TaskError) -> Response:
-    return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-
-
 class TaskListApi(APIView):
     @extend_schema(responses=TaskOutputSerializer(many=True))
+    @authorize(CAN_MANAGE)
     def get(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        return Response(TaskOutputSerializer(campaign.tasks.all(), many=True).data)
+        return Response(TaskOutputSerializer(request.campaign.tasks.all(), many=True).data)
 
     @extend_schema(
         request=TaskCreateSerializer,
         responses={201: TaskOutputSerializer, 400: ErrorSerializer},
     )
+    @authorize(CAN_MANAGE)
     def post(self, request, campaign_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
         data = TaskCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            task = task_create(campaign=campaign, **data.validated_data)
-        except TaskError as error:
-            return _error(error)
+        task = task_create(campaign=request.campaign, **data.validated_data)
         return Response(TaskOutputSerializer(task).data, status=status.HTTP_201_CREATED)
 
 
 class TaskDetailApi(APIView):
     @extend_schema(responses=TaskOutputSerializer)
+    @authorize(CAN_MANAGE)
     def get(self, request, campaign_id: int, task_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        return Response(
-            TaskOutputSerializer(get_object_or_404(Task, id=task_id, campaign=campaign)).data
-        )
+        task = get_object_or_404(Task, id=task_id, campaign=request.campaign)
+        return Response(TaskOutputSerializer(task).data)
 
     @extend_schema(
         request=TaskSettingsSerializer,
         responses={200: TaskOutputSerializer, 400: ErrorSerializer},
     )
+    @authorize(CAN_MANAGE)
     def patch(self, request, campaign_id: int, task_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        get_object_or_404(Task, id=task_id, campaign=campaign)
         data = TaskSettingsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            task = task_update(task_id=task_id, campaign=campaign, **data.validated_data)
-        except TaskError as error:
-            return _error(error)
+        task = task_update(task_id=task_id, campaign=request.campaign, **data.validated_data)
         return Response(TaskOutputSerializer(task).data)
 
     @extend_schema(responses={204: None, 400: ErrorSerializer})
+    @authorize(CAN_MANAGE)
     def delete(self, request, campaign_id: int, task_id: int):
-        campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-        get_object_or_404(Task, id=task_id, campaign=campaign)
-        try:
-            task_delete(task_id=task_id, campaign=campaign)
-        except TaskError as error:
-            return _error(error)
+        task_delete(task_id=task_id, campaign=request.campaign)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -140,13 +124,10 @@ def _state_change_api(service, summary: str) -> type[APIView]:
             responses={200: TaskOutputSerializer, 400: ErrorSerializer},
             summary=summary,
         )
+        @authorize(CAN_MANAGE)
         def post(self, request, campaign_id: int, task_id: int):
-            campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-            get_object_or_404(Task, id=task_id, campaign=campaign)
-            try:
-                service(task_id=task_id, campaign=campaign)
-            except TaskError as error:
-                return _error(error)
+            # The service refuses a task of another campaign (404) and a wrong state (400).
+            service(task_id=task_id, campaign=request.campaign)
             return Response(TaskOutputSerializer(Task.objects.get(id=task_id)).data)
 
     TaskStateApi.__name__ = f"Task{summary.split()[0]}Api"

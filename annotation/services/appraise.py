@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.models import (
     Campaign,
     Document,
@@ -58,7 +59,7 @@ REQUIRED = {
 }
 
 
-class AppraiseError(ValueError):
+class AppraiseError(ApplicationError):
     """A manifest or batch problem, naming the file, task, item and field."""
 
 

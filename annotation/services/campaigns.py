@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Campaign, Membership, Role
 
 
-class CampaignError(ValueError):
+class CampaignError(ApplicationError):
     """A request the campaign cannot take, with a message for the person who made it."""
 
 

@@ -13,7 +13,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotation.models import CrowdParticipant, Membership, Role, Task
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, CrowdParticipant, Membership, Role, Task
 
 # The URL parameters each platform fills in; "participant" is the generic one (MTurk's
 # external question or any other platform set up to pass it).
@@ -26,7 +27,7 @@ PLATFORM_PARAMETERS = {
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
-class CrowdError(ValueError):
+class CrowdError(ApplicationError):
     """A participant link that cannot sign anyone in, with the reason."""
 
 
@@ -51,9 +52,15 @@ def participant_parameters(query: dict[str, str]) -> ParticipantParameters:
 
 
 @transaction.atomic
-def task_crowd_link_enable(*, task_id: int) -> Task:
-    """Gives the task a secret for its participant link (kept if it has one)."""
-    task = Task.objects.select_for_update().get(id=task_id)
+def task_crowd_link_enable(*, task_id: int, campaign: Campaign | None = None) -> Task:
+    """Gives the task a secret for its participant link (kept if it has one); a task of
+    another campaign than the one named is not found."""
+    tasks = Task.objects.select_for_update()
+    if campaign is not None:
+        tasks = tasks.filter(campaign=campaign)
+    task = tasks.filter(id=task_id).first()
+    if task is None:
+        raise CrowdError("no such task in this campaign", kind="not_found")
     if not task.crowd_secret:
         task.crowd_secret = secrets.token_urlsafe(24)
         task.save(update_fields=["crowd_secret"])

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.models import AnnotatorExclusion, Campaign, Judgment
 
 
-class ExclusionError(ValueError):
+class ExclusionError(ApplicationError):
     """An exclusion that cannot be made, with the reason."""
 
 
@@ -26,7 +27,7 @@ def annotator_exclude(
     are excluded in that scope now. Idempotent; no judgment is changed, so including them
     again restores every number. Including without a task brings them back everywhere."""
     if task_id is not None and not campaign.tasks.filter(id=task_id).exists():
-        raise ExclusionError("no such task in this campaign")
+        raise ExclusionError("no such task in this campaign", kind="not_found")
     mine = AnnotatorExclusion.objects.filter(campaign=campaign, annotator_id=annotator_id)
     if not excluded:
         (mine if task_id is None else mine.filter(task_id=task_id)).delete()

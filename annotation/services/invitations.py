@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import ApplicationError
 from annotation.models import Campaign, Invitation, Membership, Role
 
 INVITATION_DAYS = 7
@@ -21,7 +22,7 @@ INVITATION_DAYS = 7
 MAX_INVITATIONS_AT_ONCE = 500
 
 
-class InvitationError(ValueError):
+class InvitationError(ApplicationError):
     pass
 
 
@@ -100,7 +101,7 @@ def invitation_revoke(*, campaign: Campaign, invitation_id: int) -> None:
         Invitation.objects.select_for_update().filter(id=invitation_id, campaign=campaign).first()
     )
     if invitation is None:
-        raise InvitationError("no such invitation in this campaign")
+        raise InvitationError("no such invitation in this campaign", kind="not_found")
     if invitation.used_at is not None:
         raise InvitationError("this invitation was used already; remove the member instead")
     invitation.delete()

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.errors import ApplicationError
 from annotation.models import (
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -33,12 +34,15 @@ from metrics.postedit import hter
 MAX_POST_EDIT_CHARS = 10_000
 
 
-class JudgmentError(ValueError):
-    """Why a judgment was not recorded. ``code``: invalid, not_found or conflict."""
+class JudgmentError(ApplicationError):
+    """Why a judgment was not recorded; its kind (``code``): invalid, not_found or conflict."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, kind=code)
+
+    @property
+    def code(self) -> str:
+        return self.kind
 
 
 @dataclass

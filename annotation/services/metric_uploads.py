@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.models import Campaign, RunScore, RunStatistics, Segment, SystemRun
 from annotation.selectors.references import UPLOADED_SCORES_KEY
 from annotation.services.scoring import campaign_significance_update
@@ -29,7 +30,7 @@ from metrics.resampling import BOOTSTRAP_SAMPLES, SACREBLEU_SEED, bootstrap_ci
 TSV_HEADER = ("system", "segment", "score")
 
 
-class MetricUploadError(ValueError):
+class MetricUploadError(ApplicationError):
     """A clear reason, naming the line, why nothing was stored."""
 
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import ApplicationError
 from annotation.models import (
     Batch,
     Document,
@@ -32,7 +33,7 @@ from annotation.services.spans import error_span_row
 from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
 
 
-class SpanImportError(ValueError):
+class SpanImportError(ApplicationError):
     """Ratings that cannot be imported, with the reason."""
 
 

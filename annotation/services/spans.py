@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from annotation.errors import ApplicationError
 from annotation.models import ESA_TYPES, ErrorSpan, Item, ItemType, Judgment, Task, TaskType
 from metrics.spans import (
     DEFAULT_MQM_WEIGHTS,
@@ -36,7 +37,7 @@ ESA_SCORE_RANGE = (0, 100)
 ESA_WARN_BELOW = 66
 
 
-class SpanAnswerError(ValueError):
+class SpanAnswerError(ApplicationError):
     """A span answer that cannot be stored; the message says why, for a 400 response."""
 
 
@@ -204,7 +205,7 @@ def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> l
     )
 
 
-class PrefillError(ValueError):
+class PrefillError(ApplicationError):
     """Pre-filled spans that cannot be set, naming the file and line."""
 
 

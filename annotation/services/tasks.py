@@ -27,85 +27,19 @@ from annotation.models import (
     Task,
     TaskType,
 )
-from annotation.selectors.annotation import campaign_has_documents
 from annotation.services import assignment
-from annotation.services.spans import mqm_settings_problem
 
-MAX_PAIRS_PER_SEGMENT = 10
-SETTINGS = (
-    "scale",
-    "monolingual",
-    "show_reference",
-    "ranking_size",
-    "judgments_per_item",
-    "context_size",
-    "repeat_rate",
-    "bad_reference_rate",
-    "reference_rate",
-    "lease_seconds",
-    "seed",
-    "items_per_annotator",
-    "batch_size",
-    "mqm_categories",
-    "mqm_weights",
+# Re-exported: callers import the task errors and rules from here.
+from annotation.services.task_rules import (  # noqa: F401
+    SETTINGS,
+    TEXT_SETTINGS,
+    TaskError,
+    quality_control_check,
+    task_settings_check,
+    task_validate,
 )
 
-
-TEXT_SETTINGS = ("instructions", "completion_code", "completion_url")
-# Quality control (repeats and bad references) at most doubles a batch.
-MAX_QUALITY_CONTROL_SHARE = 1.0
-
-
-class TaskError(ValueError):
-    """A task that cannot be created, changed or launched as asked, with the reason."""
-
-
-def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
-    """Every rule a task's settings obey, each with its own message (creation and edits).
-    ``chosen``: the settings the manager set now; a ranking size left at its default shows
-    every system when there are fewer (older scripts rely on it), a chosen one must fit."""
-    for rate in ("repeat_rate", "bad_reference_rate", "reference_rate"):
-        if not 0 <= getattr(task, rate) <= 1:
-            raise TaskError(f"{rate} is a share between 0 and 1")
-    if task.bad_reference_rate >= 1:
-        raise TaskError("bad_reference_rate must be below 1: a batch needs real outputs too")
-    quality_control = task.repeat_rate + task.bad_reference_rate
-    if quality_control > MAX_QUALITY_CONTROL_SHARE:
-        raise TaskError(
-            f"repeats ({task.repeat_rate:.0%}) and bad references "
-            f"({task.bad_reference_rate:.0%}) add up to {quality_control:.0%} of the items; "
-            f"keep quality control at most {MAX_QUALITY_CONTROL_SHARE:.0%} (WMT: 10% each)"
-        )
-    if task.ranking_size < 2 or task.judgments_per_item < 1:
-        raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
-    if task.task_type == TaskType.RANKING and "ranking_size" in chosen:
-        outputs = System.objects.filter(campaign_id=task.campaign_id).count()
-        if outputs and task.reference_rate > 0 and task.campaign.references.exists():
-            outputs += 1  # the human reference is ranked too
-        if outputs and task.ranking_size > outputs:
-            raise TaskError(
-                f"a ranking of {task.ranking_size} outputs needs at least {task.ranking_size} "
-                f"systems, and the campaign has {outputs} outputs to rank; set N to "
-                f"{outputs} or fewer"
-            )
-    if task.batch_size < 1:
-        raise TaskError("a batch holds at least one item")
-    problem = mqm_settings_problem(task.mqm_categories, task.mqm_weights)
-    if problem:
-        raise TaskError(problem)
-    if task.context_size and not campaign_has_documents(task.campaign):
-        raise TaskError(
-            "context needs document ids, and this campaign has none (a source without them is "
-            "one implicit document, so context would cross unrelated texts); set context "
-            "to 0, or upload a source with document ids (a doc_id column, a document file, "
-            "or WMT XML) to a new campaign"
-        )
-
-
-def task_settings_check(settings: dict[str, Any]) -> None:
-    unknown = set(settings) - set(SETTINGS) - set(TEXT_SETTINGS)
-    if unknown:
-        raise TaskError(f"unknown task settings: {', '.join(sorted(unknown))}")
+MAX_PAIRS_PER_SEGMENT = 10
 
 
 @transaction.atomic
@@ -128,7 +62,7 @@ def task_locked(task_id: int, campaign: Campaign | None) -> Task:
         tasks = tasks.filter(campaign=campaign)
     task = tasks.filter(id=task_id).first()
     if task is None:
-        raise TaskError("no such task in this campaign")
+        raise TaskError("no such task in this campaign", kind="not_found")
     return task
 
 

@@ -8,8 +8,9 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.errors import refused_to
 from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.selectors.tasks import tasks_missing_systems
@@ -23,7 +24,6 @@ from annotation.services.imports import (
     upload_plan,
 )
 from annotation.services.metric_uploads import (
-    MetricUploadError,
     decode_scores,
     metric_scores_upload,
 )
@@ -56,9 +56,9 @@ def campaign_create_view(request):
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def campaign_detail(request, campaign_id: int):
-    campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-    return _detail_page(request, campaign, role)
+    return _detail_page(request, request.campaign, request.role)
 
 
 def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", status=200):
@@ -72,7 +72,7 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
             "failed_jobs": sum(1 for row in runs if row.job and row.job.state == "failed"),
             "campaign": campaign,
             "role": role,
-            "can_manage": role in CAN_MANAGE or role == "admin",
+            "can_manage": can_manage(role),
             "overview": campaign_overview(campaign),
             "runs": runs,
             "form": form or UploadForm(),
@@ -87,9 +87,10 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def campaign_systems(request, campaign_id: int):
     """The systems table alone, polled by the page while metrics jobs run."""
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     return render(
         request,
         "campaigns/_systems.html",
@@ -99,8 +100,9 @@ def campaign_systems(request, campaign_id: int):
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
 def campaign_upload(request, campaign_id: int):
-    campaign, role = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    campaign, role = request.campaign, request.role
     form = UploadForm(request.POST, request.FILES)
 
     def refused(error: str):
@@ -124,7 +126,7 @@ def campaign_upload(request, campaign_id: int):
             add_run=data["add_run"],
             documents=documents,
         )
-    except UploadError as error:
+    except UploadError as error:  # shown beside the form, the manager's choices kept
         return refused(f"Nothing was imported. {error}")
     pending = pending_upload_create(
         campaign=campaign,
@@ -169,85 +171,81 @@ def _names_from_post(post) -> list[str] | None:
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "Nothing was imported. {error}")
 def campaign_upload_confirm(request, campaign_id: int, pending_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    campaign = request.campaign
     names = _names_from_post(request.POST)
     try:
         results = pending_upload_confirm(
             campaign=campaign, user=request.user, pending_id=pending_id, names=names
         )
     except UploadError as error:
-        # The preview is kept: show it again with the names as typed and the error above them.
+        # The preview is kept: show it again with the names as typed and the error above them
+        # (confirmed already, or the campaign changed under it: back to the form).
         try:
             pending, plan = pending_upload_plan(
                 campaign=campaign, user=request.user, pending_id=pending_id
             )
         except UploadError:
-            pass  # confirmed already, or the campaign changed under it: back to the form
-        else:
-            message = f"Nothing was imported. {error}"
-            return _preview_page(
-                request, campaign, plan, pending, names=names, error=message, status=400
-            )
-        messages.error(request, f"Nothing was imported. {error}")
-    else:
-        for result in results:
-            verb = {
-                "created": "imported",
-                "new_run": f"imported as run {result.run_number} of",
-                "unchanged": "was already there:",
-            }[result.status]
-            documents = f" in {result.documents} documents" if result.documents else ""
-            messages.success(
-                request,
-                f"{result.kind.title()} {verb} {result.name} "
-                f"({result.segments} segments{documents}).",
-            )
+            raise error from None
+        message = f"Nothing was imported. {error}"
+        return _preview_page(
+            request, campaign, plan, pending, names=names, error=message, status=400
+        )
+    for result in results:
+        verb = {
+            "created": "imported",
+            "new_run": f"imported as run {result.run_number} of",
+            "unchanged": "was already there:",
+        }[result.status]
+        documents = f" in {result.documents} documents" if result.documents else ""
+        messages.success(
+            request,
+            f"{result.kind.title()} {verb} {result.name} ({result.segments} segments{documents}).",
+        )
     return redirect("campaign-detail", campaign.id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
 def campaign_upload_cancel(request, campaign_id: int, pending_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    pending_upload_discard(campaign=campaign, user=request.user, pending_id=pending_id)
+    pending_upload_discard(campaign=request.campaign, user=request.user, pending_id=pending_id)
     messages.info(request, "Upload cancelled; nothing was imported.")
-    return redirect("campaign-detail", campaign.id)
+    return redirect("campaign-detail", campaign_id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
 def campaign_metrics_rerun(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    count = campaign_metrics_recompute(campaign=campaign, only_unfinished=True)
+    count = campaign_metrics_recompute(campaign=request.campaign, only_unfinished=True)
     messages.info(request, f"Metrics asked again for {count} run{'s' if count != 1 else ''}.")
-    return redirect("campaign-detail", campaign.id)
+    return redirect("campaign-detail", campaign_id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "No scores were stored. {error}")
 def campaign_metric_scores_upload(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
     form = MetricScoresForm(request.POST, request.FILES)
     if not form.is_valid():
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
-        return redirect("campaign-detail", campaign.id)
+        return redirect("campaign-detail", campaign_id)
     data = form.cleaned_data
-    try:
-        ((_, content),) = read_uploaded([data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES)
-        result = metric_scores_upload(
-            campaign=campaign,
-            name=data["name"],
-            higher_is_better=data["better"] == "higher",
-            text=decode_scores(content),
-        )
-    except (UploadError, MetricUploadError) as error:
-        messages.error(request, f"No scores were stored. {error}")
-        return redirect("campaign-detail", campaign.id)
+    ((_, content),) = read_uploaded([data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES)
+    result = metric_scores_upload(
+        campaign=request.campaign,
+        name=data["name"],
+        higher_is_better=data["better"] == "higher",
+        text=decode_scores(content),
+    )
     messages.success(
         request,
         f"{result.name}: scores of {len(result.systems)} system"
         f"{'s' if len(result.systems) != 1 else ''} stored ({result.layout}).",
     )
-    return redirect("results-automatic", campaign.id)
+    return redirect("results-automatic", campaign_id)

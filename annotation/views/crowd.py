@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from annotation.models import Task
-from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.permissions import CAN_MANAGE, authorize
 from annotation.selectors.crowd import participant_verdicts
 from annotation.services.crowd import (
     CrowdError,
@@ -42,9 +42,9 @@ def crowd_start(request, task_id: int, secret: str):
 
 
 @login_required
+@authorize(CAN_MANAGE)
 def crowd_verdicts_csv(request, campaign_id: int, task_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    task = get_object_or_404(Task, id=task_id, campaign=campaign)
+    task = get_object_or_404(Task, id=task_id, campaign=request.campaign)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(

@@ -7,13 +7,16 @@ from django.template.loader import render_to_string
 
 # Status -> (title, what the person can do about it). One place for every error page's words.
 ERRORS = {
+    400: ("Not done", "The request was refused for the reason below; nothing was changed."),
     403: ("Not allowed", "Your role in this campaign does not allow this page or action."),
     404: ("Not found", "There is no such page, or it belongs to a campaign you are not in."),
     405: (
         "Not available this way",
         "This address takes a form's submission, not a visit: go back and use the button.",
     ),
+    409: ("Not now", "The current state does not allow this; nothing was changed."),
     500: ("Something went wrong", "The error is logged. Try again in a moment."),
+    503: ("Unavailable", "This is briefly unavailable; try again in a moment."),
 }
 
 
@@ -33,7 +36,7 @@ def error_response(request: HttpRequest, status: int, *, detail: str = "") -> Ht
         )
     else:
         html = render_to_string(
-            f"errors/{status}.html",
+            [f"errors/{status}.html", "errors/error.html"],
             {"code": status, "title": title, "advice": advice, "detail": detail},
             request=request,
         )

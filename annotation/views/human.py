@@ -6,10 +6,11 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotation.errors import ApplicationError, refused_to
 from annotation.exports import (
     csv_stream,
     judgments_download,
@@ -18,7 +19,7 @@ from annotation.exports import (
     streaming_response,
 )
 from annotation.models import Task, TaskType
-from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_exclude
 from annotation.plots import interval_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
@@ -27,7 +28,7 @@ from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
 from annotation.selectors.spans import span_judgments
-from annotation.services.exclusions import ExclusionError, annotator_exclude
+from annotation.services.exclusions import annotator_exclude
 from annotation.span_exports import (
     SPAN_FORMATS,
     appraise_esa_lines,
@@ -87,8 +88,9 @@ def _scatters(results: HumanResults, human_name: str) -> list:
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def human_results_page(request, campaign_id: int):
-    campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     weights = _weights(request)
     results = human_results(campaign, weights=weights)
     human_names = list(results.human)
@@ -100,7 +102,7 @@ def human_results_page(request, campaign_id: int):
         {
             "campaign": campaign,
             "results": results,
-            "can_exclude": role in CAN_EXCLUDE or role == "admin",
+            "can_exclude": can_exclude(request.role),
             "weights": weights,
             "ranking_plots": _ranking_plots(results),
             "progress_plots": [
@@ -143,10 +145,12 @@ def _scope_task(request, campaign_id: int) -> int | None:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@authorize(CAN_EXCLUDE)
+@refused_to("results-human")
 def annotator_exclusion(request, campaign_id: int, annotator_id: int):
     """GET asks for confirmation, offering the scope: the task the organiser came from, or
     every task of the campaign; POST excludes (or includes again) in that scope."""
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_EXCLUDE)
+    campaign = request.campaign
     task_id = _scope_task(request, campaign.id)
     if request.method == "GET":
         annotator = annotator_in_campaign(campaign=campaign, annotator_id=annotator_id)
@@ -158,24 +162,20 @@ def annotator_exclusion(request, campaign_id: int, annotator_id: int):
             {"campaign": campaign, "task_id": task_id, **annotator},
         )
     exclude = request.POST.get("excluded") == "1"
-    try:
-        annotator_exclude(
-            campaign=campaign,
-            annotator_id=annotator_id,
-            excluded=exclude,
-            by=request.user,
-            task_id=task_id,
-        )
-    except ExclusionError as error:
-        messages.error(request, str(error))
-    else:
-        scope = f"task #{task_id}" if task_id is not None else f"every task of {campaign.name}"
-        messages.success(
-            request,
-            f"The annotator is left out of the rankings and agreement of {scope}."
-            if exclude
-            else f"The annotator counts again in {scope}.",
-        )
+    annotator_exclude(
+        campaign=campaign,
+        annotator_id=annotator_id,
+        excluded=exclude,
+        by=request.user,
+        task_id=task_id,
+    )
+    scope = f"task #{task_id}" if task_id is not None else f"every task of {campaign.name}"
+    messages.success(
+        request,
+        f"The annotator is left out of the rankings and agreement of {scope}."
+        if exclude
+        else f"The annotator counts again in {scope}.",
+    )
     return redirect("results-human", campaign.id)
 
 
@@ -190,8 +190,9 @@ def _task_of(campaign_id: int, request) -> Task | None:
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def judgments_export(request, campaign_id: int, fmt: str):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     if fmt in SPAN_FORMATS:
         return _span_judgments_export(request, campaign, fmt)
     if fmt not in JUDGMENT_FORMATS:
@@ -200,11 +201,7 @@ def judgments_export(request, campaign_id: int, fmt: str):
     if fmt == "wmt" and (
         task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
     ):
-        return HttpResponse(
-            "the WMT ranking CSV needs ?task= a pairwise or ranking task",
-            status=400,
-            content_type="text/plain",
-        )
+        raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
     return judgments_download(
         campaign=campaign,
         fmt=fmt,
@@ -239,8 +236,9 @@ def _span_judgments_export(request, campaign, fmt: str):
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def rankings_export(request, campaign_id: int, fmt: str):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("rankings download as .csv or .json")
     rows = ranking_rows(human_results(campaign))

@@ -8,9 +8,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.errors import refused_to
 from annotation.exports import csv_stream, streaming_response
 from annotation.forms import InvitationsCreateForm, MemberAddForm
-from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
 from annotation.selectors.members import campaign_members, pending_invitations
 from annotation.services.campaigns import CampaignError, membership_add
 from annotation.services.invitations import InvitationError, invitation_revoke, invitations_create
@@ -21,14 +22,14 @@ def invitation_link(request, token: str) -> str:
     return request.build_absolute_uri(reverse("invitation-accept")) + "#" + token
 
 
-def _page(request, campaign, role, *, member_form=None, invitation_form=None):
-    can_manage = role in CAN_MANAGE or role == "admin"
+def _page(request, *, member_form=None, invitation_form=None):
+    campaign = request.campaign
     return render(
         request,
         "campaigns/members.html",
         {
             "campaign": campaign,
-            "can_manage": can_manage,
+            "can_manage": can_manage(request.role),
             "members": campaign_members(campaign),
             "invitations": pending_invitations(campaign),
             "member_form": member_form or MemberAddForm(),
@@ -38,34 +39,35 @@ def _page(request, campaign, role, *, member_form=None, invitation_form=None):
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def members_page(request, campaign_id: int):
-    campaign, role = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
-    return _page(request, campaign, role)
+    return _page(request)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
 def member_add(request, campaign_id: int):
-    campaign, role = campaign_for(request.user, campaign_id, CAN_MANAGE)
     form = MemberAddForm(request.POST)
     if form.is_valid():
         try:
-            membership = membership_add(campaign=campaign, **form.cleaned_data)
-        except CampaignError as error:
+            membership = membership_add(campaign=request.campaign, **form.cleaned_data)
+        except CampaignError as error:  # beside the field, the manager's choices kept
             form.add_error("username", str(error))
         else:
             messages.success(
                 request, f"{membership.user.username} joined as {membership.get_role_display()}."
             )
-            return redirect("campaign-members", campaign.id)
-    return _page(request, campaign, role, member_form=form)
+            return redirect("campaign-members", campaign_id)
+    return _page(request, member_form=form)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
 def invitation_add(request, campaign_id: int):
     """One link or many; shown once on a page, or downloaded as CSV (Appraise's manifest)."""
-    campaign, role = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    campaign = request.campaign
     form = InvitationsCreateForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
@@ -78,7 +80,7 @@ def invitation_add(request, campaign_id: int):
                 days=data["days"],
                 note=data["note"],
             )
-        except InvitationError as error:
+        except InvitationError as error:  # beside the form, the manager's choices kept
             form.add_error(None, str(error))
         else:
             rows = [
@@ -101,17 +103,14 @@ def invitation_add(request, campaign_id: int):
                 "campaigns/invitation.html",
                 {"campaign": campaign, "rows": rows, "role": data["role"], "days": data["days"]},
             )
-    return _page(request, campaign, role, invitation_form=form)
+    return _page(request, invitation_form=form)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-members", "Not revoked: {error}.")
 def invitation_revoke_view(request, campaign_id: int, invitation_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    try:
-        invitation_revoke(campaign=campaign, invitation_id=invitation_id)
-    except InvitationError as error:
-        messages.error(request, f"Not revoked: {error}.")
-    else:
-        messages.success(request, "Invitation revoked: its link no longer works.")
-    return redirect("campaign-members", campaign.id)
+    invitation_revoke(campaign=request.campaign, invitation_id=invitation_id)
+    messages.success(request, "Invitation revoked: its link no longer works.")
+    return redirect("campaign-members", campaign_id)

@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from annotation.exports import _csv_safe
-from annotation.permissions import CAN_SEE_RESULTS, campaign_for
+from annotation.permissions import CAN_SEE_RESULTS, authorize
 from annotation.plots import interval_plot
 from annotation.selectors.analysis import system_comparison
 from annotation.selectors.results import (
@@ -20,8 +20,9 @@ from annotation.selectors.results import (
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def automatic_results_page(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     results = automatic_results(campaign)
     known = {info.key: info for info in results.metrics}
     metric = request.GET.get("metric", "bleu")
@@ -56,8 +57,9 @@ def automatic_results_page(request, campaign_id: int):
 
 
 @login_required
+@authorize(CAN_SEE_RESULTS)
 def automatic_results_download(request, campaign_id: int, fmt: str):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_SEE_RESULTS)
+    campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("downloads are .csv or .json")
     scores, pairs = automatic_results_rows(campaign), significance_rows(campaign)

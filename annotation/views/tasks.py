@@ -9,9 +9,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.errors import refused_to
 from annotation.forms import TaskForm
 from annotation.models import Task
-from annotation.permissions import CAN_MANAGE, campaign_for
+from annotation.permissions import CAN_MANAGE, authorize
 from annotation.services.campaign_states import campaign_archive, campaign_close
 from annotation.services.crowd import task_crowd_link_enable
 from annotation.services.task_changes import (
@@ -32,39 +33,33 @@ from annotation.services.tasks import (
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "Task not created: {error}.")
 def task_add(request, campaign_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
     form = TaskForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Task not created: {form.errors.as_text()}")
-        return redirect("campaign-detail", campaign.id)
-    try:
-        task = task_create(campaign=campaign, **form.cleaned_data)
-    except TaskError as error:
-        messages.error(request, f"Task not created: {error}.")
-    else:
-        messages.success(
-            request,
-            f"{task.get_task_type_display()} task created; launch it when the data is complete.",
-        )
-        if warning := task_reference_warning(task):
-            messages.warning(request, f"Note: {warning}.")
-    return redirect("campaign-detail", campaign.id)
+        return redirect("campaign-detail", campaign_id)
+    task = task_create(campaign=request.campaign, **form.cleaned_data)
+    messages.success(
+        request,
+        f"{task.get_task_type_display()} task created; launch it when the data is complete.",
+    )
+    if warning := task_reference_warning(task):
+        messages.warning(request, f"Note: {warning}.")
+    return redirect("campaign-detail", campaign_id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "Not launched: {error}.")
 def task_launch_view(request, campaign_id: int, task_id: int):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
-    try:
-        items = task_launch(task_id=task_id, campaign=campaign)
-    except TaskError as error:
-        messages.error(request, f"Not launched: {error}.")
-    else:
-        messages.success(request, f"Launched with {items} items.")
-        if warning := task_reference_warning(campaign.tasks.get(id=task_id)):
-            messages.warning(request, f"Note: {warning}.")
-    return redirect("campaign-detail", campaign.id)
+    items = task_launch(task_id=task_id, campaign=request.campaign)
+    messages.success(request, f"Launched with {items} items.")
+    if warning := task_reference_warning(request.campaign.tasks.get(id=task_id)):
+        messages.warning(request, f"Note: {warning}.")
+    return redirect("campaign-detail", campaign_id)
 
 
 # Prolific fills in these placeholders for each participant.
@@ -83,30 +78,26 @@ _CHANGES = {
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "Not done: {error}.")
 def task_change_view(request, campaign_id: int, task_id: int, change: str):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
     if change == "crowd-link":
-        if not campaign.tasks.filter(id=task_id).exists():
-            raise Http404("no such task")
-        task_crowd_link_enable(task_id=task_id)
+        task_crowd_link_enable(task_id=task_id, campaign=request.campaign)
         messages.success(request, "Participant link ready (below).")
-        return redirect("task-edit", campaign.id, task_id)
+        return redirect("task-edit", campaign_id, task_id)
     if change not in _CHANGES:
         raise Http404("no such change")
     service, done = _CHANGES[change]
-    try:
-        service(task_id=task_id, campaign=campaign)
-    except TaskError as error:
-        messages.error(request, f"Not done: {error}.")
-    else:
-        messages.success(request, done)
-    return redirect("campaign-detail", campaign.id)
+    service(task_id=task_id, campaign=request.campaign)
+    messages.success(request, done)
+    return redirect("campaign-detail", campaign_id)
 
 
 @login_required
+@authorize(CAN_MANAGE)
 def task_edit(request, campaign_id: int, task_id: int):
     """A task's settings: every one of a draft, the wording and crowd settings after launch."""
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
+    campaign = request.campaign
     task = get_object_or_404(Task, id=task_id, campaign=campaign)
     initial = {name: getattr(task, name) for name in TaskForm.base_fields}
     form = TaskForm(request.POST or None, initial=initial)
@@ -117,7 +108,7 @@ def task_edit(request, campaign_id: int, task_id: int):
         changed = {name: form.cleaned_data[name] for name in form.changed_data}
         try:
             task_update(task_id=task.id, campaign=campaign, **changed)
-        except TaskError as error:
+        except TaskError as error:  # shown beside the form, the manager's choices kept
             form.add_error(None, str(error))
         else:
             messages.success(request, "Task saved.")
@@ -143,15 +134,12 @@ _CAMPAIGN_CHANGES = {
 
 @login_required
 @require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "Not done: {error}.")
 def campaign_state_view(request, campaign_id: int, change: str):
-    campaign, _ = campaign_for(request.user, campaign_id, CAN_MANAGE)
     if change not in _CAMPAIGN_CHANGES:
         raise Http404("no such change")
     service, done = _CAMPAIGN_CHANGES[change]
-    try:
-        service(campaign_id=campaign.id)
-    except TaskError as error:
-        messages.error(request, f"Not done: {error}.")
-    else:
-        messages.success(request, done)
-    return redirect("campaign-detail", campaign.id)
+    service(campaign_id=campaign_id)
+    messages.success(request, done)
+    return redirect("campaign-detail", campaign_id)

@@ -137,6 +137,8 @@ TASKS = {
     "pairwise-100": dict(task_type="pairwise", scale="da100"),
     "ranking": dict(task_type="ranking", ranking_size=3),
     "postedit": dict(task_type="postedit"),
+    "esa": dict(task_type="esa", show_reference=True),
+    "mqm": dict(task_type="mqm", context_size=1),
 }
 
 

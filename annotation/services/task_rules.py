@@ -1,0 +1,114 @@
+"""The rules a task's settings obey, each refusal with its own message: checked when a task
+is created, edited (``task_changes``) and launched, by the form and the API alike."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from annotation.errors import ApplicationError
+from annotation.models import System, Task, TaskType
+from annotation.selectors.annotation import campaign_has_documents
+from annotation.services.spans import mqm_settings_problem
+
+SETTINGS = (
+    "scale",
+    "monolingual",
+    "show_reference",
+    "ranking_size",
+    "judgments_per_item",
+    "context_size",
+    "repeat_rate",
+    "bad_reference_rate",
+    "reference_rate",
+    "lease_seconds",
+    "seed",
+    "items_per_annotator",
+    "batch_size",
+    "mqm_categories",
+    "mqm_weights",
+)
+
+
+TEXT_SETTINGS = ("instructions", "completion_code", "completion_url")
+# The quality-control rates, each a share of a batch's items in [0, 1), and why 1 is too many.
+QUALITY_CONTROL_RATES = {
+    "repeat_rate": "every item would be judged twice",
+    "bad_reference_rate": "a batch needs real outputs too",
+    "reference_rate": "every candidate would be the human reference",
+}
+# Together they stay below the whole batch (WMT: about 10% each).
+MAX_QUALITY_CONTROL_SHARE = 1.0
+
+
+class TaskError(ApplicationError):
+    """A task that cannot be created, changed or launched as asked, with the reason."""
+
+
+def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
+    """Every rule a task's settings obey, each with its own message (creation and edits).
+    ``chosen``: the settings the manager set now; a ranking size left at its default shows
+    every system when there are fewer (older scripts rely on it), a chosen one must fit."""
+    quality_control_check(
+        repeat_rate=task.repeat_rate,
+        bad_reference_rate=task.bad_reference_rate,
+        reference_rate=task.reference_rate,
+    )
+    if task.ranking_size < 2 or task.judgments_per_item < 1:
+        raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
+    if task.task_type == TaskType.RANKING and "ranking_size" in chosen:
+        outputs = System.objects.filter(campaign_id=task.campaign_id).count()
+        if outputs and task.reference_rate > 0 and task.campaign.references.exists():
+            outputs += 1  # the human reference is ranked too
+        if outputs and task.ranking_size > outputs:
+            raise TaskError(
+                f"a ranking of {task.ranking_size} outputs needs at least {task.ranking_size} "
+                f"systems, and the campaign has {outputs} outputs to rank; set N to "
+                f"{outputs} or fewer"
+            )
+    if task.batch_size < 1:
+        raise TaskError("a batch holds at least one item")
+    problem = mqm_settings_problem(task.mqm_categories, task.mqm_weights)
+    if problem:
+        raise TaskError(problem)
+    if task.context_size and not campaign_has_documents(task.campaign):
+        raise TaskError(
+            "context needs document ids, and this campaign has none (a source without them is "
+            "one implicit document, so context would cross unrelated texts); set context "
+            "to 0, or upload a source with document ids (a doc_id column, a document file, "
+            "or WMT XML) to a new campaign"
+        )
+
+
+def quality_control_check(
+    *, repeat_rate: float, bad_reference_rate: float, reference_rate: float
+) -> None:
+    """Each quality-control rate is a share in [0, 1), and together they stay below 1."""
+    rates = {
+        "repeat_rate": repeat_rate,
+        "bad_reference_rate": bad_reference_rate,
+        "reference_rate": reference_rate,
+    }
+    for name, value in rates.items():
+        if not math.isfinite(value) or value < 0:
+            raise TaskError(f"{name} is a share between 0 and 1 (0.1 is 10%), not {value:g}")
+        if value >= 1:
+            raise TaskError(
+                f"{name} must be below 1 (a share between 0 and 1: 0.1 is 10%); at {value:g} "
+                f"{QUALITY_CONTROL_RATES[name]}"
+            )
+    total = sum(rates.values())
+    if total >= MAX_QUALITY_CONTROL_SHARE:
+        raise TaskError(
+            f"repeats ({repeat_rate:.0%}), bad references ({bad_reference_rate:.0%}) and human "
+            f"references ({reference_rate:.0%}) add up to {total:.0%} of the items; keep "
+            f"quality control below {MAX_QUALITY_CONTROL_SHARE:.0%} together (WMT: about 10% "
+            "each)"
+        )
+
+
+def task_settings_check(settings: dict[str, Any]) -> None:
+    unknown = set(settings) - set(SETTINGS) - set(TEXT_SETTINGS)
+    if unknown:
+        raise TaskError(f"unknown task settings: {', '.join(sorted(unknown))}")
