@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from nltk.translate.meteor_score import single_meteor_score
 
-from metrics.automatic import corpus_score, extract_statistics, sentence_scores, signature
+from metrics.automatic import corpus_score, extract_statistics, sentence_scores
 from metrics.classic._text import tokenize
 from metrics.classic.meteor import (
     align,
@@ -18,6 +18,7 @@ from metrics.classic.meteor import (
     wordnet_available,
     wordnet_data_dir,
 )
+from metrics.signatures import signature
 from tests.metrics.classic_data import references, system
 from tests.metrics.tiny_wordnet import write_wordnet
 
