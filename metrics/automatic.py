@@ -214,6 +214,13 @@ def _extract_chunk(
         return classic.extract_systems(
             metric, systems, references, tokenize=tokenize, lowercase=lowercase, language=language
         )
+    if metric in ("chrf", "chrf++"):
+        # sacrebleu's statistics, vectorised (metrics.segment_statistics).
+        from metrics.segment_statistics import chrf_statistics
+
+        fast = chrf_statistics(make_metric(metric, lowercase=lowercase), systems, references)
+        if fast is not None:
+            return fast
     sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
     return _extract(sacre, _N_STATS[metric], systems)
 
