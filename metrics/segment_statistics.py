@@ -96,7 +96,7 @@ def chrf_statistics(
 
 
 def _char_columns(metric: Any, hyp: _Encoded, ref: _Encoded, bits: int) -> IntArray:
-    columns = []
+    columns: list[IntArray] = []
     for order in range(1, metric.char_order + 1):
         columns += _char_stats(hyp, ref, order, bits)
     return np.stack(columns, axis=1)
