@@ -12,6 +12,7 @@ chrF++'s word orders are few per segment and stay sacrebleu's own code.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,13 +43,23 @@ class _Encoded:
         return key
 
 
+RefOrder = tuple[NDArray[np.uint64], IntArray, IntArray]  # sorted keys, their counts, totals
+
+
+def _ref_orders(ref: _Encoded, order_max: int, bits: int) -> list[RefOrder]:
+    out = []
+    for order in range(1, order_max + 1):
+        keys, counts = np.unique(ref.keys(order, bits), return_counts=True)
+        out.append((keys, counts, np.maximum(ref.lengths - order + 1, 0)))
+    return out
+
+
 def _char_stats(
-    hyp: _Encoded, ref: _Encoded, order: int, bits: int
+    hyp: _Encoded, ref: RefOrder, order: int, bits: int
 ) -> tuple[IntArray, IntArray, IntArray]:
+    ref_keys, ref_counts, ref_total = ref
     n = len(hyp.lengths)
     hyp_total = np.maximum(hyp.lengths - order + 1, 0)
-    ref_total = np.maximum(ref.lengths - order + 1, 0)
-    ref_keys, ref_counts = np.unique(ref.keys(order, bits), return_counts=True)
     hyp_keys, hyp_counts = np.unique(hyp.keys(order, bits), return_counts=True)
     matches = np.zeros(n, dtype=np.int64)
     if len(ref_keys) and len(hyp_keys):
@@ -84,7 +95,8 @@ def chrf_statistics(
         lengths = np.array([len(t) for t in texts], dtype=np.int64)
         encoded.append(_Encoded(ids[offset : offset + len(text)].astype(np.uint64), lengths))
         offset += len(text)
-    refs, hyps = encoded[: len(references)], encoded[len(references) :]
+    refs = [_ref_orders(ref, metric.char_order, bits) for ref in encoded[: len(references)]]
+    hyps = encoded[len(references) :]
     out = []
     for hyp, texts in zip(hyps, prepared_hyps, strict=True):
         per_ref = [
@@ -95,10 +107,10 @@ def chrf_statistics(
     return out
 
 
-def _char_columns(metric: Any, hyp: _Encoded, ref: _Encoded, bits: int) -> IntArray:
+def _char_columns(metric: Any, hyp: _Encoded, ref: list[RefOrder], bits: int) -> IntArray:
     columns: list[IntArray] = []
     for order in range(1, metric.char_order + 1):
-        columns += _char_stats(hyp, ref, order, bits)
+        columns += _char_stats(hyp, ref[order - 1], order, bits)
     return np.stack(columns, axis=1)
 
 
@@ -128,3 +140,19 @@ def _best_reference(metric: Any, per_ref: list[IntArray]) -> NDArray[np.float64]
             if f_score > best_f:
                 best_f, best[i] = f_score, stats[i]
     return best.astype(np.float64)
+
+
+def bleu_segment(metric: Any, tokenized: str, ref_kwargs: dict[str, Any]) -> list[int]:
+    """sacrebleu's ``BLEU._compute_segment_statistics`` of one tokenised segment: the same
+    counts, with the n-grams made by ``zip`` and matched over the keys both sides share."""
+    tokens = tokenized.split()
+    ref_ngrams = ref_kwargs["ref_ngrams"]
+    hyp_len = len(tokens)
+    correct, total = [], []
+    for n in range(1, metric.max_ngram_order + 1):
+        grams = Counter(zip(*(tokens[k:] for k in range(n)), strict=False))
+        common = grams.keys() & ref_ngrams.keys()
+        correct.append(sum(map(min, map(grams.__getitem__, common), map(ref_ngrams.get, common))))
+        total.append(max(hyp_len - n + 1, 0))
+    ref_len = metric._get_closest_ref_len(hyp_len, ref_kwargs["ref_lens"])
+    return [hyp_len, ref_len, *correct, *total]

@@ -1,10 +1,11 @@
-"""The vectorised chrF / chrF++ statistics equal sacrebleu's own, segment by segment."""
+"""The vectorised chrF / chrF++ statistics and the faster BLEU ones equal sacrebleu's own,
+segment by segment."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from sacrebleu.metrics import CHRF
+from sacrebleu.metrics import BLEU, CHRF
 
 from metrics.automatic import extract_statistics, extract_statistics_many
 from tests.metrics.classic_data import references, system
@@ -35,3 +36,13 @@ def test_edge_segments_equal_sacrebleu():
     for metric, word_order in (("chrf", 0), ("chrf++", 2)):
         stats = extract_statistics(metric, hypotheses, refs)
         assert np.array_equal(stats, sacrebleu_statistics(word_order, False, hypotheses, refs))
+
+
+@pytest.mark.parametrize("n_refs", [1, 3])
+@pytest.mark.parametrize("tokenize", ["13a", "intl"])
+def test_bleu_statistics_equal_sacrebleu(n_refs, tokenize):
+    refs = references(400)[:n_refs]
+    hypotheses = system("Online-W", 400)
+    metric = BLEU(references=refs, tokenize=tokenize)
+    expected = np.array(metric._extract_corpus_statistics(hypotheses, None), dtype=np.float64)
+    assert np.array_equal(extract_statistics("bleu", hypotheses, refs, tokenize=tokenize), expected)
