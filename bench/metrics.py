@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -66,11 +67,17 @@ def read_lines(path: Path) -> list[str]:
     return [line.rstrip() for line in (lines[:-1] if lines[-1] == "" else lines)]
 
 
-def run(command: list[str]) -> float:
+def run(command: list[str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system, the command and its children) of a run: on a
+    loaded machine the CPU seconds are what the run would take alone on one core."""
     env = {k: v for k, v in os.environ.items() if k != "SACREBLEU_SEED"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
 
 
 def paired(folder: Path, jobs: int, repeat: int) -> None:
@@ -83,13 +90,22 @@ def paired(folder: Path, jobs: int, repeat: int) -> None:
     ours_cmd = [sys.executable, "-m", "metrics", "score", "-r", str(reference)]
     ours_cmd += [f"-s{n}={p}" for n, p in zip(names, files, strict=True)]
     ours_cmd += ["--metrics", "bleu,chrf", "--paired", "bs", "--json", "--jobs", str(jobs)]
-    theirs = min(run(theirs_cmd) for _ in range(repeat))
-    ours = min(run(ours_cmd) for _ in range(repeat))
+    theirs = [run(theirs_cmd) for _ in range(repeat)]
+    ours = [run(ours_cmd) for _ in range(repeat)]
+    (theirs_wall, theirs_cpu), (ours_wall, ours_cpu) = (
+        (min(w for w, _ in runs), min(c for _, c in runs)) for runs in (theirs, ours)
+    )
     n = len(files)
     print(f"1. cold paired bootstrap, BLEU + chrF, {n} systems, best of {repeat}")
-    print(f"   sacrebleu --paired-bs, baseline vs {n - 1}:        {theirs:7.2f} s")
-    print(f"   python -m metrics score --paired bs, all {n * (n - 1) // 2} pairs: {ours:7.2f} s")
-    print(f"   sacrebleu / ours: x{theirs / ours:.2f}  (extraction processes: {jobs})\n")
+    print(f"   {'':<50}{'wall s':>8}{'CPU s':>8}")
+    line = f"sacrebleu --paired-bs, baseline vs {n - 1}:"
+    print(f"   {line:<50}{theirs_wall:8.2f}{theirs_cpu:8.2f}")
+    line = f"python -m metrics score --paired bs, all {n * (n - 1) // 2} pairs:"
+    print(f"   {line:<50}{ours_wall:8.2f}{ours_cpu:8.2f}")
+    print(
+        f"   sacrebleu / ours: x{theirs_wall / ours_wall:.2f} wall, x{theirs_cpu / ours_cpu:.2f} "
+        f"CPU  (extraction processes: {jobs})\n"
+    )
 
 
 def per_metric(folder: Path) -> None:

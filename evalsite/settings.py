@@ -241,6 +241,16 @@ SPECTACULAR_SETTINGS = {
 # Celery: Redis as broker; job state and progress live in PostgreSQL, so no result backend.
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
+# Django's cache in the same Redis: derived results that are slow to compute (the
+# meta-evaluation), keyed by what they are computed from, so a stale entry is never read.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "evalsite",
+        "TIMEOUT": 24 * 3600,
+    }
+}
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a job killed half way is delivered again

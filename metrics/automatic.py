@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_context
 from typing import Final
 
@@ -147,6 +148,11 @@ def _extract(metric: Metric, width: int, systems: list[list[str]]) -> list[NDArr
     A segment's statistics depend only on its hypothesis and its references, so systems that
     translate a segment alike (a quarter of WMT21 en-de's segments) share one computation.
     """
+    compute = metric._compute_segment_statistics
+    if isinstance(metric, BLEU):
+        from metrics.segment_statistics import bleu_segment
+
+        compute = partial(bleu_segment, metric)  # the same numbers, faster
     done: dict[tuple[int, str], list[float]] = {}
     out = []
     for hypotheses in systems:
@@ -157,7 +163,7 @@ def _extract(metric: Metric, width: int, systems: list[list[str]]) -> list[NDArr
             row = done.get((i, hypothesis))
             if row is None:
                 segment = metric._preprocess_segment(hypothesis)
-                row = done[i, hypothesis] = metric._compute_segment_statistics(segment, ref_kwargs)
+                row = done[i, hypothesis] = compute(segment, ref_kwargs)
             rows.append(row)
         out.append(np.array(rows, dtype=np.float64).reshape(len(rows), width))
     return out
@@ -214,6 +220,13 @@ def _extract_chunk(
         return classic.extract_systems(
             metric, systems, references, tokenize=tokenize, lowercase=lowercase, language=language
         )
+    if metric in ("chrf", "chrf++"):
+        # sacrebleu's statistics, vectorised (metrics.segment_statistics).
+        from metrics.segment_statistics import chrf_statistics
+
+        fast = chrf_statistics(make_metric(metric, lowercase=lowercase), systems, references)
+        if fast is not None:
+            return fast
     sacre = make_metric(metric, tokenize=tokenize, lowercase=lowercase, references=references)
     return _extract(sacre, _N_STATS[metric], systems)
 
@@ -358,66 +371,3 @@ def sentence_bleu_plus_one(
         "bleu", hypotheses, references, tokenize=tokenize, lowercase=lowercase
     )
     return sentence_scores("bleu", stats)
-
-
-def signature(
-    metric: str,
-    *,
-    n_refs: int = 1,
-    tokenize: str | None = None,
-    lowercase: bool | None = None,
-    bs: int | None = None,
-    ar: int | None = None,
-    seed: int | None = None,
-    language: str | None = None,
-) -> str:
-    """sacrebleu's signature string, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|...``.
-
-    ``bs`` (bootstrap resamples), ``ar`` (randomisation trials) and ``seed`` are added as
-    sacrebleu does for ``--confidence`` and its paired tests. The classic metrics say their
-    options, their matching modules (METEOR), whether their statistics are sufficient or
-    sentence scores, and ``version:evalsite-...``.
-    """
-    key = check_metric(metric)
-    if external.is_external(key):
-        return external.signature(key, origin="external")
-    if classic.is_classic(key):
-        return _classic_signature(key, n_refs, tokenize, lowercase, language, bs, ar, seed)
-    sacre = make_metric(key, tokenize=tokenize, lowercase=lowercase)
-    sacre.num_refs = n_refs  # sacrebleu sets this when it reads the references
-    sig = sacre.get_signature()
-    if bs is not None:
-        sig.update("bs", bs)
-    if ar is not None:
-        sig.update("ar", ar)
-    if seed is not None:
-        sig.update("seed", str(seed))
-    return str(sig.format())
-
-
-def _classic_signature(
-    key: str,
-    n_refs: int,
-    tokenize: str | None,
-    lowercase: bool | None,
-    language: str | None,
-    bs: int | None,
-    ar: int | None,
-    seed: int | None,
-) -> str:
-    if classic.is_ulc(key):
-        parts = ulc.components(key)
-        fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
-        if "meteor" in parts and language is not None:
-            from metrics.classic.meteor import check_language
-
-            fields.append(f"lang:{check_language(language)}")  # METEOR's stemmer
-    else:
-        fields = classic.signature_fields(key, lowercase=lowercase, tokenize=tokenize)
-        if key == "meteor":
-            from metrics.classic.meteor import check_language, modules
-
-            lang = check_language(language or "english")
-            fields += [f"lang:{lang}", f"mod:{'+'.join(modules(lang))}"]
-    tests = [f"{k}:{v}" for k, v in (("bs", bs), ("ar", ar), ("seed", seed)) if v is not None]
-    return "|".join([f"nrefs:{n_refs}", *fields, *tests, f"version:evalsite-{classic.VERSION}"])

@@ -21,9 +21,10 @@ from django.test import Client, override_settings
 from annotation.models import Campaign, PendingUpload, Slot, Task
 from annotation.services.assignment import slot_claim_next
 from annotation.services.campaigns import campaign_create, membership_set
-from annotation.services.imports import pending_upload_create, upload_import
+from annotation.services.imports import upload_import
 from annotation.services.invitations import invitation_create
 from annotation.services.judgments import judgment_record
+from annotation.services.pending_uploads import pending_upload_create
 from annotation.services.tasks import task_create, task_launch
 from tests.conftest import DEMO, answer_for, demo_documents
 

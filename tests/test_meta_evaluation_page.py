@@ -7,11 +7,17 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 from annotation.models import Campaign, Judgment, Output, ReferenceSegment, SystemRun
 from annotation.selectors.human.loading import excluded_annotators
-from annotation.selectors.human.meta import kendall_threshold, meta_evaluation
+from annotation.selectors.human.meta import (
+    kendall_threshold,
+    meta_evaluation,
+    meta_evaluation_key,
+    meta_evaluation_uncached,
+)
 from annotation.services.scoring import JOB_METRICS, run_metrics_compute
 from metrics.automatic import extract_statistics, sentence_scores
 from metrics.meta.report import meta_evaluate
@@ -96,3 +102,26 @@ def test_page_and_api_show_the_meta_evaluation(client, judged, django_user_model
     accuracy = bleu["system"]["pairwise_accuracy"]
     assert accuracy["low"] <= accuracy["value"] <= accuracy["high"]
     assert bleu["segment"]["kendall_like"]["value"] is not None
+
+
+def test_cached_until_the_judgments_change(judged):
+    excluded = excluded_annotators(judged.id)
+    first = meta_evaluation(judged, excluded, n_resamples=50)
+    key = meta_evaluation_key(judged, excluded, 50)
+    assert repr(cache.get(key)) == repr(first)  # stored in Redis
+    assert repr(meta_evaluation(judged, excluded, n_resamples=50)) == repr(first)
+
+    # Half the adequacy judgments of system outputs now give the lowest score (a new judgment
+    # needs its own assignment slot; a new row also changes the key's count and last id): the
+    # human side changes, so the key does, and the rows are those computed afresh.
+    task = judged.tasks.get(task_type="adequacy")
+    ids = list(
+        Judgment.objects.filter(task=task, is_repeat=False, item__item_type="TGT")
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    Judgment.objects.filter(id__in=ids[::2]).update(score=1)
+    assert meta_evaluation_key(judged, excluded, 50) != key
+    second = meta_evaluation(judged, excluded, n_resamples=50)
+    assert repr(second) != repr(first)
+    assert repr(second) == repr(meta_evaluation_uncached(judged, excluded, 50))

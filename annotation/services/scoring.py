@@ -36,7 +36,6 @@ from metrics import external
 from metrics.automatic import (
     SACREBLEU_METRICS,
     extract_statistics,
-    signature,
     stats_from_bytes,
     stats_to_bytes,
 )
@@ -49,6 +48,7 @@ from metrics.resampling import (
     paired_approximate_randomization,
     paired_bootstrap,
 )
+from metrics.signatures import signature
 
 logger = logging.getLogger(__name__)
 

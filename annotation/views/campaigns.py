@@ -15,17 +15,17 @@ from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
 from annotation.selectors.tasks import tasks_missing_systems
 from annotation.services.campaigns import CampaignError, campaign_create
-from annotation.services.imports import (
+from annotation.services.imports import upload_plan
+from annotation.services.metric_uploads import (
+    decode_scores,
+    metric_scores_upload,
+)
+from annotation.services.pending_uploads import (
     NAMED_KINDS,
     pending_upload_confirm,
     pending_upload_create,
     pending_upload_discard,
     pending_upload_plan,
-    upload_plan,
-)
-from annotation.services.metric_uploads import (
-    decode_scores,
-    metric_scores_upload,
 )
 from annotation.services.scoring import campaign_metrics_recompute
 from annotation.textfiles import UploadError, format_size, read_uploaded

@@ -14,10 +14,18 @@ after, match its own context (the window cut at a sentence edge), and failing ex
 candidate the one nearest in relative position (the earlier on a tie). Each reference word is
 aligned at most once (an assumption: the papers do not say).
 
-Defaults: α = 9, β = 1 (recall weighted, as LEPOR's experiments), n = 2, and hLEPOR's weights
-w_LP = 2, w_Pos = 1, w_HPR = 7 (the hLEPOR reference package's defaults); all are options and in
-the signature. The corpus score is the mean of the sentence scores (the LEPOR paper's LEPOR_A),
-each segment keeping its best reference; 0-100 here.
+Defaults: α = 9, β = 1 (recall weighted) and n = 2 as the authors' LEPOR Perl code
+(LEPOR_V1.0.perl, ``$a=9``, "H(9R,P)"), and hLEPOR's weights w_LP = 2, w_Pos = 1, w_HPR = 7 as
+their hLEPOR Perl code ("7HPR2LP1Npos") and the hLepor PyPI port; the papers tune all of them per
+language pair. All are options and in the signature. The corpus score is the mean of the sentence
+scores (the LEPOR paper's LEPOR_A), each segment keeping its best reference; 0-100 here.
+
+The hLepor port agrees to 1e-12 wherever no word repeats (tested), and on its published example
+(0.7842). Where a word repeats, the port accepts any shared word anywhere in the two windows as
+context and takes the nearest candidate by absolute index; this module (its reading of the
+paper) asks the nearest n words to match in order and compares relative positions. On 1000
+WMT21 en-de segments of one system a quarter of the sentence scores differ, by at most 0.4
+points; the means by 0.007 points.
 
 nltk's ``lepor`` (α = β = 1 by default) differs: its length penalty is the paper's inverted
 (exp(1 − c/r), above 1, for a short hypothesis), its position differences number the aligned

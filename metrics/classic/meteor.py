@@ -17,20 +17,23 @@ length, reference length).
 
 Deliberate differences from nltk's ``meteor_score``: nltk aligns greedily (first candidate
 wins) where this picks the occurrences with the fewest crossings, nltk always consults WordNet
-and uses its Porter variant with NLTK extensions, and nltk scores single sentences only. The two
-agree where no word or stem repeats (tested).
+and uses its Porter variant with NLTK extensions, nltk looks synonyms up for the stems the stem
+module left (this module: for the words, through WordNet's own lemmatiser), and nltk scores
+single sentences only. The two agree where no word or stem repeats, with and without a WordNet
+(tested with a WordNet of a few synsets written by the test).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,18 +101,42 @@ def _nltk_data_dirs() -> list[Path]:
     return dirs
 
 
-@lru_cache(maxsize=1)
-def wordnet_available() -> bool:
-    """Whether nltk's WordNet data loads from this machine (it is never downloaded)."""
-    if not any((d / "corpora").glob("wordnet*") for d in _nltk_data_dirs() if d.is_dir()):
-        return False
-    try:
-        from nltk.corpus import wordnet
+def wordnet_data_dir() -> Path | None:
+    """The first nltk data directory holding WordNet (``corpora/wordnet`` or its zip)."""
+    for data_dir in _nltk_data_dirs():
+        if data_dir.is_dir() and any((data_dir / "corpora").glob("wordnet*")):
+            return data_dir
+    return None
 
-        wordnet.ensure_loaded()
-    except (LookupError, OSError, ImportError):
-        return False
-    return True
+
+@lru_cache(maxsize=1)
+def _wordnet() -> Any:
+    """nltk's WordNet reader over the installed data, or None (it is never downloaded)."""
+    data_dir = wordnet_data_dir()
+    if data_dir is None:
+        return None
+    try:
+        import nltk.data
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+        root = nltk.data.find("corpora/wordnet", paths=[str(data_dir)])
+        with warnings.catch_warnings():
+            # "multilingual functions are not available": METEOR reads English synsets only.
+            warnings.simplefilter("ignore", UserWarning)
+            return WordNetCorpusReader(root, None)
+    except (LookupError, OSError, ImportError, ValueError):
+        return None
+
+
+def wordnet_available() -> bool:
+    """Whether nltk's WordNet data loads from this machine: the synonym module then runs."""
+    return _wordnet() is not None
+
+
+def forget_wordnet() -> None:
+    """Look for WordNet afresh on the next use (data installed or moved while running)."""
+    _wordnet.cache_clear()
+    _synsets.cache_clear()
 
 
 def modules(language: str, *, synonyms: bool = True) -> tuple[str, ...]:
@@ -124,9 +151,8 @@ def modules(language: str, *, synonyms: bool = True) -> tuple[str, ...]:
 
 @lru_cache(maxsize=200_000)
 def _synsets(word: str) -> frozenset[str]:
-    from nltk.corpus import wordnet
-
-    return frozenset(synset.name() for synset in wordnet.synsets(word))
+    # WordNet's own lemmatiser (morphy) maps inflected forms to their synsets.
+    return frozenset(synset.name() for synset in _wordnet().synsets(word))
 
 
 def _crossings(links: Sequence[Link], candidate: Sequence[Link]) -> int:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from metrics import classic
-from metrics.automatic import METRICS, TOKENIZERS, check_metric, signature, tokenize_applies
+from metrics.automatic import METRICS, TOKENIZERS, check_metric, tokenize_applies
 from metrics.classic import ulc
 from metrics.cli.score_output import as_json, as_text
 from metrics.extraction import default_jobs, extract_table
@@ -54,6 +54,7 @@ from metrics.resampling import (
     paired_approximate_randomization,
     paired_bootstrap,
 )
+from metrics.signatures import signature
 
 
 class InputError(Exception):

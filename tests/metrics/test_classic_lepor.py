@@ -1,18 +1,22 @@
-"""LEPOR and hLEPOR: hand-computed cases from the papers' formulas, and nltk's LEPOR where the
-two alignments must agree."""
+"""LEPOR and hLEPOR: hand-computed cases from the papers' formulas, nltk's LEPOR and the hLepor
+port of the authors' code where the alignments must agree, and the port's published example."""
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
+import sys
+import types
 
+import numpy as np
 import pytest
 from nltk.translate.lepor import sentence_lepor as nltk_sentence_lepor
 
 from metrics.automatic import corpus_score, extract_statistics, sentence_scores
 from metrics.classic._text import tokenize
-from metrics.classic.lepor import align, factors
-from tests.metrics.classic_data import references
+from metrics.classic.lepor import align, factors, sentence_hlepor, sentence_lepor
+from tests.metrics.classic_data import references, system
 
 
 def test_lepor_and_hlepor_by_hand():
@@ -67,3 +71,61 @@ def test_no_match_and_empty_score_zero():
     assert sentence_scores("hlepor", stats).tolist() == [0.0, 0.0]
     stats = extract_statistics("lepor", ["x y", ""], [["a b", "a b"]])
     assert sentence_scores("lepor", stats).tolist() == [0.0, 0.0]
+
+
+@pytest.fixture
+def hlepor_port(monkeypatch):
+    """The hLepor PyPI package (a port of the authors' Perl code by their co-authors). Importing
+    it calls nltk.download('punkt') (nothing may be downloaded: made a no-op while importing; the
+    test splits on spaces, so punkt is never needed) and needs nptyping, which pins numpy < 2,
+    for type hints only (never evaluated: the module has ``from __future__ import annotations``)."""
+    import nltk
+
+    monkeypatch.setattr(nltk, "download", lambda *args, **kwargs: True)
+    monkeypatch.setitem(sys.modules, "nptyping", types.SimpleNamespace(NDArray=None))
+    return importlib.import_module("hlepor.hlepor")
+
+
+def test_defaults_equal_the_hlepor_port_where_alignment_is_unique(hlepor_port):
+    # Real system output against reference A; segments where no word repeats on either side,
+    # so the two alignments cannot differ: checks α = 9, β = 1, the weights 2:1:7, LP and NPD.
+    refs, hyps = references(400)[0], system("Facebook-AI", 400)
+    compared = 0
+    for hyp_line, ref_line in zip(hyps, refs, strict=True):
+        hyp, ref = tokenize(hyp_line), tokenize(ref_line)
+        if len(set(hyp)) != len(hyp) or len(set(ref)) != len(ref):
+            continue
+        expected = hlepor_port.hlepor_score(
+            [" ".join(ref)], [" ".join(hyp)], separate_punctuation=False, preprocess=str.strip
+        )
+        assert sentence_hlepor(hyp, ref) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        # LEPOR from the port's own factors (it has no LEPOR function), default α and β.
+        ref_len, hyp_len = np.array([len(ref)]), np.array([len(hyp)])
+        common = hlepor_port._get_identical_words(ref, hyp)
+        aligned = np.array([sum(common.values())])
+        npd = hlepor_port._find_position_difference(ref, hyp, len(ref), len(hyp), common) / len(hyp)
+        lepor = (
+            hlepor_port.enhanced_length_penalty(ref_len, hyp_len)[0]
+            * math.exp(-npd)
+            * hlepor_port.calc_harmonic_mean_p_r(aligned, ref_len, hyp_len)[0]
+        )
+        assert sentence_lepor(hyp, ref) == pytest.approx(lepor, rel=1e-12, abs=1e-15)
+        compared += 1
+    assert compared >= 50
+
+
+def test_hlepor_port_published_example(hlepor_port):
+    # The port's README and docstring: 0.7842 for this pair (lower-cased, no punctuation), a
+    # pair with repeated words ("that", "the") on which the two alignments agree.
+    reference = (
+        "It is a guide to action that ensures that the military will forever heed Party commands"
+    )
+    hypothesis = (
+        "It is a guide to action which ensures that the military always obeys the commands of "
+        "the party"
+    )
+    ours = sentence_hlepor(hypothesis.lower().split(), reference.lower().split())
+    assert round(ours, 4) == 0.7842
+    assert ours == pytest.approx(
+        hlepor_port.single_hlepor_score(reference, hypothesis, separate_punctuation=False)
+    )

@@ -3,13 +3,24 @@ alignments must agree (no repeated word or stem)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from nltk.translate.meteor_score import single_meteor_score
 
-from metrics.automatic import corpus_score, extract_statistics, sentence_scores, signature
+from metrics.automatic import corpus_score, extract_statistics, sentence_scores
 from metrics.classic._text import tokenize
-from metrics.classic.meteor import align, count_chunks, stemmer, wordnet_available
+from metrics.classic.meteor import (
+    align,
+    count_chunks,
+    forget_wordnet,
+    stemmer,
+    wordnet_available,
+    wordnet_data_dir,
+)
+from metrics.signatures import signature
 from tests.metrics.classic_data import references, system
+from tests.metrics.tiny_wordnet import write_wordnet
 
 
 class NoSynonyms:
@@ -109,3 +120,70 @@ def test_language_codes_and_exact_only():
     exact = extract_statistics("meteor", hyps, refs, language="none")
     assert exact[0, 0] == 0
     assert "mod:exact|" in signature("meteor", n_refs=1, language="none")
+
+
+@pytest.fixture
+def tiny_wordnet(tmp_path, monkeypatch):
+    """A WordNet of three synsets installed as nltk data in ``tmp_path`` (NLTK_DATA for the
+    metric; nltk.data.path for nltk's reader, which looks its own corpus up there too)."""
+    import nltk.data
+
+    # Porter leaves these words unchanged: nltk looks synonyms up after stemming the words
+    # the stem module left ("automobile" would be "automobil" there and miss).
+    write_wordnet(tmp_path, {"n": [("car", "auto"), ("dog", "hound"), ("road", "street")]})
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    forget_wordnet()
+    yield tmp_path
+    monkeypatch.undo()
+    forget_wordnet()
+
+
+class EnglishStems:
+    stem = staticmethod(stemmer("english"))
+
+
+@pytest.mark.filterwarnings("ignore:The multilingual functions:UserWarning")
+def test_synonym_module_equals_nltk_with_the_same_wordnet(tiny_wordnet):
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    wordnet = WordNetCorpusReader(str(tiny_wordnet / "corpora" / "wordnet"), None)
+    assert wordnet_available()
+    pairs = [
+        # No word repeats: the two alignments cannot differ (see the module docstring).
+        ("my auto stopped on the street", "my car stopped on the road"),
+        ("a hound barked at my car", "a dog barked at my auto"),
+        ("the red auto and a big dog", "one big hound saw my red car"),
+    ]
+    for hypothesis, reference in pairs:
+        stats = extract_statistics("meteor", [hypothesis], [[reference]])
+        expected = single_meteor_score(
+            reference.split(), hypothesis.split(), stemmer=EnglishStems(), wordnet=wordnet
+        )
+        assert sentence_scores("meteor", stats)[0] == pytest.approx(100 * expected, rel=1e-12)
+    # The synonyms count: two more matches and one chunk instead of three.
+    with_synonyms = extract_statistics("meteor", [pairs[0][0]], [[pairs[0][1]]])
+    assert with_synonyms.tolist() == [[6, 1, 6, 6]]
+    assert "mod:exact+stem+synonym|" in signature("meteor", n_refs=1)
+    # German has no WordNet here: the module neither runs nor appears in the signature.
+    assert "mod:exact+stem|" in signature("meteor", n_refs=1, language="german")
+
+
+def test_no_wordnet_no_synonym_module(tmp_path, monkeypatch):
+    import nltk.data
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("NLTK_DATA", str(empty))
+    monkeypatch.setattr(nltk.data, "path", [str(empty)])
+    monkeypatch.setattr(Path, "home", lambda: empty)
+    forget_wordnet()
+    try:
+        if wordnet_data_dir() is not None:
+            pytest.skip(f"WordNet is installed system-wide in {wordnet_data_dir()}")
+        stats = extract_statistics("meteor", ["the auto stopped"], [["the car stopped"]])
+        assert stats.tolist() == [[2, 2, 3, 3]]
+        assert "mod:exact+stem|" in signature("meteor", n_refs=1)
+    finally:
+        monkeypatch.undo()
+        forget_wordnet()

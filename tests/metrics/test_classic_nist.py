@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from nltk.translate.nist_score import corpus_nist
 
-from metrics.automatic import corpus_score, extract_statistics, signature
+from metrics.automatic import corpus_score, extract_statistics
 from metrics.classic._text import by_segment, tokenize_all
+from metrics.signatures import signature
 from tests.metrics.classic_data import references, system
 
 N = 300

@@ -10,7 +10,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest, _bootstrap_resample
 
-from metrics import automatic, resampling
+from metrics import automatic, resampling, signatures
 
 WMT17 = Path(__file__).resolve().parents[1] / "data" / "wmt17-en-de"
 BASELINE = "LIUM-NMT"
@@ -74,7 +74,7 @@ def test_paired_bootstrap_equals_sacrebleu(metric, names, stats, hyps, ref):
     for name, result in zip(names[1:], expected[1:], strict=True):
         assert ours.pair(BASELINE, name).p_value == pytest.approx(result.p_value, abs=1e-6)
     assert {p.p_value for p in ours.pairs} != {1 / 1001}  # some are not at the floor
-    assert automatic.signature(metric, bs=1000, seed=12345) == signature
+    assert signatures.signature(metric, bs=1000, seed=12345) == signature
 
 
 def test_paired_bootstrap_any_pair_equals_sacrebleu_with_that_baseline(stats, hyps, ref):
@@ -99,7 +99,7 @@ def test_paired_approximate_randomization_equals_sacrebleu(metric, names, stats,
     for name, result in zip(names[1:], expected[1:], strict=True):
         assert ours.pair(BASELINE, name).p_value == pytest.approx(result.p_value, abs=1e-6)
     # sacrebleu's AR reports no interval; ours adds a 1000-resample bootstrap.
-    assert automatic.signature(metric, ar=10000, seed=12345) == signature
+    assert signatures.signature(metric, ar=10000, seed=12345) == signature
 
 
 def test_paired_tests_on_ter_equal_sacrebleu(hyps, ref):
@@ -133,7 +133,7 @@ def test_bootstrap_ci_equals_sacrebleu_confidence(metric, stats, hyps, ref):
     ordered = sorted(float(s.score) for s in resampled)
     assert (ours.low, ours.high) == pytest.approx((ordered[25], ordered[974]), abs=1e-6)
     assert ours.low <= ours.mean <= ours.high
-    assert automatic.signature(metric, bs=1000, seed=12345) == sacre.get_signature().format()
+    assert signatures.signature(metric, bs=1000, seed=12345) == sacre.get_signature().format()
 
 
 def test_same_seed_same_numbers(stats):

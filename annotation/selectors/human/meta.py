@@ -8,13 +8,25 @@ scores from the stored statistics, negated for the error rates so both say highe
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Avg
+from django.core.cache import cache
+from django.db.models import Avg, Count, Max, Q, Sum
+from redis.exceptions import RedisError
 
-from annotation.models import LIKERT_TYPES, Campaign, ItemType, Judgment, RunStatistics, Task
+from annotation.models import (
+    LIKERT_TYPES,
+    Campaign,
+    ItemType,
+    Judgment,
+    RunScore,
+    RunStatistics,
+    Task,
+)
 from annotation.scales import scale_range
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import metric_label, metric_order
@@ -22,7 +34,9 @@ from metrics.automatic import higher_is_better, sentence_scores, stats_from_byte
 from metrics.meta import DA_THRESHOLD
 from metrics.meta.report import MetaEvaluation, meta_evaluate
 
-# Bootstrap resamples behind the intervals; computed on each page view, so kept modest.
+logger = logging.getLogger(__name__)
+
+# Bootstrap resamples behind the intervals; computed on a page view when not cached, so modest.
 META_RESAMPLES = 300
 META_SEED = 12345
 
@@ -84,7 +98,63 @@ def metric_segment_scores(campaign: Campaign) -> dict[str, dict[str, np.ndarray]
 def meta_evaluation(
     campaign: Campaign, excluded: set[int], *, n_resamples: int = META_RESAMPLES
 ) -> list[MetaRow]:
-    """Every (direct-assessment task, metric) with at least two systems scored by both."""
+    """Every (direct-assessment task, metric) with at least two systems scored by both.
+
+    About a second on the demo campaign, so cached (Django's cache, in Redis) under a key made
+    of everything it is computed from: a new or excluded judgment, a new metric run or score,
+    a launched task or another reference set gives a new key. Without Redis it is computed."""
+    key = meta_evaluation_key(campaign, excluded, n_resamples)
+    try:
+        cached = cache.get(key)
+    except (RedisError, OSError):
+        logger.warning("meta-evaluation cache unavailable", exc_info=True)
+        return meta_evaluation_uncached(campaign, excluded, n_resamples)
+    if cached is not None:
+        return list(cached)
+    rows = meta_evaluation_uncached(campaign, excluded, n_resamples)
+    try:
+        cache.set(key, rows)
+    except (RedisError, OSError):
+        logger.warning("meta-evaluation cache unavailable", exc_info=True)
+    return rows
+
+
+def meta_evaluation_key(campaign: Campaign, excluded: set[int], n_resamples: int) -> str:
+    judgments = Judgment.objects.filter(task__campaign=campaign).aggregate(
+        n=Count("id"),
+        last=Max("id"),
+        out=Count("id", filter=Q(excluded=True)),
+        total=Sum("score"),
+    )
+    statistics = RunStatistics.objects.filter(run__campaign=campaign).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    scores = RunScore.objects.filter(run__campaign=campaign).aggregate(
+        n=Count("id"), total=Sum("score")
+    )
+    tasks = list(
+        campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
+        .order_by("id")
+        .values_list("id", "scale", "task_type")
+    )
+    parts = (
+        campaign.id,
+        campaign.created_at.isoformat(),
+        current_reference_set(campaign),
+        sorted(excluded),
+        sorted(judgments.items()),
+        sorted(statistics.items()),
+        sorted(scores.items()),
+        tasks,
+        n_resamples,
+        META_SEED,
+    )
+    return "meta-evaluation:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def meta_evaluation_uncached(
+    campaign: Campaign, excluded: set[int], n_resamples: int
+) -> list[MetaRow]:
     tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
     if not tasks.exists():
         return []  # nothing to meta-evaluate against: the statistics are not even read
