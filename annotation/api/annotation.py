@@ -17,7 +17,7 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.models import Task
-from annotation.permissions import CAN_MANAGE, campaign_for, task_for_annotator
+from annotation.permissions import CAN_MANAGE, annotator_task, campaign_for
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record
@@ -98,7 +98,7 @@ class NextItemApi(APIView):
 
     @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
     def get(self, request, task_id: int):
-        task = task_for_annotator(request.user, task_id)
+        task = annotator_task(request.user, task_id)
         return Response(next_item_body(task, request.user.id))
 
 
@@ -143,7 +143,7 @@ class JudgmentApi(APIView):
         data = self.JudgmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = dict(data.validated_data)
-        task = task_for_annotator(request.user, answer.pop("task"))
+        task = annotator_task(request.user, answer.pop("task"))
         try:
             recorded = judgment_record(
                 task_id=task.id,
