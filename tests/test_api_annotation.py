@@ -143,7 +143,7 @@ def test_judgment_and_next_in_a_bounded_number_of_queries(
         if round_ < 14:
             item = api.post("/api/v1/judgments", body, format="json").json()["next"]
             continue
-        with django_assert_max_num_queries(18) as captured:
+        with django_assert_max_num_queries(16) as captured:
             response = api.post("/api/v1/judgments", body, format="json")
         assert response.status_code == 201
         assert len(captured) >= 12  # the judgment's writes and the claim: not skipped

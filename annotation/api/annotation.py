@@ -16,11 +16,11 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
-from annotation.models import Task
+from annotation.models import Slot, Task
 from annotation.permissions import CAN_MANAGE, annotator_task, campaign_for
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import JudgmentError, judgment_record
+from annotation.services.judgments import JudgmentError, judgment_record_and_claim_next
 from annotation.services.spans import PrefillError, task_prefilled_spans_set
 from annotation.textfiles import UploadError, read_uploaded
 
@@ -62,10 +62,10 @@ SHOWN_KEYS = (
 )
 
 
-def next_item_body(task: Task, annotator_id: int) -> dict[str, object]:
-    """The item this annotator should judge now, as NextItemSerializer describes it (built
-    directly: the hot path skips the serializer, whose output would be the same dict)."""
-    slot = slot_claim_next(task=task, annotator_id=annotator_id)
+def next_item_body(task: Task, annotator_id: int, slot: Slot | None) -> dict[str, object]:
+    """The item this annotator should judge now (``slot``, claimed by the caller), as
+    NextItemSerializer describes it (built directly: the hot path skips the serializer, whose
+    output would be the same dict)."""
     progress = annotator_progress(task=task, annotator_id=annotator_id)
     body: dict[str, object] = {
         "done": slot is None,
@@ -99,7 +99,8 @@ class NextItemApi(APIView):
     @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
     def get(self, request, task_id: int):
         task = annotator_task(request.user, task_id)
-        return Response(next_item_body(task, request.user.id))
+        slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        return Response(next_item_body(task, request.user.id, slot))
 
 
 class JudgmentApi(APIView):
@@ -145,8 +146,8 @@ class JudgmentApi(APIView):
         answer = dict(data.validated_data)
         task = annotator_task(request.user, answer.pop("task"))
         try:
-            recorded = judgment_record(
-                task_id=task.id,
+            recorded, next_slot = judgment_record_and_claim_next(
+                task=task,
                 slot_id=answer.pop("slot"),
                 annotator_id=request.user.id,
                 answer=answer,
@@ -163,7 +164,7 @@ class JudgmentApi(APIView):
                 "message": recorded.message,
                 "hter": judgment.hter,
                 "duration_ms": judgment.duration_ms,
-                "next": next_item_body(task, request.user.id),
+                "next": next_item_body(task, request.user.id, next_slot),
             },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
         )

@@ -260,6 +260,14 @@ CLAIM_SQL = (
 def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
     """The slot this annotator should judge now (in their batch, leased to them); None when
     nothing is left for them."""
+    return slot_claim_next_in_transaction(task=task, annotator_id=annotator_id, now=now)
+
+
+def slot_claim_next_in_transaction(
+    *, task: Task, annotator_id: int, now: datetime | None = None
+) -> Slot | None:
+    """``slot_claim_next`` inside the caller's transaction (no savepoint of its own); the
+    caller holds one open (``transaction.atomic``)."""
     now = now or timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
