@@ -4,8 +4,8 @@
 import os
 
 worker_class = os.environ.get("WEB_WORKER_CLASS", "gthread")
-workers = int(os.environ.get("WEB_WORKERS", "3"))
-threads = int(os.environ.get("WEB_THREADS", "4"))
+workers = int(os.environ.get("WEB_WORKERS", "2"))
+threads = int(os.environ.get("WEB_THREADS", "8"))
 # Kept-alive connections save a TCP handshake per judgment (sync workers close them anyway).
 keepalive = 30
 timeout = 60
