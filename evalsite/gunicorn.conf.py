@@ -1,6 +1,7 @@
 # gunicorn settings for `make up`; the command line adds bind, pid and log files.
-# The shape (worker class, workers, threads) was chosen by measurement with bench/load.py on
-# a 2-core machine; WEB_WORKER_CLASS, WEB_WORKERS and WEB_THREADS override it.
+# The shape was chosen by measurement with bench/load.py on a 2-core machine: 2 gthread
+# workers x 8 threads (a process per core; threads overlap the database round trips).
+# WEB_WORKER_CLASS, WEB_WORKERS and WEB_THREADS override it.
 import os
 
 worker_class = os.environ.get("WEB_WORKER_CLASS", "gthread")
