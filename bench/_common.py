@@ -174,9 +174,15 @@ class Client:
         return self.connection.getresponse()
 
 
+def answer_for(task_id: int, item: dict) -> dict:
+    """An adequacy answer to the item (the score varies with the slot)."""
+    return {"task": task_id, "slot": item["slot"], "score": 1 + item["slot"] % 5}
+
+
 class ApiAnnotator(threading.Thread):
-    """Loops GET /api/v1/tasks/<id>/next → POST /api/v1/judgments with an API token until the
-    deadline or until the task has nothing left for them."""
+    """Judges until the deadline or until the task has nothing left for them: GET
+    /api/v1/tasks/<id>/next once, then POST /api/v1/judgments alone, as its answer carries the
+    next item. ``judgments``: (finished, seconds) per judgment, the first one's GET included."""
 
     def __init__(self, url: str, token: str, task_id: int, deadline: float) -> None:
         super().__init__(daemon=True)
@@ -186,6 +192,7 @@ class ApiAnnotator(threading.Thread):
         self.task_id, self.deadline = task_id, deadline
         self.acknowledged: list[tuple[float, int, int]] = []  # (when, slot id, judgment id)
         self.errors: list[tuple[float, str, str]] = []  # (when, kind, detail)
+        self.judgments: list[tuple[float, float]] = []
         self.ran_out = False
 
     def call(self, kind: str, method: str, path: str, body: dict | None = None):
@@ -197,21 +204,30 @@ class ApiAnnotator(threading.Thread):
         self.errors.append((time.perf_counter(), kind, detail))
 
     def run(self) -> None:
+        item: dict | None = None
         while time.perf_counter() < self.deadline:
+            started = time.perf_counter()
             try:
-                status, item = self.call("next", "GET", f"/api/v1/tasks/{self.task_id}/next")
-                if status != 200:
-                    self.error(f"next: HTTP {status}", str(item)[:200])
-                    continue
+                if item is None:
+                    status, item = self.call("next", "GET", f"/api/v1/tasks/{self.task_id}/next")
+                    if status != 200:
+                        self.error(f"next: HTTP {status}", str(item)[:200])
+                        item = None
+                        continue
                 if item["done"]:
                     self.ran_out = True
                     return
-                answer = {"task": self.task_id, "slot": item["slot"], "score": 1 + item["slot"] % 5}
-                status, result = self.call("submit", "POST", "/api/v1/judgments", answer)
+                status, result = self.call(
+                    "submit", "POST", "/api/v1/judgments", answer_for(self.task_id, item)
+                )
                 if status == 201:
-                    self.acknowledged.append((time.perf_counter(), item["slot"], result["id"]))
+                    finished = time.perf_counter()
+                    self.acknowledged.append((finished, item["slot"], result["id"]))
+                    self.judgments.append((finished, finished - started))
                 else:
                     self.error(f"submit: HTTP {status}", str(result)[:200])
+                item = result.get("next")
             except (OSError, HTTPException, ValueError) as error:
                 self.error(f"exception: {type(error).__name__}", str(error)[:200])
                 self.client.reset()
+                item = None

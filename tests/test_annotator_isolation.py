@@ -125,7 +125,10 @@ def test_no_system_name_on_the_annotator_page_or_in_the_next_item(
             content_type="application/json",
         )
         assert response.status_code == 201, response.content
-        assert set(response.json()) == {"id", "status", "message", "hter", "duration_ms"}
+        answered = response.json()
+        assert set(answered) == {"id", "status", "message", "hter", "duration_ms", "next"}
+        assert set(answered["next"]) == NEXT_ITEM_KEYS  # the next item, anonymised as well
+        assert_names_no_system(json.dumps(answered, ensure_ascii=False), "a judgment's answer")
     assert item_types, "no item was shown"
     for url in (reverse("task-list"), page_url):
         assert_names_no_system(client.get(url).content.decode(), url)

@@ -101,3 +101,49 @@ def test_next_uses_a_bounded_number_of_queries(
         api.post("/api/v1/judgments", {"task": task.id, "slot": slot, "score": 3}, format="json")
     with django_assert_max_num_queries(22):
         api.get(f"/api/v1/tasks/{task.id}/next")
+
+
+def test_the_judgment_answer_carries_the_next_item(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    """One round trip per judgment: after the first GET, POSTs alone walk the whole task,
+    and each ``next`` is what GET /next answers at that moment."""
+    task = launched("pairwise")
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    total = task.items.count()
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    seen = []
+    for judged in range(total):
+        assert not item["done"] and item["judged"] == judged and item["total"] == total
+        seen.append(item["slot"])
+        body = {"task": task.id, "slot": item["slot"], "preference": "A"}
+        response = api.post("/api/v1/judgments", body, format="json")
+        assert response.status_code == 201, response.content
+        answer = response.json()
+        assert {"id", "status", "message", "hter", "duration_ms"} <= set(answer)
+        assert answer["next"] == api.get(f"/api/v1/tasks/{task.id}/next").json()
+        # A retry (a lost answer) is acknowledged with the same next item.
+        retry = api.post("/api/v1/judgments", body, format="json")
+        assert retry.status_code == 200 and retry.json()["status"] == "already_recorded"
+        assert retry.json()["next"] == answer["next"]
+        item = answer["next"]
+    assert item["done"] is True and item["slot"] is None and item["judged"] == total
+    assert len(set(seen)) == total
+    assert Judgment.objects.filter(task=task).count() == total
+
+
+def test_judgment_and_next_in_a_bounded_number_of_queries(
+    launched, loaded_campaign, make_annotator, api_for, django_assert_max_num_queries
+):
+    task = launched("adequacy", context_size=2)
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    for round_ in range(15):
+        body = {"task": task.id, "slot": item["slot"], "score": 3}
+        if round_ < 14:
+            item = api.post("/api/v1/judgments", body, format="json").json()["next"]
+            continue
+        with django_assert_max_num_queries(16) as captured:
+            response = api.post("/api/v1/judgments", body, format="json")
+        assert response.status_code == 201
+        assert len(captured) >= 12  # the judgment's writes and the claim: not skipped

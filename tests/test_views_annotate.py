@@ -1,6 +1,8 @@
 """POST /annotate/<task>/submit/: a plain form post redirects; the page's script (fetch,
 ``X-Requested-With: fetch``) gets JSON it can act on, and a resend is acknowledged."""
 
+import re
+
 import pytest
 
 from annotation.models import Judgment
@@ -39,8 +41,47 @@ def test_script_gets_json_and_a_resend_is_acknowledged(annotator_client):
     assert first.json()["next"] == again.json()["next"] == f"/annotate/{task.id}/"
     assert first.json()["judgment"] == again.json()["judgment"]
     assert Judgment.objects.count() == 1
-    # The next page says the resend changed nothing.
-    assert b"That answer was already saved" in client.get(f"/annotate/{task.id}/").content
+    # Both carry the same next item: the resend claimed nothing new.
+    assert _slot_in(first.json()["html"]) == _slot_in(again.json()["html"])
+
+
+def _slot_in(html: str) -> int:
+    return int(re.search(r'name="slot" value="(\d+)"', html).group(1))
+
+
+def test_the_script_gets_the_next_item_with_the_answer(annotator_client):
+    """One round trip: the answer carries the next item's form and progress, the same item
+    the page shows on reload (so reload and Back resume it)."""
+    client, task, slot = annotator_client
+    url = f"/annotate/{task.id}/submit/"
+    answer = client.post(url, {"slot": slot.id, "score": "4"}, **FETCH).json()
+    html = answer["html"]
+    assert 'id="judgment"' in html and 'class="task-progress"' in html
+    assert 'class="skip-item"' in html and "csrfmiddlewaretoken" in html
+    assert "<html" not in html  # a fragment, not a page
+    next_slot = _slot_in(html)
+    assert next_slot != slot.id
+    assert f'name="skipped_slot" value="{next_slot}"' in html
+    page = client.get(f"/annotate/{task.id}/").content.decode()
+    assert _slot_in(page) == next_slot
+    # Judging through the swapped-in form works like the first.
+    again = client.post(url, {"slot": next_slot, "score": "2"}, **FETCH)
+    assert again.json()["status"] == "recorded" and _slot_in(again.json()["html"]) != next_slot
+    assert list(Judgment.objects.order_by("id").values_list("score", flat=True)) == [4, 2]
+
+
+def test_no_fragment_when_the_task_is_done(client, launched, loaded_campaign, make_annotator):
+    task = launched("adequacy", items_per_annotator=1)  # one batch of one item each
+    user = make_annotator(loaded_campaign, "ann")
+    client.force_login(user)
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    answer = client.post(
+        f"/annotate/{task.id}/submit/", {"slot": slot.id, "score": "3"}, **FETCH
+    ).json()
+    # Nothing left: the page loads the done page itself.
+    assert answer["status"] == "recorded" and answer["html"] is None
+    assert answer["next"] == f"/annotate/{task.id}/"
+    assert client.get(answer["next"]).templates[0].name == "annotate/done.html"
 
 
 def test_script_gets_the_reason_of_a_refusal(annotator_client, django_user_model):

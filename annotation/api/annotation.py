@@ -16,11 +16,11 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
-from annotation.models import Task
-from annotation.permissions import CAN_MANAGE, campaign_for, task_for_annotator
+from annotation.models import Slot, Task
+from annotation.permissions import CAN_MANAGE, annotator_task, campaign_for
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import JudgmentError, judgment_record
+from annotation.services.judgments import JudgmentError, judgment_record_and_claim_next
 from annotation.services.spans import PrefillError, task_prefilled_spans_set
 from annotation.textfiles import UploadError, read_uploaded
 
@@ -52,51 +52,61 @@ class NextItemSerializer(serializers.Serializer):
     )
 
 
+SHOWN_KEYS = (
+    "source",
+    "reference",
+    "context_before",
+    "context_after",
+    "prefilled_spans",
+    "mqm_categories",
+)
+
+
+def next_item_body(task: Task, annotator_id: int, slot: Slot | None) -> dict[str, object]:
+    """The item this annotator should judge now (``slot``, claimed by the caller), as
+    NextItemSerializer describes it (built directly: the hot path skips the serializer, whose
+    output would be the same dict)."""
+    progress = annotator_progress(task=task, annotator_id=annotator_id)
+    body: dict[str, object] = {
+        "done": slot is None,
+        "slot": None,
+        "task_type": task.task_type,
+        "scale": task.scale,
+        "source": None,
+        "reference": None,
+        "context_before": [],
+        "context_after": [],
+        "candidates": [],
+        "prefilled_spans": [],
+        "mqm_categories": [],
+        "judged": progress.judged,
+        "total": progress.total,
+    }
+    if slot is not None:
+        shown = item_display(slot)
+        body.update({key: shown[key] for key in SHOWN_KEYS})
+        body["candidates"] = [
+            {"label": candidate["label"], "text": candidate["text"]}
+            for candidate in shown["candidates"]  # type: ignore[attr-defined]
+        ]
+        body["slot"] = slot.id
+    return body
+
+
 class NextItemApi(APIView):
     """The item this annotator should judge now (the same one until it is answered)."""
 
     @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
     def get(self, request, task_id: int):
-        task = task_for_annotator(request.user, task_id)
+        task = annotator_task(request.user, task_id)
         slot = slot_claim_next(task=task, annotator_id=request.user.id)
-        progress = annotator_progress(task=task, annotator_id=request.user.id)
-        body = {
-            "done": slot is None,
-            "slot": None,
-            "task_type": task.task_type,
-            "scale": task.scale,
-            "source": None,
-            "reference": None,
-            "context_before": [],
-            "context_after": [],
-            "candidates": [],
-            "prefilled_spans": [],
-            "mqm_categories": [],
-            "judged": progress.judged,
-            "total": progress.total,
-        }
-        if slot is not None:
-            shown = item_display(slot)
-            body.update(
-                {
-                    key: shown[key]
-                    for key in (
-                        "source",
-                        "reference",
-                        "context_before",
-                        "context_after",
-                        "candidates",
-                        "prefilled_spans",
-                        "mqm_categories",
-                    )
-                }
-            )
-            body["slot"] = slot.id
-        return Response(NextItemSerializer(body).data)
+        return Response(next_item_body(task, request.user.id, slot))
 
 
 class JudgmentApi(APIView):
-    """Records a judgment; sending it again returns the saved one (200) and changes nothing."""
+    """Records a judgment; sending it again returns the saved one (200) and changes nothing.
+    Either answer carries ``next``, the item to judge now (as GET /tasks/<id>/next answers
+    it): one round trip per judgment."""
 
     class JudgmentInputSerializer(NoUnknownFieldsSerializer):
         task = StrictIntegerField()
@@ -119,6 +129,7 @@ class JudgmentApi(APIView):
         message = serializers.CharField()
         hter = serializers.FloatField(allow_null=True)
         duration_ms = serializers.IntegerField()
+        next = NextItemSerializer(help_text="the item to judge now (done: nothing left)")
 
     @extend_schema(
         request=JudgmentInputSerializer,
@@ -133,10 +144,10 @@ class JudgmentApi(APIView):
         data = self.JudgmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = dict(data.validated_data)
-        task = task_for_annotator(request.user, answer.pop("task"))
+        task = annotator_task(request.user, answer.pop("task"))
         try:
-            recorded = judgment_record(
-                task_id=task.id,
+            recorded, next_slot = judgment_record_and_claim_next(
+                task=task,
                 slot_id=answer.pop("slot"),
                 annotator_id=request.user.id,
                 answer=answer,
@@ -145,16 +156,16 @@ class JudgmentApi(APIView):
             code = {"invalid": 400, "not_found": 404, "conflict": 409}[error.code]
             return Response({"error": str(error)}, status=code)
         judgment = recorded.judgment
+        # Plain values in the serializer's shape (the serializer documents it).
         return Response(
-            self.JudgmentOutputSerializer(
-                {
-                    "id": judgment.id,
-                    "status": "recorded" if recorded.created else "already_recorded",
-                    "message": recorded.message,
-                    "hter": judgment.hter,
-                    "duration_ms": judgment.duration_ms,
-                }
-            ).data,
+            {
+                "id": judgment.id,
+                "status": "recorded" if recorded.created else "already_recorded",
+                "message": recorded.message,
+                "hter": judgment.hter,
+                "duration_ms": judgment.duration_ms,
+                "next": next_item_body(task, request.user.id, next_slot),
+            },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
         )
 

@@ -47,7 +47,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.db import connection, transaction
-from django.db.models import Case, Exists, OuterRef, Value, When
 from django.utils import timezone
 
 from annotation.models import LIKERT_TYPES, Batch, CrowdParticipant, Item, ItemType, Slot, Task
@@ -261,6 +260,14 @@ CLAIM_SQL = (
 def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
     """The slot this annotator should judge now (in their batch, leased to them); None when
     nothing is left for them."""
+    return slot_claim_next_in_transaction(task=task, annotator_id=annotator_id, now=now)
+
+
+def slot_claim_next_in_transaction(
+    *, task: Task, annotator_id: int, now: datetime | None = None
+) -> Slot | None:
+    """``slot_claim_next`` inside the caller's transaction (no savepoint of its own); the
+    caller holds one open (``transaction.atomic``)."""
     now = now or timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
@@ -295,15 +302,33 @@ def batch_lock(*, task_id: int, slot_id: int) -> None:
     )
 
 
+# Closes the batch after its last judgment, else renews its lease (raw SQL: the hot path
+# pays no ORM compilation for it).
+BATCH_AFTER_JUDGMENT_SQL = (
+    f"UPDATE {Batch._meta.db_table} b SET"  # noqa: S608 (model tables; values are parameters)
+    " state = CASE WHEN p.pending THEN %(leased)s ELSE %(done)s END,"
+    " leased_until = CASE WHEN p.pending THEN %(lease_end)s END"
+    f" FROM (SELECT EXISTS (SELECT 1 FROM {Slot._meta.db_table}"
+    " WHERE batch_id = %(batch)s AND state <> %(slot_done)s) AS pending) p"
+    " WHERE b.id = %(batch)s AND b.annotator_id = %(annotator)s"
+)
+
+
 def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
     """After a slot's judgment: closes its batch if that was the last one, else renews the
     batch's lease. One query."""
-    pending = Exists(Slot.objects.filter(batch_id=OuterRef("pk")).exclude(state=Slot.State.DONE))
-    lease_end = now + timedelta(seconds=slot.task.lease_seconds)
-    Batch.objects.filter(id=slot.batch_id, annotator_id=slot.annotator_id).update(
-        state=Case(When(pending, then=Value(Batch.State.LEASED)), default=Value(Batch.State.DONE)),
-        leased_until=Case(When(pending, then=Value(lease_end)), default=None),
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            BATCH_AFTER_JUDGMENT_SQL,
+            {
+                "leased": Batch.State.LEASED.value,
+                "done": Batch.State.DONE.value,
+                "lease_end": now + timedelta(seconds=slot.task.lease_seconds),
+                "slot_done": Slot.State.DONE.value,
+                "batch": slot.batch_id,
+                "annotator": slot.annotator_id,
+            },
+        )
 
 
 def batches_release(*, task: Task) -> int:

@@ -22,7 +22,12 @@ from annotation.models import (
     TaskType,
 )
 from annotation.scales import CONTINUOUS, scale_range
-from annotation.services.assignment import batch_after_judgment, batch_lock, slot_skip
+from annotation.services.assignment import (
+    batch_after_judgment,
+    batch_lock,
+    slot_claim_next_in_transaction,
+    slot_skip,
+)
 from annotation.services.spans import (
     CheckedSpan,
     SpanAnswerError,
@@ -202,6 +207,20 @@ def judgment_record(
     recorded and changes nothing. A slot taken over by someone else after its lease expired
     is a conflict; the answer is not recorded and the response says so.
     """
+    return _record_in_transaction(
+        task_id=task_id, slot_id=slot_id, annotator_id=annotator_id, answer=answer, now=now
+    )
+
+
+def _record_in_transaction(
+    *,
+    task_id: int,
+    slot_id: int,
+    annotator_id: int,
+    answer: dict[str, Any],
+    now: datetime | None = None,
+) -> Recorded:
+    """``judgment_record`` inside the caller's transaction (no savepoint of its own)."""
     now = now or timezone.now()
     batch_lock(task_id=task_id, slot_id=slot_id)
     # The slot, locked, with its task, item and any judgment already recorded: one query.
@@ -265,6 +284,21 @@ def judgment_record(
     slot.save(update_fields=["state"])
     batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)
+
+
+@transaction.atomic
+def judgment_record_and_claim_next(
+    *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
+) -> tuple[Recorded, Slot | None]:
+    """Records the answer (``judgment_record``) and claims the annotator's next slot
+    (``slot_claim_next``) in one transaction: one answer per judgment for the client, one
+    commit for the database. A failed claim (the database lost) rolls the judgment back with
+    it, and the client's retry records it then; an acknowledged judgment is always stored."""
+    # The parts run inside this transaction without savepoints: two round trips fewer.
+    recorded = _record_in_transaction(
+        task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, answer=answer
+    )
+    return recorded, slot_claim_next_in_transaction(task=task, annotator_id=annotator_id)
 
 
 MAX_SKIP_NOTE_CHARS = 500

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -56,27 +57,42 @@ def annotate(request, task_id: int):
             "annotate/done.html",
             {"task": task, "progress": progress, "crowd": participant is not None},
         )
-    return render(
-        request,
-        "annotate/item.html",
-        {
-            "task": task,
-            "slot": slot,
-            "item": slot.item,
-            "progress": progress,
-            "TaskType": TaskType,
-            "span_types": SPAN_TYPES,
-            "esa_warn_below": ESA_WARN_BELOW,
-            "non_translation": NON_TRANSLATION,
-            # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
-            "mqm_weights": json.dumps(task_mqm_weights(task).as_dict())
-            if task.task_type == TaskType.MQM
-            else "",
-            "instructions": task_instructions(task),
-            "instructions_open": first_item,
-            "skip_reasons": SkipReason.choices,
-            **item_display(slot),
-        },
+    context = _item_context(task, slot, progress)
+    context.update(instructions=task_instructions(task), instructions_open=first_item)
+    return render(request, "annotate/item.html", context)
+
+
+def _item_context(task: Task, slot, progress) -> dict[str, object]:
+    return {
+        "task": task,
+        "slot": slot,
+        "item": slot.item,
+        "progress": progress,
+        "TaskType": TaskType,
+        "span_types": SPAN_TYPES,
+        "esa_warn_below": ESA_WARN_BELOW,
+        "non_translation": NON_TRANSLATION,
+        # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
+        "mqm_weights": json.dumps(task_mqm_weights(task).as_dict())
+        if task.task_type == TaskType.MQM
+        else "",
+        "skip_reasons": SkipReason.choices,
+        **item_display(slot),
+    }
+
+
+def _next_item_html(request, task: Task) -> str | None:
+    """The next item's form and progress, for the page's script to swap in: one round trip
+    per judgment. None when the page must load instead: nothing left (the done page, a crowd
+    participant's completion link) or a span task (its editor sets itself up on page load)."""
+    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED:
+        return None
+    slot = slot_claim_next(task=task, annotator_id=request.user.id)
+    if slot is None:
+        return None
+    progress = annotator_progress(task=task, annotator_id=request.user.id)
+    return render_to_string(
+        "annotate/_next_item.html", _item_context(task, slot, progress), request=request
     )
 
 
@@ -141,14 +157,20 @@ def submit(request, task_id: int):
         level = messages.error if error.code == "invalid" else messages.warning
         level(request, f"Not saved: {error}.")
     else:
-        if not recorded.created:
-            messages.info(request, "That answer was already saved; nothing changed.")
         if by_script:
-            # A retry of an answer that did reach the database is a success too.
+            # A retry of an answer that did reach the database is a success too. The next
+            # item comes along ("html"), so the page shows it without loading again.
             status = "recorded" if recorded.created else "already_recorded"
             return JsonResponse(
-                {"status": status, "judgment": recorded.judgment.id, "next": next_url}
+                {
+                    "status": status,
+                    "judgment": recorded.judgment.id,
+                    "next": next_url,
+                    "html": _next_item_html(request, task),
+                }
             )
+        if not recorded.created:
+            messages.info(request, "That answer was already saved; nothing changed.")
     return redirect("annotate", task.id)
 
 

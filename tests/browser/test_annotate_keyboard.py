@@ -173,3 +173,27 @@ def test_pairwise_side_by_side_scores(page, live_server, launched, loaded_campai
     next_item(page, slot)
     judgment = Judgment.objects.get()
     assert (judgment.candidate_scores, judgment.preference) == ([35, 80], "B")
+
+
+def test_the_next_item_comes_without_a_page_load(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    """One round trip per judgment: the submit's answer carries the next item, swapped into
+    the same document; the keys keep working on it, and a reload resumes the item shown."""
+    task = launched("adequacy")
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    page.evaluate("window.sameDocument = true")
+    for score in ("4", "3"):
+        slot = current_slot(page)
+        page.keyboard.press(score)
+        page.keyboard.press("Enter")
+        next_item(page, slot)
+    assert page.evaluate("window.sameDocument") is True  # never navigated
+    assert page.url == f"{live_server.url}/annotate/{task.id}/"
+    assert page.locator("#submit-status").is_hidden()
+    shown = current_slot(page)
+    page.reload()
+    page.wait_for_selector("#judgment")
+    assert current_slot(page) == shown
+    assert list(Judgment.objects.order_by("id").values_list("score", flat=True)) == [4, 3]
