@@ -79,3 +79,28 @@ def test_the_form_and_the_api_give_the_same_messages(client, campaign, manager):
     )
     assert answer.status_code == 400 and "add up to 100% of the items" in answer.json()["error"]
     assert not Task.objects.exists()
+
+
+def test_a_refused_task_keeps_the_managers_choices_beside_the_error(client, campaign, manager):
+    client.force_login(manager)
+    form = {
+        "task_type": "fluency",
+        "scale": "likert5",
+        "judgments_per_item": "4",
+        "ranking_size": "5",
+        "context_size": "0",
+        "items_per_annotator": "0",
+        "repeat_rate": "0.7",
+        "bad_reference_rate": "0.6",
+        "reference_rate": "0.5",
+    }
+    answer = client.post(f"/campaigns/{campaign.id}/tasks/", form)
+    page = answer.content.decode()
+    assert answer.status_code == 400
+    assert 'class="error task-error"' in page and "add up to 180%" in page
+    # The add-task form is open and holds what was sent, not the defaults.
+    assert '<details class="card" id="add-task" open>' in page
+    assert 'name="repeat_rate" value="0.7"' in page
+    assert 'name="judgments_per_item" value="4"' in page
+    assert '<option value="fluency" selected>' in page
+    assert not Task.objects.exists()

@@ -58,12 +58,23 @@ def campaign_create_view(request):
 @login_required
 @authorize(CAN_SEE_RESULTS)
 def campaign_detail(request, campaign_id: int):
-    return _detail_page(request, request.campaign, request.role)
+    return campaign_page(request, request.campaign, request.role)
 
 
-def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", status=200):
-    """The campaign page; after a refused upload, with the form as it was sent and the error
-    beside it (a browser cannot be given the chosen files back, only the other choices)."""
+def campaign_page(
+    request,
+    campaign,
+    role,
+    *,
+    form=None,
+    upload_error: str = "",
+    task_form=None,
+    task_error: str = "",
+    status=200,
+):
+    """The campaign page; after a refused upload or task, with that form as it was sent and
+    the error beside it (a browser cannot be given the chosen files back, only the other
+    choices)."""
     runs = system_runs_with_jobs(campaign)
     return render(
         request,
@@ -78,7 +89,8 @@ def _detail_page(request, campaign, role, *, form=None, upload_error: str = "", 
             "form": form or UploadForm(),
             "upload_error": upload_error,
             "upload_limit": format_size(settings.UPLOAD_MAX_BYTES),
-            "task_form": TaskForm(),
+            "task_form": task_form or TaskForm(),
+            "task_error": task_error,
             "missing_systems": tasks_missing_systems(campaign),
             "metric_form": MetricScoresForm(),
         },
@@ -106,7 +118,7 @@ def campaign_upload(request, campaign_id: int):
     form = UploadForm(request.POST, request.FILES)
 
     def refused(error: str):
-        return _detail_page(request, campaign, role, form=form, upload_error=error, status=400)
+        return campaign_page(request, campaign, role, form=form, upload_error=error, status=400)
 
     if not form.is_valid():
         return refused(" ".join(" ".join(error) for error in form.errors.values()))

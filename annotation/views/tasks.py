@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.errors import refused_to
+from annotation.errors import ApplicationError, refused_to
 from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
@@ -29,18 +29,28 @@ from annotation.services.tasks import (
     task_launch,
     task_reference_warning,
 )
+from annotation.views.campaigns import campaign_page
 
 
 @login_required
 @require_POST
 @authorize(CAN_MANAGE)
-@refused_to("campaign-detail", "Task not created: {error}.")
 def task_add(request, campaign_id: int):
     form = TaskForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Task not created: {form.errors.as_text()}")
-        return redirect("campaign-detail", campaign_id)
-    task = task_create(campaign=request.campaign, **form.cleaned_data)
+    try:
+        if not form.is_valid():
+            raise TaskError(form.errors.as_text())
+        task = task_create(campaign=request.campaign, **form.cleaned_data)
+    except ApplicationError as error:
+        # A form re-rendered with the error beside it, so the manager's choices are kept.
+        return campaign_page(
+            request,
+            request.campaign,
+            request.role,
+            task_form=form,
+            task_error=f"Task not created: {error}.",
+            status=400,
+        )
     messages.success(
         request,
         f"{task.get_task_type_display()} task created; launch it when the data is complete.",
