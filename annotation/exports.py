@@ -18,7 +18,9 @@ Formats:
   --rankings`` reads it; rankings that do not fit one row (more than five outputs, or one
   output standing for several systems) are spread over several rows that expand to the
   same pairwise labels (see ``wmt_entries``).
-* system rankings (one row per system) as CSV or JSON.
+* system rankings (one row per system of each ranking: Likert, pairwise, HTER, and the ESA and
+  MQM tasks' rows as the results page shows them, ``SpanTaskResults.ranking_rows``) as CSV or
+  JSON.
 """
 
 from __future__ import annotations
