@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotation.models import Document, Segment
+from annotation.models import Document, Judgment, Segment
 from annotation.selectors.human.spans import span_results
 from annotation.services.assignment import slot_claim_next
+from annotation.services.exclusions import annotator_exclude
 from annotation.services.judgments import judgment_record
 
 pytestmark = pytest.mark.django_db
@@ -174,3 +175,17 @@ def test_downloads_and_api_carry_the_span_rankings_the_page_shows(judged, client
             assert {k: want[k] for k in system} == system
     one = client.get(reverse("api-results-human", args=[campaign.id]) + f"?task={mqm.id}").json()
     assert [t["task_id"] for t in one["span_rankings"]] == [mqm.id]
+
+
+def test_an_excluded_annotator_leaves_the_span_rankings_of_the_download(judged, client, manager):
+    """As on the page: the only annotator of the MQM task excluded there, it has no rows."""
+    campaign = judged["campaign"]
+    esa, mqm = judged["esa"][0], judged["mqm"][0]
+    rater = Judgment.objects.filter(task=mqm).values_list("annotator_id", flat=True).first()
+    annotator_exclude(
+        campaign=campaign, annotator_id=rater, excluded=True, by=manager, task_id=mqm.id
+    )
+    client.force_login(manager)
+    document = json.loads(download(client, campaign, "json"))
+    assert {r["task_id"] for r in document["systems"] if "protocol" in r} == {esa.id}
+    assert [r.ranking_rows() for r in span_results(campaign) if r.task.id == mqm.id] == [[]]
