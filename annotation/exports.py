@@ -18,7 +18,9 @@ Formats:
   --rankings`` reads it; rankings that do not fit one row (more than five outputs, or one
   output standing for several systems) are spread over several rows that expand to the
   same pairwise labels (see ``wmt_entries``).
-* system rankings (one row per system) as CSV or JSON.
+* system rankings (one row per system of each ranking: Likert, pairwise, HTER, and the ESA and
+  MQM tasks' rows as the results page shows them, ``SpanTaskResults.ranking_rows``) as CSV or
+  JSON.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from annotation.selectors.exports import (
 )
 from annotation.selectors.human import HumanResults
 from annotation.selectors.human.comparisons import ranks_of
+from annotation.selectors.human.spans import SpanTaskResults
 
 WMT_WIDTH = 5  # systems per row of the 5-way WMT format
 BATCH = 500  # CSV lines per chunk sent
@@ -185,14 +188,22 @@ def wmt_ranking_rows(
             ]
 
 
-def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
-    """One row per system of every ranking on the dashboard. A column means the same in
-    every row (``systems_beaten``: systems a Likert system beats at p < 0.05; ``wins``:
-    pairwise comparisons won); a row leaves empty what its measure does not have or what
-    too little data left undefined."""
+def ranking_rows(
+    results: HumanResults, spans: Iterable[SpanTaskResults] = ()
+) -> list[dict[str, Any]]:
+    """One row per system of every ranking on the dashboard, the error-span tasks' (ESA,
+    MQM: ``spans``) included. A column means the same in every row (``systems_beaten``:
+    systems a Likert, ESA or MQM system beats at p < 0.05; ``wins``: pairwise comparisons
+    won; ``score``: an ESA or MQM score, ``higher_is_better`` saying which way it points);
+    a row leaves empty what its measure does not have or what too little data left
+    undefined."""
     rows: list[dict[str, Any]] = []
     for task in results.tasks:
-        base = {"task_id": task.task.id, "task_type": task.task.task_type}
+        base = {
+            "task_id": task.task.id,
+            "task_type": task.task.task_type,
+            "task_name": task.task.get_task_type_display(),
+        }
         for ranking in task.likert:
             for position, system in enumerate(ranking.systems, start=1):
                 s = system.score
@@ -252,15 +263,23 @@ def ranking_rows(results: HumanResults) -> list[dict[str, Any]]:
                     "segments": h.segments,
                 }
             )
+    for span_task in spans:
+        rows.extend(span_task.ranking_rows())
     return [{k: _json_value(v) for k, v in row.items()} for row in rows]
 
 
 RANKING_COLUMNS = [
     "task_id",
     "task_type",
+    "task_name",
+    "protocol",
     "measure",
     "position",
     "system",
+    "score",
+    "score_low",
+    "score_high",
+    "higher_is_better",
     "z",
     "z_low",
     "z_high",
@@ -285,13 +304,19 @@ RANKING_COLUMNS = [
     "rank_high",
     "segments",
     "judgments",
+    "domains",
 ]
 
 
 def ranking_csv_rows(rows: list[dict[str, Any]]) -> Iterator[list[Any]]:
+    """The rows as CSV cells; a list (the ESA domains) as a JSON array, unambiguous whatever
+    the domains' names hold."""
     yield RANKING_COLUMNS
     for row in rows:
-        yield [row.get(column) for column in RANKING_COLUMNS]
+        yield [
+            json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+            for value in (row.get(column) for column in RANKING_COLUMNS)
+        ]
 
 
 class _Echo:

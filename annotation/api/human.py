@@ -157,8 +157,43 @@ class MetaEvaluationSerializer(serializers.Serializer):
         }
 
 
+class SpanSystemSerializer(serializers.Serializer):
+    """One of ``SpanTaskResults.ranking_rows``: the row the page and the download show."""
+
+    position = serializers.IntegerField()
+    system = serializers.CharField()
+    score = Number(help_text="ESA: mean raw 0-100 score; MQM: mean MQM score (error weights)")
+    score_low = Number(help_text="95% bootstrap interval")
+    score_high = Number()
+    cluster = serializers.IntegerField()
+    rank_low = serializers.IntegerField()
+    rank_high = serializers.IntegerField()
+    systems_beaten = serializers.IntegerField(
+        help_text="systems this one beats at p < 0.05 (one-sided Wilcoxon signed-rank)"
+    )
+    segments = serializers.IntegerField()
+    judgments = serializers.IntegerField(help_text="ESA: judgments; MQM: ratings")
+
+
+class SpanRankingSerializer(serializers.Serializer):
+    task_id = serializers.IntegerField(source="task.id")
+    task_type = serializers.CharField(source="task.task_type")
+    task_name = serializers.CharField(source="task.get_task_type_display")
+    protocol = serializers.ChoiceField(choices=["esa", "mqm"])
+    higher_is_better = serializers.BooleanField(help_text="ESA: true; MQM: false")
+    domains = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="ESA: the domains averaged over (empty: a plain mean)",
+    )
+    judgments = serializers.IntegerField()
+    systems = SpanSystemSerializer(many=True, source="ranking_rows")
+
+
 class HumanResultsSerializer(serializers.Serializer):
     tasks = TaskResultsSerializer(many=True)
+    span_rankings = SpanRankingSerializer(
+        many=True, help_text="ESA, ESA^AI and MQM tasks (their full results: .../human/spans)"
+    )
     excluded = serializers.ListField(child=serializers.IntegerField())
     correlations = CorrelationSerializer(many=True)
     meta_evaluation = MetaEvaluationSerializer(many=True)
@@ -166,8 +201,9 @@ class HumanResultsSerializer(serializers.Serializer):
 
 class HumanResultsApi(APIView):
     """Rankings with intervals and clusters, agreement and quality control of every launched
-    task, system-level correlations with the automatic metrics, and their meta-evaluation
-    (system pairwise accuracy; segment Kendall-like tau, acc23, tie-optimised acc23)."""
+    task (of error-span tasks the rankings only, in ``span_rankings``), system-level
+    correlations with the automatic metrics, and their meta-evaluation (system pairwise
+    accuracy; segment Kendall-like tau, acc23, tie-optimised acc23)."""
 
     class QuerySerializer(serializers.Serializer):
         weights = serializers.ChoiceField(
@@ -190,6 +226,9 @@ class HumanResultsApi(APIView):
         )
         body = {
             "tasks": results.tasks,
+            "span_rankings": span_results(
+                campaign, task_id=query.validated_data.get("task"), agreement=False
+            ),
             "excluded": sorted(results.excluded),
             "correlations": results.correlations,
             "meta_evaluation": meta_evaluation(campaign, results.excluded),

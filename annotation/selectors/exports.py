@@ -45,11 +45,7 @@ def judgment_export_rows(
     if task_id is not None:
         judgments = judgments.filter(task_id=task_id)
     if included_only:
-        judgments = judgments.filter(excluded=False).exclude(
-            annotator_id__in=left_out.campaign_wide
-        )
-        for annotator_id, excluded_task in left_out.by_task:
-            judgments = judgments.exclude(annotator_id=annotator_id, task_id=excluded_task)
+        judgments = left_out.counted(judgments)
     rows = (
         judgments.annotate(
             candidate_systems=_candidate_field("systems"),

@@ -10,6 +10,7 @@ from datetime import datetime
 from django.db.models import Prefetch
 
 from annotation.models import SPAN_TYPES, Campaign, ErrorSpan, Judgment
+from annotation.selectors.human.loading import exclusions
 from metrics.spans import Span
 
 CHUNK = 2000
@@ -45,12 +46,14 @@ def span_judgments(
     *, campaign: Campaign, task_id: int | None = None, included_only: bool = False
 ) -> Iterator[SpanJudgment]:
     """The campaign's span judgments in item order, each with its spans (a few queries per
-    chunk of judgments)."""
+    chunk of judgments). ``excluded`` is true for judgments excluded one by one and for those
+    of annotators an organiser left out; ``included_only`` drops both (what rankings count)."""
+    left_out = exclusions(campaign.id)
     judgments = Judgment.objects.filter(task__campaign=campaign, task_type__in=SPAN_TYPES)
     if task_id is not None:
         judgments = judgments.filter(task_id=task_id)
     if included_only:
-        judgments = judgments.filter(excluded=False)
+        judgments = left_out.counted(judgments)
     judgments = (
         judgments.select_related("annotator", "item__segment__document", "item__system")
         .prefetch_related(Prefetch("spans", queryset=ErrorSpan.objects.order_by("id")))
@@ -77,7 +80,8 @@ def span_judgments(
             score=judgment.score,
             served_at=judgment.served_at,
             submitted_at=judgment.submitted_at,
-            excluded=judgment.excluded,
+            excluded=judgment.excluded
+            or left_out.excludes(judgment.annotator_id, judgment.task_id),
             spans=tuple(
                 Span(
                     row.start,

@@ -241,7 +241,7 @@ def rankings_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("rankings download as .csv or .json")
-    rows = ranking_rows(human_results(campaign))
+    rows = ranking_rows(human_results(campaign), span_results(campaign, agreement=False))
     name = f"evalsite-{campaign.id}-human-rankings.{fmt}"
     if fmt == "json":
         document = json.dumps({"campaign": campaign.name, "systems": rows}, indent=1)

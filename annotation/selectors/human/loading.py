@@ -138,6 +138,14 @@ class Exclusions:
     def excludes(self, annotator_id: int, task_id: int) -> bool:
         return annotator_id in self.campaign_wide or (annotator_id, task_id) in self.by_task
 
+    def counted(self, judgments: QuerySet[Judgment]) -> QuerySet[Judgment]:
+        """The judgments the rankings count: neither excluded one by one nor by an annotator
+        left out (of every task, or of the judgment's task)."""
+        judgments = judgments.filter(excluded=False).exclude(annotator_id__in=self.campaign_wide)
+        for annotator_id, task_id in self.by_task:
+            judgments = judgments.exclude(annotator_id=annotator_id, task_id=task_id)
+        return judgments
+
     def arrays(self) -> tuple[list[int], list[int]]:
         """Parallel annotator and task id arrays for SQL; task 0 stands for every task."""
         pairs = sorted([(a, 0) for a in self.campaign_wide] + list(self.by_task))

@@ -14,6 +14,7 @@ from annotation.services.spans import task_mqm_weights
 from metrics.spans import (
     ErrorBreakdown,
     EsaRanking,
+    EsaSystemScore,
     MqmRanking,
     ScoreAgreement,
     annotator_pairs,
@@ -45,6 +46,52 @@ class SpanTaskResults:
     @property
     def ranking(self) -> MqmRanking | EsaRanking | None:
         return self.mqm or self.esa
+
+    @property
+    def protocol(self) -> str:
+        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA)."""
+        return "mqm" if self.task.task_type == TaskType.MQM else "esa"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.protocol == "esa"  # MQM scores are error weights: lower is better
+
+    @property
+    def domains(self) -> list[str]:
+        """The domains an ESA score is averaged over (empty: a plain mean, or MQM)."""
+        return self.esa.domains if self.esa else []
+
+    def ranking_rows(self) -> list[dict[str, Any]]:
+        """One row per system, best first: what the page's table shows, the rankings
+        download writes and the API returns (the one place these rows are made)."""
+        ranking = self.ranking
+        if ranking is None:
+            return []
+        task = self.task
+        return [
+            {
+                "task_id": task.id,
+                "task_type": task.task_type,
+                "task_name": task.get_task_type_display(),
+                "protocol": self.protocol,
+                "measure": self.protocol,
+                "position": position,
+                "system": s.system,
+                "score": s.score,
+                "score_low": s.interval[0],
+                "score_high": s.interval[1],
+                "higher_is_better": self.higher_is_better,
+                "cluster": s.cluster,
+                "rank_low": s.rank_range[0],
+                "rank_high": s.rank_range[1],
+                "systems_beaten": s.wins,
+                "segments": s.segments,
+                # ESA: judgments of the system; MQM: ratings (one per rater and segment).
+                "judgments": s.judgments if isinstance(s, EsaSystemScore) else s.ratings,
+                "domains": self.domains,
+            }
+            for position, s in enumerate(ranking.systems, start=1)
+        ]
 
     def p_matrix(self) -> list[tuple[str, list[float | None]]]:
         """Rows of one-sided p-values "row better than column", systems best first."""
@@ -108,7 +155,9 @@ def _ranked(rows: list[SpanJudgment]) -> list[SpanJudgment]:
     return [row for row in rows if row.item_type == ItemType.TGT]
 
 
-def span_task_results(task: Task) -> SpanTaskResults:
+def span_task_results(task: Task, *, agreement: bool = True) -> SpanTaskResults:
+    """Rankings, errors by category and severity and (unless ``agreement`` is false, as for
+    the rankings download) agreement of one error-span task."""
     rows = list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
     result = SpanTaskResults(task=task, judgments=len(rows))
     ranked = _ranked(rows)
@@ -142,6 +191,8 @@ def span_task_results(task: Task) -> SpanTaskResults:
         ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
         systems=[s.system for s in (result.mqm or result.esa).systems],  # type: ignore[union-attr]
     )
+    if not agreement:
+        return result
     items = [row.item_id for row in ranked]
     annotators = [row.annotator_id for row in ranked]
     pairs = annotator_pairs(zip(items, annotators, (row.spans for row in ranked), strict=True))
@@ -153,7 +204,12 @@ def span_task_results(task: Task) -> SpanTaskResults:
     return result
 
 
-def span_results(campaign: Campaign) -> list[SpanTaskResults]:
-    """One entry per launched ESA, ESA^AI or MQM task of the campaign."""
+def span_results(
+    campaign: Campaign, *, task_id: int | None = None, agreement: bool = True
+) -> list[SpanTaskResults]:
+    """One entry per launched ESA, ESA^AI or MQM task of the campaign (or the one task
+    ``task_id``, if it is one of them)."""
     tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=SPAN_TYPES)
-    return [span_task_results(task) for task in tasks.order_by("id")]
+    if task_id is not None:
+        tasks = tasks.filter(id=task_id)
+    return [span_task_results(task, agreement=agreement) for task in tasks.order_by("id")]
