@@ -337,4 +337,4 @@ def test_api_exclusion_of_one_task(results):
     assert AnnotatorExclusion.objects.get(annotator=target).task_id == task.id
     assert api.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()["excluded"] == []
     wrong = api.post(url, {**body, "task": 10**9}, format="json")
-    assert wrong.status_code == 400 and "no such task" in wrong.json()["error"]
+    assert wrong.status_code == 404 and "no such task" in wrong.json()["error"]
