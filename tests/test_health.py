@@ -23,8 +23,10 @@ def test_broker_down_is_503(client, settings, celery_worker_process):
 
 
 def test_no_worker_is_503(client, settings):
-    # An empty Redis database that no worker listens on: the broker answers, no worker does.
-    settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL.rsplit("/", 1)[0] + "/14"
+    # Another Redis database than the tests' own, which no worker listens on: the broker
+    # answers, no worker does.
+    base, database = settings.CELERY_BROKER_URL.rsplit("/", 1)
+    settings.CELERY_BROKER_URL = f"{base}/{(int(database or 0) + 7) % 16}"
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["broker"] == "ok"
