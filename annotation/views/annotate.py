@@ -12,9 +12,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.errors import error_status, refused_to
 from annotation.instructions import task_instructions
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
-from annotation.permissions import task_for_annotator
+from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.scales import CONTINUOUS
 from annotation.selectors.annotation import (
     annotator_has_begun,
@@ -28,10 +29,6 @@ from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from metrics.spans.mqm import NON_TRANSLATION
 
 
-def _task_for(request, task_id: int) -> Task:
-    return task_for_annotator(request.user, task_id)
-
-
 @login_required
 def task_list(request):
     tasks = tasks_for_annotator(request.user)
@@ -40,8 +37,9 @@ def task_list(request):
 
 
 @login_required
+@authorize(CAN_ANNOTATE)
 def annotate(request, task_id: int):
-    task = _task_for(request, task_id)
+    task = request.task
     if task.state != Task.State.LAUNCHED:
         return render(request, "annotate/stopped.html", {"task": task}, status=409)
     # Before the first item the instructions are open above it; then one key ("?") away.
@@ -124,13 +122,14 @@ def _sent_by_script(request) -> bool:
 
 
 INCOMPLETE = "The form was incomplete; please answer again."
-_ERROR_STATUS = {"invalid": 400, "not_found": 404, "conflict": 409}
 
 
 @login_required
 @require_POST
+@authorize(CAN_ANNOTATE)
+@refused_to("annotate", "Not saved: {error}.", url_kwargs=("task_id",))
 def submit(request, task_id: int):
-    task = _task_for(request, task_id)
+    task = request.task
     by_script = _sent_by_script(request)
     next_url = reverse("annotate", args=[task.id])
     try:
@@ -149,52 +148,49 @@ def submit(request, task_id: int):
             answer=answer,
         )
     except JudgmentError as error:
-        if by_script:
-            return JsonResponse(
-                {"detail": f"Not saved: {error}.", "code": error.code, "next": next_url},
-                status=_ERROR_STATUS[error.code],
-            )
-        level = messages.error if error.code == "invalid" else messages.warning
-        level(request, f"Not saved: {error}.")
-    else:
-        if by_script:
-            # A retry of an answer that did reach the database is a success too. The next
-            # item comes along ("html"), so the page shows it without loading again.
-            status = "recorded" if recorded.created else "already_recorded"
-            return JsonResponse(
-                {
-                    "status": status,
-                    "judgment": recorded.judgment.id,
-                    "next": next_url,
-                    "html": _next_item_html(request, task),
-                }
-            )
-        if not recorded.created:
-            messages.info(request, "That answer was already saved; nothing changed.")
+        if not by_script:
+            raise  # the page goes back to the item with the reason (refused_to)
+        # The script shows the reason itself, and the way on to the next item.
+        return JsonResponse(
+            {"detail": f"Not saved: {error}.", "code": error.kind, "next": next_url},
+            status=error_status(error),
+        )
+    if by_script:
+        # A retry of an answer that did reach the database is a success too. The next
+        # item comes along ("html"), so the page shows it without loading again.
+        status = "recorded" if recorded.created else "already_recorded"
+        return JsonResponse(
+            {
+                "status": status,
+                "judgment": recorded.judgment.id,
+                "next": next_url,
+                "html": _next_item_html(request, task),
+            }
+        )
+    if not recorded.created:
+        messages.info(request, "That answer was already saved; nothing changed.")
     return redirect("annotate", task.id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_ANNOTATE)
+@refused_to("annotate", "Not skipped: {error}.", url_kwargs=("task_id",))
 def skip(request, task_id: int):
     """Skips or flags the item with a reason; the next item follows."""
-    task = _task_for(request, task_id)
+    task = request.task
     try:
         # Not "slot": the page's judgment form holds that one.
         slot_id = int(request.POST.get("skipped_slot", ""))
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    try:
-        skip_record(
-            task_id=task.id,
-            slot_id=slot_id,
-            annotator_id=request.user.id,
-            reason=request.POST.get("reason", ""),
-            note=request.POST.get("note", ""),
-        )
-    except JudgmentError as error:
-        messages.error(request, f"Not skipped: {error}.")
-    else:
-        messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
+    skip_record(
+        task_id=task.id,
+        slot_id=slot_id,
+        annotator_id=request.user.id,
+        reason=request.POST.get("reason", ""),
+        note=request.POST.get("note", ""),
+    )
+    messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
     return redirect("annotate", task.id)
