@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -284,12 +285,61 @@ def slot_claim_next_in_transaction(
             ],
         )
         (slot_id,) = cursor.fetchone()
-    if slot_id is None:
-        return None
-    # The item is shown next: its segment comes along, and the task is the one we have.
+    return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
+
+
+def slot_shown(*, slot_id: int, task: Task) -> Slot:
+    """A claimed slot as it is shown: its item and segment come along, and the task is the
+    one the caller has."""
     slot = Slot.objects.select_related("item__segment").get(id=slot_id)
     slot.task = task
     return slot
+
+
+@dataclass(frozen=True)
+class JudgedAndClaimed:
+    """What ``slot_judge_and_claim`` did: ``outcome`` is "recorded" (with the judgment's id
+    and duration, and the next slot, None when nothing is left) or the refusal's reason."""
+
+    outcome: str
+    judgment_id: int | None
+    duration_ms: int | None
+    next_slot_id: int | None
+
+
+JUDGE_AND_CLAIM_SQL = (
+    "SELECT outcome, recorded_id, recorded_ms, next_slot"
+    " FROM evalsite_judge_and_claim(%s, %s, %s, %s, %s, %s, %s, %s::smallint, %s::smallint,"
+    " %s::varchar)"
+)
+
+
+def slot_judge_and_claim(
+    *, task: Task, slot_id: int, annotator_id: int, values: dict[str, Any], now: datetime
+) -> JudgedAndClaimed:
+    """Records a checked Likert or pairwise answer (``values``: score, fluency, preference)
+    on the slot and claims the annotator's next one: one statement of the PostgreSQL
+    function ``evalsite_judge_and_claim`` (assignment.sql), a transaction by itself, so no
+    BEGIN and COMMIT round trips; the judgment and the claim commit together or not at all.
+    The caller turns a refusal into words (``services/judgments.py``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            JUDGE_AND_CLAIM_SQL,
+            [
+                task.id,
+                slot_id,
+                annotator_id,
+                now,
+                task.lease_seconds,
+                batch_quota(task),
+                CROWD_BATCHES,
+                values.get("score"),
+                values.get("fluency"),
+                values.get("preference"),
+            ],
+        )
+        row = cursor.fetchone()
+    return JudgedAndClaimed(*row)
 
 
 def batch_lock(*, task_id: int, slot_id: int) -> None:

@@ -26,6 +26,8 @@ from annotation.services.assignment import (
     batch_after_judgment,
     batch_lock,
     slot_claim_next_in_transaction,
+    slot_judge_and_claim,
+    slot_shown,
     slot_skip,
 )
 from annotation.services.spans import (
@@ -186,10 +188,37 @@ def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]
 
 def _task_open_or_error(task: Task) -> None:
     if task.state != Task.State.LAUNCHED:
-        raise JudgmentError(
-            "conflict",
-            f"the task is {task.get_state_display().lower()}: your answer was not recorded",
-        )
+        raise _task_closed(task.state)
+
+
+def _task_closed(state: str) -> JudgmentError:
+    label = Task.State(state).label.lower()
+    return JudgmentError("conflict", f"the task is {label}: your answer was not recorded")
+
+
+# Why a judgment is refused, by the reason's name (evalsite_judge_and_claim answers with
+# it; _record_in_transaction raises the same), each said once.
+_REFUSALS = {
+    "not_found": ("not_found", "no such item in this task"),
+    "taken": (
+        "conflict",
+        "another annotator judged this item after it was released; your answer was not needed",
+    ),
+    "skipped": ("conflict", "you skipped this item; it went to someone else"),
+    "not_assigned": (
+        "conflict",
+        "this item is no longer assigned to you (it was "
+        "released after a long pause); take the next item",
+    ),
+    "not_served": ("conflict", "this item was not shown to you yet; take the next item"),
+    "judged_already": ("conflict", "you have judged this item already"),
+}
+
+
+def _refused(reason: str) -> JudgmentError:
+    if reason.startswith("task_"):
+        return _task_closed(reason.removeprefix("task_"))
+    return JudgmentError(*_REFUSALS[reason])
 
 
 @transaction.atomic
@@ -231,28 +260,21 @@ def _record_in_transaction(
         .first()
     )
     if slot is None:
-        raise JudgmentError("not_found", "no such item in this task")
+        raise _refused("not_found")
     existing = getattr(slot, "judgment", None)
     if existing is not None:
         if existing.annotator_id == annotator_id:
             _same_answer_or_error(existing, slot, answer)
             return Recorded(existing, created=False)
-        raise JudgmentError(
-            "conflict",
-            "another annotator judged this item after it was released; your answer was not needed",
-        )
+        raise _refused("taken")
     _task_open_or_error(slot.task)
     if hasattr(slot, "skip"):
-        raise JudgmentError("conflict", "you skipped this item; it went to someone else")
+        raise _refused("skipped")
     if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
-        raise JudgmentError(
-            "conflict",
-            "this item is no longer assigned to you (it was "
-            "released after a long pause); take the next item",
-        )
+        raise _refused("not_assigned")
     if slot.served_at is None:
         # Items of a batch are judged in order: one not shown yet is not answered yet.
-        raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
+        raise _refused("not_served")
     spans: list[CheckedSpan] = []
     if slot.task.task_type in SPAN_TYPES:
         try:
@@ -279,21 +301,67 @@ def _record_in_transaction(
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=judgment, spans=spans)
     except IntegrityError:
-        raise JudgmentError("conflict", "you have judged this item already") from None
+        raise _refused("judged_already") from None
     slot.state = Slot.State.DONE
     slot.save(update_fields=["state"])
     batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)
 
 
-@transaction.atomic
 def judgment_record_and_claim_next(
     *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
 ) -> tuple[Recorded, Slot | None]:
-    """Records the answer (``judgment_record``) and claims the annotator's next slot
-    (``slot_claim_next``) in one transaction: one answer per judgment for the client, one
-    commit for the database. A failed claim (the database lost) rolls the judgment back with
-    it, and the client's retry records it then; an acknowledged judgment is always stored."""
+    """Records the answer (as ``judgment_record``) and claims the annotator's next slot (as
+    ``slot_claim_next``) together: one answer per judgment for the client, one commit for the
+    database. A failed claim (the database lost) rolls the judgment back with it, and the
+    client's retry records it then; an acknowledged judgment is always stored.
+
+    An answer checked without its item (Likert, pairwise A/B/T) takes one round trip
+    (``slot_judge_and_claim``); the rest (an item's outputs needed to check it, a second
+    answer to compare with the first, a form to refuse) takes the general path."""
+    values = _checked_without_item(task, answer)
+    if values is not None:
+        now = timezone.now()
+        done = slot_judge_and_claim(
+            task=task, slot_id=slot_id, annotator_id=annotator_id, values=values, now=now
+        )
+        if done.outcome == "recorded":
+            # The columns the answer needs; the row is as _record_in_transaction writes it.
+            judgment = Judgment(
+                id=done.judgment_id,
+                slot_id=slot_id,
+                task_id=task.id,
+                annotator_id=annotator_id,
+                task_type=task.task_type,
+                submitted_at=now,
+                duration_ms=done.duration_ms or 0,
+                **values,
+            )
+            next_slot = done.next_slot_id
+            shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
+            return Recorded(judgment, created=True), shown
+        if done.outcome != "existing":
+            raise _refused(done.outcome)
+    return _record_and_claim(task=task, slot_id=slot_id, annotator_id=annotator_id, answer=answer)
+
+
+def _checked_without_item(task: Task, answer: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer's columns when the task alone checks it (Likert, pairwise A/B/T); None
+    when the item is needed or the answer is refused (the general path says why, in the
+    order it checks: a judged or released slot before the form)."""
+    discrete_pairwise = task.task_type == TaskType.PAIRWISE and task.scale not in CONTINUOUS
+    if task.task_type not in LIKERT_TYPES and not discrete_pairwise:
+        return None
+    try:
+        return _validated(task.task_type, task.scale, [], answer)
+    except JudgmentError:
+        return None
+
+
+@transaction.atomic
+def _record_and_claim(
+    *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
+) -> tuple[Recorded, Slot | None]:
     # The parts run inside this transaction without savepoints: two round trips fewer.
     recorded = _record_in_transaction(
         task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, answer=answer
