@@ -47,10 +47,19 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotation.models import LIKERT_TYPES, Batch, CrowdParticipant, Item, ItemType, Slot, Task
+from annotation.models import (
+    LIKERT_TYPES,
+    Batch,
+    CrowdParticipant,
+    Item,
+    ItemType,
+    Segment,
+    Slot,
+    Task,
+)
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
 # out across the HIT), when the batch is long enough.
@@ -288,10 +297,42 @@ def slot_claim_next_in_transaction(
     return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
 
 
+def _columns(model: type[models.Model], alias: str) -> str:
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def _from_row(model: type[models.Model], values: Sequence[Any]) -> Any:
+    """A model instance from its concrete columns' values, converted as the ORM does (a
+    JSON column arrives as text)."""
+    fields = model._meta.concrete_fields
+    converted = [
+        field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
+        for field, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+
+
+# select_related("item__segment") as raw SQL: the hot path pays no ORM compilation for it.
+_SLOT_SHOWN_SQL = (
+    f"SELECT {_columns(Slot, 's')}, {_columns(Item, 'i')}, {_columns(Segment, 'g')}"  # noqa: S608
+    f" FROM {Slot._meta.db_table} s JOIN {Item._meta.db_table} i ON i.id = s.item_id"
+    f" JOIN {Segment._meta.db_table} g ON g.id = i.segment_id WHERE s.id = %s"
+)
+
+
 def slot_shown(*, slot_id: int, task: Task) -> Slot:
     """A claimed slot as it is shown: its item and segment come along, and the task is the
     one the caller has."""
-    slot = Slot.objects.select_related("item__segment").get(id=slot_id)
+    with connection.cursor() as cursor:
+        cursor.execute(_SLOT_SHOWN_SQL, [slot_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Slot.DoesNotExist(slot_id)
+    item_start = len(Slot._meta.concrete_fields)
+    item_end = item_start + len(Item._meta.concrete_fields)
+    slot = _from_row(Slot, row[:item_start])
+    slot.item = _from_row(Item, row[item_start:item_end])
+    slot.item.segment = _from_row(Segment, row[item_end:])
     slot.task = task
     return slot
 
