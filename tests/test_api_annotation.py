@@ -145,12 +145,12 @@ def test_judgment_and_next_in_a_bounded_number_of_queries(
         if round_ < 14:
             item = api.post("/api/v1/judgments", body, format="json").json()["next"]
             continue
-        # Token and user, the task with the role, the judgment and the claim (one function
-        # call), the next item, its context, the progress.
-        with django_assert_max_num_queries(7) as captured:
+        # Token and user, the task with the role, the judgment, the claim and the progress
+        # (one function call), the next item, its context.
+        with django_assert_max_num_queries(6) as captured:
             response = api.post("/api/v1/judgments", body, format="json")
         assert response.status_code == 201
-        assert len(captured) >= 5  # no step skipped: the judgment is stored, the next claimed
+        assert len(captured) >= 4  # no step skipped: the judgment is stored, the next claimed
         assert any("evalsite_judge_and_claim" in query["sql"] for query in captured)
         judgment = Judgment.objects.get(id=response.json()["id"])
         assert (judgment.score, judgment.slot_id, judgment.slot.state) == (3, body["slot"], "done")

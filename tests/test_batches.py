@@ -380,10 +380,10 @@ def test_an_unshown_slot_of_ones_batch_cannot_be_answered(
 
 @pytest.mark.django_db
 def test_the_installed_assignment_functions_are_the_file():
-    # The file defines the claim, then the judgment-and-claim function (0023).
+    # The file defines the claim, then the progress and the judgment-and-claim functions (0023).
     bodies = claim_function_sql().split("$$")[1::2]
-    assert len(bodies) == 2
-    for name, body in zip(["evalsite_claim_slot", "evalsite_judge_and_claim"], bodies, strict=True):
+    names = ["evalsite_claim_slot", "evalsite_annotator_progress", "evalsite_judge_and_claim"]
+    for name, body in zip(names, bodies, strict=True):
         with connection.cursor() as cursor:
             cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
             installed = [row[0] for row in cursor.fetchall()]

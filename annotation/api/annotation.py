@@ -17,7 +17,12 @@ from annotation.api.fields import (
 )
 from annotation.models import Slot, Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
-from annotation.selectors.annotation import annotator_progress, item_display
+from annotation.selectors.annotation import (
+    AnnotatorProgress,
+    annotator_progress,
+    item_display,
+    progress_from_row,
+)
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
@@ -61,11 +66,14 @@ SHOWN_KEYS = (
 )
 
 
-def next_item_body(task: Task, annotator_id: int, slot: Slot | None) -> dict[str, object]:
+def next_item_body(
+    task: Task, annotator_id: int, slot: Slot | None, progress: AnnotatorProgress | None = None
+) -> dict[str, object]:
     """The item this annotator should judge now (``slot``, claimed by the caller), as
     NextItemSerializer describes it (built directly: the hot path skips the serializer, whose
-    output would be the same dict)."""
-    progress = annotator_progress(task=task, annotator_id=annotator_id)
+    output would be the same dict). ``progress`` is read unless given."""
+    if progress is None:
+        progress = annotator_progress(task=task, annotator_id=annotator_id)
     body: dict[str, object] = {
         "done": slot is None,
         "slot": None,
@@ -147,7 +155,7 @@ class JudgmentApi(APIView):
         authorize_request(request, CAN_ANNOTATE, task_id=answer.pop("task"))
         task = request.task
         # A refusal (JudgmentError) answers through the one handler (api_exception_handler).
-        recorded, next_slot = judgment_record_and_claim_next(
+        recorded, next_slot, progress_row = judgment_record_and_claim_next(
             task=task,
             slot_id=answer.pop("slot"),
             annotator_id=request.user.id,
@@ -162,7 +170,12 @@ class JudgmentApi(APIView):
                 "message": recorded.message,
                 "hter": judgment.hter,
                 "duration_ms": judgment.duration_ms,
-                "next": next_item_body(task, request.user.id, next_slot),
+                "next": next_item_body(
+                    task,
+                    request.user.id,
+                    next_slot,
+                    None if progress_row is None else progress_from_row(task, progress_row),
+                ),
             },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
         )

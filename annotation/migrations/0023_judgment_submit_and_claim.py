@@ -1,4 +1,5 @@
 """Installs ``evalsite_judge_and_claim`` (a judgment and the next claim in one round trip)
+and ``evalsite_annotator_progress`` (an annotator's progress, which it returns too)
 from annotation/services/assignment.sql, read at migration time as 0012_task_batches does:
 the file is the one definition of the assignment functions (the claim function in it is
 replaced by the same text)."""
@@ -20,6 +21,7 @@ def _uninstall(apps, schema_editor):
         "bigint, bigint, bigint, timestamptz, integer, integer, integer, smallint, smallint,"
         " varchar)"
     )
+    schema_editor.execute("DROP FUNCTION IF EXISTS evalsite_annotator_progress(bigint, bigint)")
 
 
 class Migration(migrations.Migration):

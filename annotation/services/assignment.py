@@ -346,10 +346,13 @@ class JudgedAndClaimed:
     judgment_id: int | None
     duration_ms: int | None
     next_slot_id: int | None
+    # The annotator's progress after it, as evalsite_annotator_progress reads it (size,
+    # judged, batches, crowd): the next item's answer needs it.
+    progress: tuple[int | None, int | None, int | None, bool | None]
 
 
 JUDGE_AND_CLAIM_SQL = (
-    "SELECT outcome, recorded_id, recorded_ms, next_slot"
+    "SELECT outcome, recorded_id, recorded_ms, next_slot, batch_size, judged, batches, crowd"
     " FROM evalsite_judge_and_claim(%s, %s, %s, %s, %s, %s, %s, %s::smallint, %s::smallint,"
     " %s::varchar)"
 )
@@ -380,7 +383,8 @@ def slot_judge_and_claim(
             ],
         )
         row = cursor.fetchone()
-    return JudgedAndClaimed(*row)
+    outcome, judgment_id, duration_ms, next_slot_id, *progress = row
+    return JudgedAndClaimed(outcome, judgment_id, duration_ms, next_slot_id, tuple(progress))
 
 
 def batch_lock(*, task_id: int, slot_id: int) -> None:

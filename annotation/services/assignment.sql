@@ -74,14 +74,40 @@ BEGIN
     END LOOP;
 END $$;
 
+CREATE OR REPLACE FUNCTION evalsite_annotator_progress(p_task bigint, p_user bigint)
+RETURNS TABLE (batch_size integer, judged bigint, batches bigint, crowd boolean)
+LANGUAGE plpgsql STABLE AS $$
+-- The annotator's progress (annotation/selectors/annotation.py: annotator_progress): their
+-- current batch's size and slots done (judged by whoever held it before counts: the batch
+-- is what is left), the batches they had, whether they are a crowd participant. No row:
+-- no batch yet. (PL/pgSQL, not SQL: migration 0012 installs this file before the crowd
+-- table exists, and only an SQL function's body is checked then.)
+BEGIN
+    RETURN QUERY
+    SELECT b.size::integer,
+           (SELECT count(*) FROM annotation_slot s WHERE s.batch_id = b.id AND s.state = 'done'),
+           (SELECT count(DISTINCT s.batch_id) FROM annotation_slot s
+             WHERE s.task_id = p_task AND s.annotator_id = p_user),
+           EXISTS (SELECT 1 FROM annotation_crowdparticipant c
+                    WHERE c.task_id = p_task AND c.user_id = p_user)
+      FROM annotation_batch b
+     WHERE b.task_id = p_task AND b.annotator_id = p_user
+     ORDER BY b.state = 'leased' DESC, b.number DESC
+     LIMIT 1;
+END $$;
+
 CREATE OR REPLACE FUNCTION evalsite_judge_and_claim(
     p_task bigint, p_slot bigint, p_user bigint, p_now timestamptz, p_lease_seconds integer,
     p_quota integer, p_crowd_quota integer,
     p_score smallint, p_fluency smallint, p_preference varchar
-) RETURNS TABLE (outcome text, recorded_id bigint, recorded_ms integer, next_slot bigint)
+) RETURNS TABLE (
+    outcome text, recorded_id bigint, recorded_ms integer, next_slot bigint,
+    batch_size integer, judged bigint, batches bigint, crowd boolean
+)
 LANGUAGE plpgsql AS $$
 -- Records a judgment whose answer needs no item to check (Likert, pairwise A/B/T; checked
--- in Python before the call) and claims the annotator's next slot: one round trip. The
+-- in Python before the call), claims the annotator's next slot and reads their progress
+-- (evalsite_annotator_progress): one round trip. The
 -- checks and their order are those of annotation/services/judgments.py
 -- (_record_in_transaction), which answers every outcome but 'recorded' in words; on
 -- 'existing' (this annotator judged the slot already) it compares the answers itself.
@@ -95,36 +121,43 @@ DECLARE
     v_judgment bigint;
     v_duration integer;
     v_quota integer;
+    v_next bigint;
 BEGIN
     -- The batch before the slot: the claim's lock order (no deadlock with a takeover).
     PERFORM 1 FROM annotation_batch b JOIN annotation_slot s ON s.batch_id = b.id
      WHERE s.id = p_slot AND b.task_id = p_task FOR UPDATE OF b;
     SELECT * INTO v_slot FROM annotation_slot WHERE id = p_slot AND task_id = p_task FOR UPDATE;
     IF NOT FOUND THEN
-        RETURN QUERY SELECT 'not_found'::text, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'not_found'::text, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     SELECT annotator_id INTO v_judged_by FROM annotation_judgment WHERE slot_id = p_slot;
     IF FOUND THEN
         RETURN QUERY SELECT CASE WHEN v_judged_by = p_user THEN 'existing' ELSE 'taken' END,
-                            NULL::bigint, NULL::integer, NULL::bigint;
+                            NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     SELECT state, task_type INTO v_task_state, v_task_type FROM annotation_task WHERE id = p_task;
     IF v_task_state <> 'launched' THEN
-        RETURN QUERY SELECT 'task_' || v_task_state, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'task_' || v_task_state, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     IF EXISTS (SELECT 1 FROM annotation_skip WHERE slot_id = p_slot) THEN
-        RETURN QUERY SELECT 'skipped'::text, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'skipped'::text, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     IF v_slot.annotator_id IS DISTINCT FROM p_user OR v_slot.state <> 'leased' THEN
-        RETURN QUERY SELECT 'not_assigned'::text, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'not_assigned'::text, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     IF v_slot.served_at IS NULL THEN
-        RETURN QUERY SELECT 'not_served'::text, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'not_served'::text, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     v_duration := GREATEST(0, trunc(extract(epoch FROM p_now - v_slot.served_at) * 1000));
@@ -138,7 +171,8 @@ BEGIN
     ON CONFLICT DO NOTHING
     RETURNING id INTO v_judgment;
     IF v_judgment IS NULL THEN
-        RETURN QUERY SELECT 'judged_already'::text, NULL::bigint, NULL::integer, NULL::bigint;
+        RETURN QUERY SELECT 'judged_already'::text, NULL::bigint, NULL::integer, NULL::bigint,
+                            NULL::integer, NULL::bigint, NULL::bigint, NULL::boolean;
         RETURN;
     END IF;
     UPDATE annotation_slot SET state = 'done' WHERE id = p_slot;
@@ -152,6 +186,8 @@ BEGIN
     v_quota := CASE WHEN EXISTS (SELECT 1 FROM annotation_crowdparticipant
                                   WHERE task_id = p_task AND user_id = p_user)
                     THEN p_crowd_quota ELSE p_quota END;
-    RETURN QUERY SELECT 'recorded'::text, v_judgment, v_duration,
-                        evalsite_claim_slot(p_task, p_user, p_now, p_lease_seconds, v_quota);
+    v_next := evalsite_claim_slot(p_task, p_user, p_now, p_lease_seconds, v_quota);
+    RETURN QUERY SELECT 'recorded'::text, v_judgment, v_duration, v_next, p.*
+                   FROM (SELECT 1) one LEFT JOIN evalsite_annotator_progress(p_task, p_user) p
+                     ON true;
 END $$;

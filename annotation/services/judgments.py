@@ -308,17 +308,22 @@ def _record_in_transaction(
     return Recorded(judgment, created=True)
 
 
+# The annotator's progress as evalsite_annotator_progress reads it, when it came along.
+ProgressRow = tuple[int | None, int | None, int | None, bool | None] | None
+
+
 def judgment_record_and_claim_next(
     *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
-) -> tuple[Recorded, Slot | None]:
+) -> tuple[Recorded, Slot | None, ProgressRow]:
     """Records the answer (as ``judgment_record``) and claims the annotator's next slot (as
     ``slot_claim_next``) together: one answer per judgment for the client, one commit for the
     database. A failed claim (the database lost) rolls the judgment back with it, and the
     client's retry records it then; an acknowledged judgment is always stored.
 
     An answer checked without its item (Likert, pairwise A/B/T) takes one round trip
-    (``slot_judge_and_claim``); the rest (an item's outputs needed to check it, a second
-    answer to compare with the first, a form to refuse) takes the general path."""
+    (``slot_judge_and_claim``), the annotator's progress after it included (the third value;
+    None on the general path: read it then); the rest (an item's outputs needed to check it,
+    a second answer to compare with the first, a form to refuse) takes the general path."""
     values = _checked_without_item(task, answer)
     if values is not None:
         now = timezone.now()
@@ -339,10 +344,13 @@ def judgment_record_and_claim_next(
             )
             next_slot = done.next_slot_id
             shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
-            return Recorded(judgment, created=True), shown
+            return Recorded(judgment, created=True), shown, done.progress
         if done.outcome != "existing":
             raise _refused(done.outcome)
-    return _record_and_claim(task=task, slot_id=slot_id, annotator_id=annotator_id, answer=answer)
+    recorded, shown = _record_and_claim(
+        task=task, slot_id=slot_id, annotator_id=annotator_id, answer=answer
+    )
+    return recorded, shown, None
 
 
 def _checked_without_item(task: Task, answer: dict[str, Any]) -> dict[str, Any] | None:
