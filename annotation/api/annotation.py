@@ -24,7 +24,7 @@ from annotation.selectors.annotation import (
     progress_from_row,
 )
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import judgment_record_and_claim_next
+from annotation.services.judging import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
 from annotation.textfiles import read_uploaded
 

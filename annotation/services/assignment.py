@@ -33,7 +33,8 @@ Quota: ``items_per_annotator`` (0: no limit) is rounded up to whole batches. A q
 annotator gets ``ceil(items_per_annotator / batch_size)`` batches. A crowd participant gets one.
 
 Recording the last judgment of a batch closes it (``batch_after_judgment``); every
-judgment renews the batch's lease.
+judgment renews the batch's lease. The API's judgment does the same, and the next claim, in
+one statement (``evalsite_judge_and_claim`` in ``assignment.sql``, see ``judging.py``).
 """
 
 from __future__ import annotations
@@ -45,9 +46,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
@@ -56,10 +56,10 @@ from annotation.models import (
     CrowdParticipant,
     Item,
     ItemType,
-    Segment,
     Slot,
     Task,
 )
+from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
 # out across the HIT), when the batch is long enough.
@@ -295,96 +295,6 @@ def slot_claim_next_in_transaction(
         )
         (slot_id,) = cursor.fetchone()
     return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
-
-
-def _columns(model: type[models.Model], alias: str) -> str:
-    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
-
-
-def _from_row(model: type[models.Model], values: Sequence[Any]) -> Any:
-    """A model instance from its concrete columns' values, converted as the ORM does (a
-    JSON column arrives as text)."""
-    fields = model._meta.concrete_fields
-    converted = [
-        field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
-        for field, value in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
-
-
-# select_related("item__segment") as raw SQL: the hot path pays no ORM compilation for it.
-_SLOT_SHOWN_SQL = (
-    f"SELECT {_columns(Slot, 's')}, {_columns(Item, 'i')}, {_columns(Segment, 'g')}"  # noqa: S608
-    f" FROM {Slot._meta.db_table} s JOIN {Item._meta.db_table} i ON i.id = s.item_id"
-    f" JOIN {Segment._meta.db_table} g ON g.id = i.segment_id WHERE s.id = %s"
-)
-
-
-def slot_shown(*, slot_id: int, task: Task) -> Slot:
-    """A claimed slot as it is shown: its item and segment come along, and the task is the
-    one the caller has."""
-    with connection.cursor() as cursor:
-        cursor.execute(_SLOT_SHOWN_SQL, [slot_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise Slot.DoesNotExist(slot_id)
-    item_start = len(Slot._meta.concrete_fields)
-    item_end = item_start + len(Item._meta.concrete_fields)
-    slot = _from_row(Slot, row[:item_start])
-    slot.item = _from_row(Item, row[item_start:item_end])
-    slot.item.segment = _from_row(Segment, row[item_end:])
-    slot.task = task
-    return slot
-
-
-@dataclass(frozen=True)
-class JudgedAndClaimed:
-    """What ``slot_judge_and_claim`` did: ``outcome`` is "recorded" (with the judgment's id
-    and duration, and the next slot, None when nothing is left) or the refusal's reason."""
-
-    outcome: str
-    judgment_id: int | None
-    duration_ms: int | None
-    next_slot_id: int | None
-    # The annotator's progress after it, as evalsite_annotator_progress reads it (size,
-    # judged, batches, crowd): the next item's answer needs it.
-    progress: tuple[int | None, int | None, int | None, bool | None]
-
-
-JUDGE_AND_CLAIM_SQL = (
-    "SELECT outcome, recorded_id, recorded_ms, next_slot, batch_size, judged, batches, crowd"
-    " FROM evalsite_judge_and_claim(%s, %s, %s, %s, %s, %s, %s, %s::smallint, %s::smallint,"
-    " %s::varchar)"
-)
-
-
-def slot_judge_and_claim(
-    *, task: Task, slot_id: int, annotator_id: int, values: dict[str, Any], now: datetime
-) -> JudgedAndClaimed:
-    """Records a checked Likert or pairwise answer (``values``: score, fluency, preference)
-    on the slot and claims the annotator's next one: one statement of the PostgreSQL
-    function ``evalsite_judge_and_claim`` (assignment.sql), a transaction by itself, so no
-    BEGIN and COMMIT round trips; the judgment and the claim commit together or not at all.
-    The caller turns a refusal into words (``services/judgments.py``)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            JUDGE_AND_CLAIM_SQL,
-            [
-                task.id,
-                slot_id,
-                annotator_id,
-                now,
-                task.lease_seconds,
-                batch_quota(task),
-                CROWD_BATCHES,
-                values.get("score"),
-                values.get("fluency"),
-                values.get("preference"),
-            ],
-        )
-        row = cursor.fetchone()
-    outcome, judgment_id, duration_ms, next_slot_id, *progress = row
-    return JudgedAndClaimed(outcome, judgment_id, duration_ms, next_slot_id, tuple(progress))
 
 
 def batch_lock(*, task_id: int, slot_id: int) -> None:

@@ -109,8 +109,9 @@ LANGUAGE plpgsql AS $$
 -- in Python before the call), claims the annotator's next slot and reads their progress
 -- (evalsite_annotator_progress): one round trip. The
 -- checks and their order are those of annotation/services/judgments.py
--- (_record_in_transaction), which answers every outcome but 'recorded' in words; on
--- 'existing' (this annotator judged the slot already) it compares the answers itself.
+-- (judgment_record_in_transaction), whose words annotation/services/judging.py gives every
+-- outcome but 'recorded'; on 'existing' (this annotator judged the slot already) the
+-- general path compares the answers.
 -- Migration 0023_judgment_submit_and_claim installs this file as it is; tests/test_batches.py
 -- checks the installed copy against it.
 DECLARE

@@ -25,9 +25,6 @@ from annotation.scales import CONTINUOUS, scale_range
 from annotation.services.assignment import (
     batch_after_judgment,
     batch_lock,
-    slot_claim_next_in_transaction,
-    slot_judge_and_claim,
-    slot_shown,
     slot_skip,
 )
 from annotation.services.spans import (
@@ -77,7 +74,7 @@ def _int(answer: dict[str, Any], key: str) -> int:
     return number
 
 
-def _validated(
+def answer_columns(
     task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
 ) -> dict[str, Any]:
     """The typed columns of a judgment from the submitted answer, or a clear error."""
@@ -173,7 +170,8 @@ def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]
             if _span_keys(s.span for s in spans) != _span_keys(existing.spans.all()):
                 values = {}  # other spans: a different answer
         else:
-            values = _validated(existing.task_type, slot.task.scale, slot.item.candidates, answer)
+            candidates = slot.item.candidates
+            values = answer_columns(existing.task_type, slot.task.scale, candidates, answer)
     except (JudgmentError, SpanAnswerError):
         values = {}
     if all(values.get(c) == getattr(existing, c) for c in ANSWER_COLUMNS if c in values) and values:
@@ -197,7 +195,7 @@ def _task_closed(state: str) -> JudgmentError:
 
 
 # Why a judgment is refused, by the reason's name (evalsite_judge_and_claim answers with
-# it; _record_in_transaction raises the same), each said once.
+# it; judgment_record_in_transaction raises the same), each said once.
 _REFUSALS = {
     "not_found": ("not_found", "no such item in this task"),
     "taken": (
@@ -215,7 +213,7 @@ _REFUSALS = {
 }
 
 
-def _refused(reason: str) -> JudgmentError:
+def judgment_refusal(reason: str) -> JudgmentError:
     if reason.startswith("task_"):
         return _task_closed(reason.removeprefix("task_"))
     return JudgmentError(*_REFUSALS[reason])
@@ -236,12 +234,12 @@ def judgment_record(
     recorded and changes nothing. A slot taken over by someone else after its lease expired
     is a conflict; the answer is not recorded and the response says so.
     """
-    return _record_in_transaction(
+    return judgment_record_in_transaction(
         task_id=task_id, slot_id=slot_id, annotator_id=annotator_id, answer=answer, now=now
     )
 
 
-def _record_in_transaction(
+def judgment_record_in_transaction(
     *,
     task_id: int,
     slot_id: int,
@@ -260,21 +258,21 @@ def _record_in_transaction(
         .first()
     )
     if slot is None:
-        raise _refused("not_found")
+        raise judgment_refusal("not_found")
     existing = getattr(slot, "judgment", None)
     if existing is not None:
         if existing.annotator_id == annotator_id:
             _same_answer_or_error(existing, slot, answer)
             return Recorded(existing, created=False)
-        raise _refused("taken")
+        raise judgment_refusal("taken")
     _task_open_or_error(slot.task)
     if hasattr(slot, "skip"):
-        raise _refused("skipped")
+        raise judgment_refusal("skipped")
     if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
-        raise _refused("not_assigned")
+        raise judgment_refusal("not_assigned")
     if slot.served_at is None:
         # Items of a batch are judged in order: one not shown yet is not answered yet.
-        raise _refused("not_served")
+        raise judgment_refusal("not_served")
     spans: list[CheckedSpan] = []
     if slot.task.task_type in SPAN_TYPES:
         try:
@@ -282,7 +280,7 @@ def _record_in_transaction(
         except SpanAnswerError as error:
             raise JudgmentError("invalid", str(error)) from None
     else:
-        values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
+        values = answer_columns(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
     served_at = slot.served_at
     try:
         with transaction.atomic():
@@ -301,80 +299,11 @@ def _record_in_transaction(
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=judgment, spans=spans)
     except IntegrityError:
-        raise _refused("judged_already") from None
+        raise judgment_refusal("judged_already") from None
     slot.state = Slot.State.DONE
     slot.save(update_fields=["state"])
     batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)
-
-
-# The annotator's progress as evalsite_annotator_progress reads it, when it came along.
-ProgressRow = tuple[int | None, int | None, int | None, bool | None] | None
-
-
-def judgment_record_and_claim_next(
-    *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
-) -> tuple[Recorded, Slot | None, ProgressRow]:
-    """Records the answer (as ``judgment_record``) and claims the annotator's next slot (as
-    ``slot_claim_next``) together: one answer per judgment for the client, one commit for the
-    database. A failed claim (the database lost) rolls the judgment back with it, and the
-    client's retry records it then; an acknowledged judgment is always stored.
-
-    An answer checked without its item (Likert, pairwise A/B/T) takes one round trip
-    (``slot_judge_and_claim``), the annotator's progress after it included (the third value;
-    None on the general path: read it then); the rest (an item's outputs needed to check it,
-    a second answer to compare with the first, a form to refuse) takes the general path."""
-    values = _checked_without_item(task, answer)
-    if values is not None:
-        now = timezone.now()
-        done = slot_judge_and_claim(
-            task=task, slot_id=slot_id, annotator_id=annotator_id, values=values, now=now
-        )
-        if done.outcome == "recorded":
-            # The columns the answer needs; the row is as _record_in_transaction writes it.
-            judgment = Judgment(
-                id=done.judgment_id,
-                slot_id=slot_id,
-                task_id=task.id,
-                annotator_id=annotator_id,
-                task_type=task.task_type,
-                submitted_at=now,
-                duration_ms=done.duration_ms or 0,
-                **values,
-            )
-            next_slot = done.next_slot_id
-            shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
-            return Recorded(judgment, created=True), shown, done.progress
-        if done.outcome != "existing":
-            raise _refused(done.outcome)
-    recorded, shown = _record_and_claim(
-        task=task, slot_id=slot_id, annotator_id=annotator_id, answer=answer
-    )
-    return recorded, shown, None
-
-
-def _checked_without_item(task: Task, answer: dict[str, Any]) -> dict[str, Any] | None:
-    """The answer's columns when the task alone checks it (Likert, pairwise A/B/T); None
-    when the item is needed or the answer is refused (the general path says why, in the
-    order it checks: a judged or released slot before the form)."""
-    discrete_pairwise = task.task_type == TaskType.PAIRWISE and task.scale not in CONTINUOUS
-    if task.task_type not in LIKERT_TYPES and not discrete_pairwise:
-        return None
-    try:
-        return _validated(task.task_type, task.scale, [], answer)
-    except JudgmentError:
-        return None
-
-
-@transaction.atomic
-def _record_and_claim(
-    *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
-) -> tuple[Recorded, Slot | None]:
-    # The parts run inside this transaction without savepoints: two round trips fewer.
-    recorded = _record_in_transaction(
-        task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, answer=answer
-    )
-    return recorded, slot_claim_next_in_transaction(task=task, annotator_id=annotator_id)
 
 
 MAX_SKIP_NOTE_CHARS = 500
