@@ -212,3 +212,30 @@ def test_the_one_round_trip_refuses_as_the_general_path(
     assert response.status_code == {"not_found": 404, "conflict": 409}[expected.kind]
     assert response.json() == {"error": str(expected)}
     assert list(Judgment.objects.values_list("id", flat=True)) == judgments
+
+
+def test_the_one_round_trip_renews_the_lease_and_times_the_judgment(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    from datetime import timedelta
+
+    task = launched("adequacy")
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    answer = api.post(
+        "/api/v1/judgments", {"task": task.id, "slot": item["slot"], "score": 5}, format="json"
+    ).json()
+    judgment = Judgment.objects.get(id=answer["id"])
+    batch = judgment.slot.batch
+    assert batch.state == "leased"
+    assert batch.leased_until == judgment.submitted_at + timedelta(seconds=task.lease_seconds)
+    waited = judgment.submitted_at - judgment.served_at
+    # Whole milliseconds, truncated (exact integer arithmetic, no float rounding).
+    assert judgment.duration_ms == answer["duration_ms"] == waited // timedelta(milliseconds=1)
+    assert (judgment.task_type, judgment.is_repeat, judgment.item_id) == (
+        "adequacy",
+        judgment.slot.is_repeat,
+        judgment.slot.item_id,
+    )
+    # The next item was shown now: its time counts from the judgment before it.
+    assert Slot.objects.get(id=answer["next"]["slot"]).served_at == judgment.submitted_at
