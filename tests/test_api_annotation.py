@@ -239,3 +239,22 @@ def test_the_one_round_trip_renews_the_lease_and_times_the_judgment(
     )
     # The next item was shown now: its time counts from the judgment before it.
     assert Slot.objects.get(id=answer["next"]["slot"]).served_at == judgment.submitted_at
+
+
+def test_a_retry_after_a_pause_is_acknowledged_and_hands_out_nothing(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    from annotation.services.task_changes import task_pause
+
+    task = launched("adequacy", batch_size=2)  # other batches stay open: nothing is taken
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    body = {"task": task.id, "slot": item["slot"], "score": 4}
+    assert api.post("/api/v1/judgments", body, format="json").status_code == 201
+    task_pause(task_id=task.id)
+    retry = api.post("/api/v1/judgments", body, format="json")
+    assert retry.status_code == 200 and retry.json()["status"] == "already_recorded"
+    assert retry.json()["next"]["slot"] is None
+    assert not Slot.objects.filter(task=task, state="leased").exists()  # released, not re-taken
+    other = {"task": task.id, "slot": item["slot"], "score": 2}
+    assert api.post("/api/v1/judgments", other, format="json").status_code == 409

@@ -153,4 +153,6 @@ def _record_and_claim(
     recorded = judgment_record_in_transaction(
         task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, answer=answer
     )
+    if task.state != Task.State.LAUNCHED:
+        return recorded, None  # a retry after a pause or close: no new work is handed out
     return recorded, slot_claim_next_in_transaction(task=task, annotator_id=annotator_id)

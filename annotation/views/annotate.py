@@ -21,9 +21,11 @@ from annotation.selectors.annotation import (
     annotator_has_begun,
     annotator_progress,
     item_display,
+    progress_from_row,
     tasks_for_annotator,
 )
 from annotation.services.assignment import slot_claim_next
+from annotation.services.judging import judgment_record_and_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record, skip_record
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from metrics.spans.mqm import NON_TRANSLATION
@@ -79,16 +81,17 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
     }
 
 
-def _next_item_html(request, task: Task) -> str | None:
-    """The next item's form and progress, for the page's script to swap in: one round trip
-    per judgment. None when the page must load instead: nothing left (the done page, a crowd
-    participant's completion link) or a span task (its editor sets itself up on page load)."""
-    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED:
+def _next_item_html(request, task: Task, slot, progress_row) -> str | None:
+    """The next item's form and progress (``slot``, claimed with the judgment), for the
+    page's script to swap in: one round trip per judgment. None when the page must load
+    instead: nothing left (the done page, a crowd participant's completion link) or a span
+    task (its editor sets itself up on page load)."""
+    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED or slot is None:
         return None
-    slot = slot_claim_next(task=task, annotator_id=request.user.id)
-    if slot is None:
-        return None
-    progress = annotator_progress(task=task, annotator_id=request.user.id)
+    if progress_row is None:
+        progress = annotator_progress(task=task, annotator_id=request.user.id)
+    else:
+        progress = progress_from_row(task, progress_row)
     return render_to_string(
         "annotate/_next_item.html", _item_context(task, slot, progress), request=request
     )
@@ -141,12 +144,15 @@ def submit(request, task_id: int):
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
-        recorded = judgment_record(
-            task_id=task.id,
-            slot_id=slot_id,
-            annotator_id=request.user.id,
-            answer=answer,
-        )
+        if by_script:
+            # The next item is claimed with the judgment, as the API does.
+            recorded, next_slot, progress_row = judgment_record_and_claim_next(
+                task=task, slot_id=slot_id, annotator_id=request.user.id, answer=answer
+            )
+        else:
+            recorded = judgment_record(
+                task_id=task.id, slot_id=slot_id, annotator_id=request.user.id, answer=answer
+            )
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
@@ -164,7 +170,7 @@ def submit(request, task_id: int):
                 "status": status,
                 "judgment": recorded.judgment.id,
                 "next": next_url,
-                "html": _next_item_html(request, task),
+                "html": _next_item_html(request, task, next_slot, progress_row),
             }
         )
     if not recorded.created:
