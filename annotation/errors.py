@@ -85,7 +85,9 @@ def page_error_response(request: HttpRequest, error: ApplicationError) -> HttpRe
     back = getattr(request, _REFUSED, None)
     if back is not None and status not in (403, 503):
         url_name, url_args, message = back
-        messages.error(request, message.format(error=error))
+        # A conflict (the state changed: another tab, a paused task) warns; the rest errs.
+        level = messages.warning if error.kind == "conflict" else messages.error
+        level(request, message.format(error=error))
         return redirect(url_name, *url_args)
     return error_response(request, status, detail=str(error))
 

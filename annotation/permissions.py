@@ -14,8 +14,9 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
+from django.utils.functional import SimpleLazyObject
 
-from annotation.models import Campaign, Membership, Role, Task
+from annotation.models import Campaign, CrowdParticipant, Membership, Role, Task
 
 # What each role may do; admins (superusers) may do everything but annotate.
 CAN_MANAGE = frozenset({Role.MANAGER})
@@ -37,12 +38,6 @@ def campaign_role(user, campaign_id: int) -> str | None:
         .values_list("role", flat=True)
         .first()
     )
-
-
-def crowd_may_open(user, task_id: int) -> bool:
-    """A crowd participant's account opens its own task only."""
-    participant = getattr(user, "crowd_participant", None)
-    return participant is None or participant.task_id == task_id
 
 
 def _role_allowed(user, role: str | None, allowed: frozenset[str]) -> str:
@@ -72,14 +67,35 @@ def campaign_access(user, campaign_id: int, allowed: frozenset[str]) -> tuple[Ca
 def task_access(user, task_id: int, allowed: frozenset[str]) -> tuple[Task, str]:
     """The task (its campaign selected) and the user's role in its campaign. Annotators
     reach only launched, paused or closed tasks, and a crowd participant only their own."""
+    if allowed == CAN_ANNOTATE:
+        return _annotator_task(user, task_id)
     task = Task.objects.select_related("campaign").filter(id=task_id).first()
-    annotating = allowed == CAN_ANNOTATE
-    if task is None or (
-        annotating
-        and (task.state not in ANNOTATOR_VISIBLE_STATES or not crowd_may_open(user, task.id))
-    ):
+    if task is None:
         raise Http404("no such task")
     return task, _role_allowed(user, campaign_role(user, task.campaign_id), allowed)
+
+
+# The annotator's task, role and crowd scope in one query: the annotator's hot path (the
+# next item and every judgment) pays one round trip and no ORM compilation for the rule.
+_ANNOTATOR_TASK_SQL = (
+    f"SELECT t.*, m.role AS role, cp.task_id AS crowd_task_id"  # noqa: S608 (model tables)
+    f" FROM {Task._meta.db_table} t"
+    f" LEFT JOIN {Membership._meta.db_table} m"
+    " ON m.campaign_id = t.campaign_id AND m.user_id = %s"
+    f" LEFT JOIN {CrowdParticipant._meta.db_table} cp ON cp.user_id = %s"
+    " WHERE t.id = %s AND t.state = ANY(%s)"
+)
+
+
+def _annotator_task(user, task_id: int) -> tuple[Task, str]:
+    if not user.is_authenticated:
+        raise Http404("no such task")
+    states = list(ANNOTATOR_VISIBLE_STATES)
+    rows = list(Task.objects.raw(_ANNOTATOR_TASK_SQL, [user.id, user.id, task_id, states]))
+    task = rows[0] if rows else None
+    if task is None or (task.crowd_task_id is not None and task.crowd_task_id != task.id):
+        raise Http404("no such task")
+    return task, _role_allowed(user, task.role, CAN_ANNOTATE)
 
 
 def authorize_request(
@@ -93,7 +109,10 @@ def authorize_request(
     if task_id is None:
         raise TypeError("authorize needs a campaign_id or a task_id")
     request.task, request.role = task_access(request.user, task_id, allowed)
-    request.campaign = request.task.campaign
+    task = request.task
+    # The annotator's one-query lookup leaves the campaign unloaded: read if a view needs it.
+    loaded = Task.campaign.is_cached(task)
+    request.campaign = task.campaign if loaded else SimpleLazyObject(lambda: task.campaign)
 
 
 def authorize(allowed: frozenset[str]) -> Callable:
@@ -134,43 +153,3 @@ def can_manage(role: str) -> bool:
 
 def can_exclude(role: str) -> bool:
     return role in CAN_EXCLUDE or role == ADMIN
-
-
-# The annotator hot path (views/annotate.py, api/annotation.py) calls these until it adopts
-# ``authorize`` / ``authorize_request``; they apply the same rule.
-def campaign_for(user, campaign_id: int, allowed: frozenset[str]) -> tuple[Campaign, str]:
-    return campaign_access(user, campaign_id, allowed)
-
-
-def task_for_annotator(user, task_id: int) -> Task:
-    task, _ = task_access(user, task_id, CAN_ANNOTATE)
-    return task
-
-
-def annotator_task(user, task_id: int):
-    """``task_for_annotator`` in one SQL query for the annotator's hot path (the next item and
-    the judgment): the task with the user's role and crowd scope joined, no ORM compilation.
-    Same answers: 404 unknown task, non-member or another task's crowd participant, 403
-    another role."""
-    from django.http import Http404
-
-    from annotation.models import CrowdParticipant, Task
-
-    sql = (
-        f"SELECT t.*, m.role AS role, cp.task_id AS crowd_task_id"  # noqa: S608 (model tables)
-        f" FROM {Task._meta.db_table} t"
-        f" LEFT JOIN {Membership._meta.db_table} m"
-        " ON m.campaign_id = t.campaign_id AND m.user_id = %s"
-        f" LEFT JOIN {CrowdParticipant._meta.db_table} cp ON cp.user_id = %s"
-        " WHERE t.id = %s AND t.state = ANY(%s)"
-    )
-    states = list(ANNOTATOR_VISIBLE_STATES)
-    rows = list(Task.objects.raw(sql, [user.id, user.id, task_id, states]))
-    task = rows[0] if rows else None
-    if task is None or task.role is None:
-        raise Http404("no such task")
-    if task.crowd_task_id is not None and task.crowd_task_id != task.id:
-        raise Http404("no such task")
-    if task.role not in CAN_ANNOTATE:
-        raise PermissionDenied("only the campaign's annotators judge its items")
-    return task

@@ -123,6 +123,7 @@ def main() -> int:
     parser.add_argument(
         "--two-requests", action="store_true", help="GET next, then POST (the old loop)"
     )
+    parser.add_argument("--show-sql", action="store_true", help="print one judgment's SQL")
     args = parser.parse_args()
     django_setup()
     from django.conf import settings
@@ -158,6 +159,8 @@ def main() -> int:
     ):
         one()
     queries = len(statements)
+    if args.show_sql:
+        print("\n".join(f"{n}. {sql[:300]}" for n, sql in enumerate(statements, 1)))
     started, cpu = time.perf_counter(), time.process_time()
     for _ in range(args.judgments):
         one()

@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.models import Judgment
+from annotation.models import Judgment, Slot
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +129,8 @@ def test_the_judgment_answer_carries_the_next_item(
         item = answer["next"]
     assert item["done"] is True and item["slot"] is None and item["judged"] == total
     assert len(set(seen)) == total
+    # The last judgment closed the batch (and each renewed its lease meanwhile).
+    assert list(task.batches.values_list("state", "leased_until")) == [("done", None)]
     assert Judgment.objects.filter(task=task).count() == total
 
 
@@ -143,7 +145,116 @@ def test_judgment_and_next_in_a_bounded_number_of_queries(
         if round_ < 14:
             item = api.post("/api/v1/judgments", body, format="json").json()["next"]
             continue
-        with django_assert_max_num_queries(16) as captured:
+        # Token and user, the task with the role, the judgment, the claim and the progress
+        # (one function call), the next item, its context.
+        with django_assert_max_num_queries(6) as captured:
             response = api.post("/api/v1/judgments", body, format="json")
         assert response.status_code == 201
-        assert len(captured) >= 12  # the judgment's writes and the claim: not skipped
+        assert len(captured) >= 4  # no step skipped: the judgment is stored, the next claimed
+        assert any("evalsite_judge_and_claim" in query["sql"] for query in captured)
+        judgment = Judgment.objects.get(id=response.json()["id"])
+        assert (judgment.score, judgment.slot_id, judgment.slot.state) == (3, body["slot"], "done")
+        following = Slot.objects.get(id=response.json()["next"]["slot"])
+        assert following.annotator_id == judgment.annotator_id and following.state == "leased"
+
+
+def _refusal_by_python(task, slot_id, user, answer):
+    """The general path's refusal (judgment_record, checked in Python) for the same send."""
+    from annotation.services.judgments import JudgmentError, judgment_record
+
+    with pytest.raises(JudgmentError) as refused:
+        judgment_record(task_id=task.id, slot_id=slot_id, annotator_id=user.id, answer=answer)
+    return refused.value
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["unknown slot", "judged by another", "answered otherwise", "paused", "skipped",
+     "leased to another", "not shown yet"],
+)  # fmt: skip
+def test_the_one_round_trip_refuses_as_the_general_path(
+    case, launched, loaded_campaign, make_annotator, api_for, django_user_model
+):
+    """The judgment-and-claim function (assignment.sql) refuses what judgment_record
+    refuses, with the same status and words, and writes nothing."""
+    from annotation.services.assignment import slot_claim_next
+    from annotation.services.judgments import skip_record
+
+    task = launched("adequacy", judgments_per_item=2)  # a batch each
+    me = make_annotator(loaded_campaign, "me")
+    other = make_annotator(loaded_campaign, "other")
+    mine = slot_claim_next(task=task, annotator_id=me.id)
+    theirs = slot_claim_next(task=task, annotator_id=other.id)
+    slot_id, answer = mine.id, {"score": 3}
+    if case == "unknown slot":
+        slot_id = 10**9
+    elif case == "judged by another":
+        api_for(other).post(
+            "/api/v1/judgments", {"task": task.id, "slot": theirs.id, "score": 2}, format="json"
+        )
+        slot_id = theirs.id
+    elif case == "answered otherwise":
+        first = {"task": task.id, "slot": mine.id, "score": 2}
+        api_for(me).post("/api/v1/judgments", first, format="json")
+    elif case == "paused":
+        task.__class__.objects.filter(id=task.id).update(state="paused")
+    elif case == "skipped":
+        skip_record(task_id=task.id, slot_id=mine.id, annotator_id=me.id, reason="garbled")
+    elif case == "leased to another":
+        slot_id = theirs.id
+    elif case == "not shown yet":
+        slot_id = Slot.objects.get(batch_id=mine.batch_id, position=mine.position + 1).id
+    judgments = list(Judgment.objects.values_list("id", flat=True))
+    response = api_for(me).post(
+        "/api/v1/judgments", {"task": task.id, "slot": slot_id, **answer}, format="json"
+    )
+    expected = _refusal_by_python(task, slot_id, me, answer)
+    assert response.status_code == {"not_found": 404, "conflict": 409}[expected.kind]
+    assert response.json() == {"error": str(expected)}
+    assert list(Judgment.objects.values_list("id", flat=True)) == judgments
+
+
+def test_the_one_round_trip_renews_the_lease_and_times_the_judgment(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    from datetime import timedelta
+
+    task = launched("adequacy")
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    answer = api.post(
+        "/api/v1/judgments", {"task": task.id, "slot": item["slot"], "score": 5}, format="json"
+    ).json()
+    judgment = Judgment.objects.get(id=answer["id"])
+    batch = judgment.slot.batch
+    assert batch.state == "leased"
+    assert batch.leased_until == judgment.submitted_at + timedelta(seconds=task.lease_seconds)
+    waited = judgment.submitted_at - judgment.served_at
+    # Whole milliseconds, truncated (exact integer arithmetic, no float rounding).
+    assert judgment.duration_ms == answer["duration_ms"] == waited // timedelta(milliseconds=1)
+    assert (judgment.task_type, judgment.is_repeat, judgment.item_id) == (
+        "adequacy",
+        judgment.slot.is_repeat,
+        judgment.slot.item_id,
+    )
+    # The next item was shown now: its time counts from the judgment before it.
+    assert Slot.objects.get(id=answer["next"]["slot"]).served_at == judgment.submitted_at
+
+
+def test_a_retry_after_a_pause_is_acknowledged_and_hands_out_nothing(
+    launched, loaded_campaign, make_annotator, api_for
+):
+    from annotation.services.task_changes import task_pause
+
+    task = launched("adequacy", batch_size=2)  # other batches stay open: nothing is taken
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    body = {"task": task.id, "slot": item["slot"], "score": 4}
+    assert api.post("/api/v1/judgments", body, format="json").status_code == 201
+    task_pause(task_id=task.id)
+    retry = api.post("/api/v1/judgments", body, format="json")
+    assert retry.status_code == 200 and retry.json()["status"] == "already_recorded"
+    assert retry.json()["next"]["slot"] is None
+    assert not Slot.objects.filter(task=task, state="leased").exists()  # released, not re-taken
+    other = {"task": task.id, "slot": item["slot"], "score": 2}
+    assert api.post("/api/v1/judgments", other, format="json").status_code == 409

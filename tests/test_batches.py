@@ -379,12 +379,15 @@ def test_an_unshown_slot_of_ones_batch_cannot_be_answered(
 
 
 @pytest.mark.django_db
-def test_the_installed_claim_function_is_the_file():
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'evalsite_claim_slot'")
-        installed = [row[0] for row in cursor.fetchall()]
-    body = claim_function_sql().split("$$")[1]
-    assert installed == [body]
+def test_the_installed_assignment_functions_are_the_file():
+    # The file defines the claim, then the progress and the judgment-and-claim functions (0023).
+    bodies = claim_function_sql().split("$$")[1::2]
+    names = ["evalsite_claim_slot", "evalsite_annotator_progress", "evalsite_judge_and_claim"]
+    for name, body in zip(names, bodies, strict=True):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
+            installed = [row[0] for row in cursor.fetchall()]
+        assert installed == [body], name
 
 
 @pytest.mark.django_db

@@ -147,3 +147,26 @@ def test_verdict_csv_follows_the_bad_reference_test(launched, loaded_campaign, c
     assert int(rows["careful"]["bad_reference_pairs"]) == len(pairs) >= 2
     expected = ttest_rel([o for o, _ in pairs], [b for _, b in pairs], alternative="greater")
     assert float(rows["careful"]["bad_reference_p"]) == pytest.approx(expected.pvalue, rel=1e-4)
+
+
+def test_a_participant_judging_through_the_api_gets_one_batch(launched, loaded_campaign):
+    """The API's one-round-trip judgment (evalsite_judge_and_claim) applies the crowd quota
+    too: the answer to the batch's last judgment says done, with other batches still open."""
+    from rest_framework.test import APIClient
+
+    task = task_crowd_link_enable(task_id=launched("adequacy", batch_size=5).id)
+    start(crowd_client(), task)
+    participant = CrowdParticipant.objects.get()
+    api = APIClient()
+    api.force_authenticate(participant.user)
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    answers = 0
+    while not item["done"]:
+        body = {"task": task.id, "slot": item["slot"], "score": 4}
+        response = api.post("/api/v1/judgments", body, format="json")
+        assert response.status_code == 201, response.content
+        item = response.json()["next"]
+        answers += 1
+    assert answers == 5 and (item["judged"], item["total"]) == (5, 5)
+    assert task.batches.filter(state="open").exists()  # work is left, for others
+    assert api.get(f"/api/v1/tasks/{task.id}/next").json() == item

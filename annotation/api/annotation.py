@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -17,12 +16,17 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.models import Slot, Task
-from annotation.permissions import CAN_MANAGE, annotator_task, campaign_for
-from annotation.selectors.annotation import annotator_progress, item_display
+from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
+from annotation.selectors.annotation import (
+    AnnotatorProgress,
+    annotator_progress,
+    item_display,
+    progress_from_row,
+)
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import JudgmentError, judgment_record_and_claim_next
-from annotation.services.spans import PrefillError, task_prefilled_spans_set
-from annotation.textfiles import UploadError, read_uploaded
+from annotation.services.judging import judgment_record_and_claim_next
+from annotation.services.spans import task_prefilled_spans_set
+from annotation.textfiles import read_uploaded
 
 ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
 
@@ -62,11 +66,14 @@ SHOWN_KEYS = (
 )
 
 
-def next_item_body(task: Task, annotator_id: int, slot: Slot | None) -> dict[str, object]:
+def next_item_body(
+    task: Task, annotator_id: int, slot: Slot | None, progress: AnnotatorProgress | None = None
+) -> dict[str, object]:
     """The item this annotator should judge now (``slot``, claimed by the caller), as
     NextItemSerializer describes it (built directly: the hot path skips the serializer, whose
-    output would be the same dict)."""
-    progress = annotator_progress(task=task, annotator_id=annotator_id)
+    output would be the same dict). ``progress`` is read unless given."""
+    if progress is None:
+        progress = annotator_progress(task=task, annotator_id=annotator_id)
     body: dict[str, object] = {
         "done": slot is None,
         "slot": None,
@@ -97,8 +104,9 @@ class NextItemApi(APIView):
     """The item this annotator should judge now (the same one until it is answered)."""
 
     @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
+    @authorize(CAN_ANNOTATE)
     def get(self, request, task_id: int):
-        task = annotator_task(request.user, task_id)
+        task = request.task
         slot = slot_claim_next(task=task, annotator_id=request.user.id)
         return Response(next_item_body(task, request.user.id, slot))
 
@@ -144,17 +152,15 @@ class JudgmentApi(APIView):
         data = self.JudgmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = dict(data.validated_data)
-        task = annotator_task(request.user, answer.pop("task"))
-        try:
-            recorded, next_slot = judgment_record_and_claim_next(
-                task=task,
-                slot_id=answer.pop("slot"),
-                annotator_id=request.user.id,
-                answer=answer,
-            )
-        except JudgmentError as error:
-            code = {"invalid": 400, "not_found": 404, "conflict": 409}[error.code]
-            return Response({"error": str(error)}, status=code)
+        authorize_request(request, CAN_ANNOTATE, task_id=answer.pop("task"))
+        task = request.task
+        # A refusal (JudgmentError) answers through the one handler (api_exception_handler).
+        recorded, next_slot, progress_row = judgment_record_and_claim_next(
+            task=task,
+            slot_id=answer.pop("slot"),
+            annotator_id=request.user.id,
+            answer=answer,
+        )
         judgment = recorded.judgment
         # Plain values in the serializer's shape (the serializer documents it).
         return Response(
@@ -164,7 +170,12 @@ class JudgmentApi(APIView):
                 "message": recorded.message,
                 "hter": judgment.hter,
                 "duration_ms": judgment.duration_ms,
-                "next": next_item_body(task, request.user.id, next_slot),
+                "next": next_item_body(
+                    task,
+                    request.user.id,
+                    next_slot,
+                    None if progress_row is None else progress_from_row(task, progress_row),
+                ),
             },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
         )
@@ -194,15 +205,12 @@ class PrefilledSpansApi(APIView):
             400: ErrorSerializer,
         },
     )
+    @authorize(CAN_MANAGE)
     def post(self, request, task_id: int):
-        task = get_object_or_404(Task, id=task_id)
-        campaign_for(request.user, task.campaign_id, CAN_MANAGE)
         upload = request.FILES.get("file")
         if upload is None:
             return Response({"error": "send the JSON Lines as the file field 'file'"}, status=400)
-        try:
-            (named,) = read_uploaded([upload], max_bytes=settings.UPLOAD_MAX_BYTES)
-            count = task_prefilled_spans_set(task=task, name=named[0], data=named[1])
-        except (UploadError, PrefillError) as error:
-            return Response({"error": str(error)}, status=400)
+        # Upload and prefill errors answer 400 through the one handler.
+        (named,) = read_uploaded([upload], max_bytes=settings.UPLOAD_MAX_BYTES)
+        count = task_prefilled_spans_set(task=request.task, name=named[0], data=named[1])
         return Response({"items": count})

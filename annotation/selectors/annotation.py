@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from annotation.models import Batch, CrowdParticipant, Document, Segment, Slot, Task
+from annotation.models import Document, Segment, Slot, Task
 from annotation.services.assignment import CROWD_BATCHES, batch_quota
 
 
@@ -34,26 +34,24 @@ class AnnotatorProgress(NamedTuple):
 
 
 def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
-    """The annotator's progress in one query of indexed lookups. Slots judged by whoever
-    held the batch before (abandoned half-way) count as done: the batch is what is left."""
-    sql = f"""
-        SELECT b.size,
-               (SELECT count(*) FROM {Slot._meta.db_table} s
-                 WHERE s.batch_id = b.id AND s.state = 'done'),
-               (SELECT count(DISTINCT s.batch_id) FROM {Slot._meta.db_table} s
-                 WHERE s.task_id = %(task)s AND s.annotator_id = %(user)s),
-               EXISTS (SELECT 1 FROM {CrowdParticipant._meta.db_table} c
-                        WHERE c.task_id = %(task)s AND c.user_id = %(user)s)
-          FROM {Batch._meta.db_table} b
-         WHERE b.task_id = %(task)s AND b.annotator_id = %(user)s
-         ORDER BY b.state = 'leased' DESC, b.number DESC
-         LIMIT 1
-    """  # noqa: S608 (table names from the models; values are parameters)
+    """The annotator's progress in one query of indexed lookups (the SQL function
+    ``evalsite_annotator_progress`` in services/assignment.sql, which the judgment-and-claim
+    function returns too). Slots judged by whoever held the batch before (abandoned
+    half-way) count as done: the batch is what is left."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"task": task.id, "user": annotator_id})
+        cursor.execute("SELECT * FROM evalsite_annotator_progress(%s, %s)", [task.id, annotator_id])
         row = cursor.fetchone()
-    size, done, batches, crowd = row or (0, 0, 0, False)
-    return AnnotatorProgress(done, size, batches, CROWD_BATCHES if crowd else batch_quota(task))
+    return progress_from_row(task, row)
+
+
+def progress_from_row(
+    task: Task, row: tuple[int | None, int | None, int | None, bool | None] | None
+) -> AnnotatorProgress:
+    """``AnnotatorProgress`` from ``evalsite_annotator_progress``'s (size, judged, batches,
+    crowd); None or NULLs: no batch yet."""
+    size, done, batches, crowd = row if row and row[0] is not None else (0, 0, 0, False)
+    quota = CROWD_BATCHES if crowd else batch_quota(task)
+    return AnnotatorProgress(done or 0, size or 0, batches or 0, quota)
 
 
 def annotator_has_begun(*, task: Task, user_id: int) -> bool:

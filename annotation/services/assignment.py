@@ -33,7 +33,8 @@ Quota: ``items_per_annotator`` (0: no limit) is rounded up to whole batches. A q
 annotator gets ``ceil(items_per_annotator / batch_size)`` batches. A crowd participant gets one.
 
 Recording the last judgment of a batch closes it (``batch_after_judgment``); every
-judgment renews the batch's lease.
+judgment renews the batch's lease. The API's judgment does the same, and the next claim, in
+one statement (``evalsite_judge_and_claim`` in ``assignment.sql``, see ``judging.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,16 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.models import LIKERT_TYPES, Batch, CrowdParticipant, Item, ItemType, Slot, Task
+from annotation.models import (
+    LIKERT_TYPES,
+    Batch,
+    CrowdParticipant,
+    Item,
+    ItemType,
+    Slot,
+    Task,
+)
+from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
 # out across the HIT), when the batch is long enough.
@@ -284,12 +294,7 @@ def slot_claim_next_in_transaction(
             ],
         )
         (slot_id,) = cursor.fetchone()
-    if slot_id is None:
-        return None
-    # The item is shown next: its segment comes along, and the task is the one we have.
-    slot = Slot.objects.select_related("item__segment").get(id=slot_id)
-    slot.task = task
-    return slot
+    return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
 
 
 def batch_lock(*, task_id: int, slot_id: int) -> None:

@@ -25,7 +25,6 @@ from annotation.scales import CONTINUOUS, scale_range
 from annotation.services.assignment import (
     batch_after_judgment,
     batch_lock,
-    slot_claim_next_in_transaction,
     slot_skip,
 )
 from annotation.services.spans import (
@@ -75,7 +74,7 @@ def _int(answer: dict[str, Any], key: str) -> int:
     return number
 
 
-def _validated(
+def answer_columns(
     task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
 ) -> dict[str, Any]:
     """The typed columns of a judgment from the submitted answer, or a clear error."""
@@ -171,7 +170,8 @@ def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]
             if _span_keys(s.span for s in spans) != _span_keys(existing.spans.all()):
                 values = {}  # other spans: a different answer
         else:
-            values = _validated(existing.task_type, slot.task.scale, slot.item.candidates, answer)
+            candidates = slot.item.candidates
+            values = answer_columns(existing.task_type, slot.task.scale, candidates, answer)
     except (JudgmentError, SpanAnswerError):
         values = {}
     if all(values.get(c) == getattr(existing, c) for c in ANSWER_COLUMNS if c in values) and values:
@@ -186,10 +186,37 @@ def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]
 
 def _task_open_or_error(task: Task) -> None:
     if task.state != Task.State.LAUNCHED:
-        raise JudgmentError(
-            "conflict",
-            f"the task is {task.get_state_display().lower()}: your answer was not recorded",
-        )
+        raise _task_closed(task.state)
+
+
+def _task_closed(state: str) -> JudgmentError:
+    label = Task.State(state).label.lower()
+    return JudgmentError("conflict", f"the task is {label}: your answer was not recorded")
+
+
+# Why a judgment is refused, by the reason's name (evalsite_judge_and_claim answers with
+# it; judgment_record_in_transaction raises the same), each said once.
+_REFUSALS = {
+    "not_found": ("not_found", "no such item in this task"),
+    "taken": (
+        "conflict",
+        "another annotator judged this item after it was released; your answer was not needed",
+    ),
+    "skipped": ("conflict", "you skipped this item; it went to someone else"),
+    "not_assigned": (
+        "conflict",
+        "this item is no longer assigned to you (it was "
+        "released after a long pause); take the next item",
+    ),
+    "not_served": ("conflict", "this item was not shown to you yet; take the next item"),
+    "judged_already": ("conflict", "you have judged this item already"),
+}
+
+
+def judgment_refusal(reason: str) -> JudgmentError:
+    if reason.startswith("task_"):
+        return _task_closed(reason.removeprefix("task_"))
+    return JudgmentError(*_REFUSALS[reason])
 
 
 @transaction.atomic
@@ -207,12 +234,12 @@ def judgment_record(
     recorded and changes nothing. A slot taken over by someone else after its lease expired
     is a conflict; the answer is not recorded and the response says so.
     """
-    return _record_in_transaction(
+    return judgment_record_in_transaction(
         task_id=task_id, slot_id=slot_id, annotator_id=annotator_id, answer=answer, now=now
     )
 
 
-def _record_in_transaction(
+def judgment_record_in_transaction(
     *,
     task_id: int,
     slot_id: int,
@@ -231,28 +258,21 @@ def _record_in_transaction(
         .first()
     )
     if slot is None:
-        raise JudgmentError("not_found", "no such item in this task")
+        raise judgment_refusal("not_found")
     existing = getattr(slot, "judgment", None)
     if existing is not None:
         if existing.annotator_id == annotator_id:
             _same_answer_or_error(existing, slot, answer)
             return Recorded(existing, created=False)
-        raise JudgmentError(
-            "conflict",
-            "another annotator judged this item after it was released; your answer was not needed",
-        )
+        raise judgment_refusal("taken")
     _task_open_or_error(slot.task)
     if hasattr(slot, "skip"):
-        raise JudgmentError("conflict", "you skipped this item; it went to someone else")
+        raise judgment_refusal("skipped")
     if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
-        raise JudgmentError(
-            "conflict",
-            "this item is no longer assigned to you (it was "
-            "released after a long pause); take the next item",
-        )
+        raise judgment_refusal("not_assigned")
     if slot.served_at is None:
         # Items of a batch are judged in order: one not shown yet is not answered yet.
-        raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
+        raise judgment_refusal("not_served")
     spans: list[CheckedSpan] = []
     if slot.task.task_type in SPAN_TYPES:
         try:
@@ -260,7 +280,7 @@ def _record_in_transaction(
         except SpanAnswerError as error:
             raise JudgmentError("invalid", str(error)) from None
     else:
-        values = _validated(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
+        values = answer_columns(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
     served_at = slot.served_at
     try:
         with transaction.atomic():
@@ -279,26 +299,11 @@ def _record_in_transaction(
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=judgment, spans=spans)
     except IntegrityError:
-        raise JudgmentError("conflict", "you have judged this item already") from None
+        raise judgment_refusal("judged_already") from None
     slot.state = Slot.State.DONE
     slot.save(update_fields=["state"])
     batch_after_judgment(slot=slot, now=now)
     return Recorded(judgment, created=True)
-
-
-@transaction.atomic
-def judgment_record_and_claim_next(
-    *, task: Task, slot_id: int, annotator_id: int, answer: dict[str, Any]
-) -> tuple[Recorded, Slot | None]:
-    """Records the answer (``judgment_record``) and claims the annotator's next slot
-    (``slot_claim_next``) in one transaction: one answer per judgment for the client, one
-    commit for the database. A failed claim (the database lost) rolls the judgment back with
-    it, and the client's retry records it then; an acknowledged judgment is always stored."""
-    # The parts run inside this transaction without savepoints: two round trips fewer.
-    recorded = _record_in_transaction(
-        task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, answer=answer
-    )
-    return recorded, slot_claim_next_in_transaction(task=task, annotator_id=annotator_id)
 
 
 MAX_SKIP_NOTE_CHARS = 500

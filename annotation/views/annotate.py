@@ -12,24 +12,23 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.errors import error_status, refused_to
 from annotation.instructions import task_instructions
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
-from annotation.permissions import task_for_annotator
+from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.scales import CONTINUOUS
 from annotation.selectors.annotation import (
     annotator_has_begun,
     annotator_progress,
     item_display,
+    progress_from_row,
     tasks_for_annotator,
 )
 from annotation.services.assignment import slot_claim_next
+from annotation.services.judging import judgment_record_and_claim_next
 from annotation.services.judgments import JudgmentError, judgment_record, skip_record
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from metrics.spans.mqm import NON_TRANSLATION
-
-
-def _task_for(request, task_id: int) -> Task:
-    return task_for_annotator(request.user, task_id)
 
 
 @login_required
@@ -40,8 +39,9 @@ def task_list(request):
 
 
 @login_required
+@authorize(CAN_ANNOTATE)
 def annotate(request, task_id: int):
-    task = _task_for(request, task_id)
+    task = request.task
     if task.state != Task.State.LAUNCHED:
         return render(request, "annotate/stopped.html", {"task": task}, status=409)
     # Before the first item the instructions are open above it; then one key ("?") away.
@@ -81,16 +81,17 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
     }
 
 
-def _next_item_html(request, task: Task) -> str | None:
-    """The next item's form and progress, for the page's script to swap in: one round trip
-    per judgment. None when the page must load instead: nothing left (the done page, a crowd
-    participant's completion link) or a span task (its editor sets itself up on page load)."""
-    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED:
+def _next_item_html(request, task: Task, slot, progress_row) -> str | None:
+    """The next item's form and progress (``slot``, claimed with the judgment), for the
+    page's script to swap in: one round trip per judgment. None when the page must load
+    instead: nothing left (the done page, a crowd participant's completion link) or a span
+    task (its editor sets itself up on page load)."""
+    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED or slot is None:
         return None
-    slot = slot_claim_next(task=task, annotator_id=request.user.id)
-    if slot is None:
-        return None
-    progress = annotator_progress(task=task, annotator_id=request.user.id)
+    if progress_row is None:
+        progress = annotator_progress(task=task, annotator_id=request.user.id)
+    else:
+        progress = progress_from_row(task, progress_row)
     return render_to_string(
         "annotate/_next_item.html", _item_context(task, slot, progress), request=request
     )
@@ -124,13 +125,14 @@ def _sent_by_script(request) -> bool:
 
 
 INCOMPLETE = "The form was incomplete; please answer again."
-_ERROR_STATUS = {"invalid": 400, "not_found": 404, "conflict": 409}
 
 
 @login_required
 @require_POST
+@authorize(CAN_ANNOTATE)
+@refused_to("annotate", "Not saved: {error}.", url_kwargs=("task_id",))
 def submit(request, task_id: int):
-    task = _task_for(request, task_id)
+    task = request.task
     by_script = _sent_by_script(request)
     next_url = reverse("annotate", args=[task.id])
     try:
@@ -142,59 +144,59 @@ def submit(request, task_id: int):
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
-        recorded = judgment_record(
-            task_id=task.id,
-            slot_id=slot_id,
-            annotator_id=request.user.id,
-            answer=answer,
-        )
+        if by_script:
+            # The next item is claimed with the judgment, as the API does.
+            recorded, next_slot, progress_row = judgment_record_and_claim_next(
+                task=task, slot_id=slot_id, annotator_id=request.user.id, answer=answer
+            )
+        else:
+            recorded = judgment_record(
+                task_id=task.id, slot_id=slot_id, annotator_id=request.user.id, answer=answer
+            )
     except JudgmentError as error:
-        if by_script:
-            return JsonResponse(
-                {"detail": f"Not saved: {error}.", "code": error.code, "next": next_url},
-                status=_ERROR_STATUS[error.code],
-            )
-        level = messages.error if error.code == "invalid" else messages.warning
-        level(request, f"Not saved: {error}.")
-    else:
-        if by_script:
-            # A retry of an answer that did reach the database is a success too. The next
-            # item comes along ("html"), so the page shows it without loading again.
-            status = "recorded" if recorded.created else "already_recorded"
-            return JsonResponse(
-                {
-                    "status": status,
-                    "judgment": recorded.judgment.id,
-                    "next": next_url,
-                    "html": _next_item_html(request, task),
-                }
-            )
-        if not recorded.created:
-            messages.info(request, "That answer was already saved; nothing changed.")
+        if not by_script:
+            raise  # the page goes back to the item with the reason (refused_to)
+        # The script shows the reason itself, and the way on to the next item.
+        return JsonResponse(
+            {"detail": f"Not saved: {error}.", "code": error.kind, "next": next_url},
+            status=error_status(error),
+        )
+    if by_script:
+        # A retry of an answer that did reach the database is a success too. The next
+        # item comes along ("html"), so the page shows it without loading again.
+        status = "recorded" if recorded.created else "already_recorded"
+        return JsonResponse(
+            {
+                "status": status,
+                "judgment": recorded.judgment.id,
+                "next": next_url,
+                "html": _next_item_html(request, task, next_slot, progress_row),
+            }
+        )
+    if not recorded.created:
+        messages.info(request, "That answer was already saved; nothing changed.")
     return redirect("annotate", task.id)
 
 
 @login_required
 @require_POST
+@authorize(CAN_ANNOTATE)
+@refused_to("annotate", "Not skipped: {error}.", url_kwargs=("task_id",))
 def skip(request, task_id: int):
     """Skips or flags the item with a reason; the next item follows."""
-    task = _task_for(request, task_id)
+    task = request.task
     try:
         # Not "slot": the page's judgment form holds that one.
         slot_id = int(request.POST.get("skipped_slot", ""))
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    try:
-        skip_record(
-            task_id=task.id,
-            slot_id=slot_id,
-            annotator_id=request.user.id,
-            reason=request.POST.get("reason", ""),
-            note=request.POST.get("note", ""),
-        )
-    except JudgmentError as error:
-        messages.error(request, f"Not skipped: {error}.")
-    else:
-        messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
+    skip_record(
+        task_id=task.id,
+        slot_id=slot_id,
+        annotator_id=request.user.id,
+        reason=request.POST.get("reason", ""),
+        note=request.POST.get("note", ""),
+    )
+    messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
     return redirect("annotate", task.id)
