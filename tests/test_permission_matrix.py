@@ -216,10 +216,12 @@ CASES = [
     # An unknown system: the manager passes, is sent back to the campaign with the error.
     Case("campaign-metric-scores", "post", manager_page(302), campaign, data=metric_scores),
     Case("task-add", "get", POST_ONLY_PAGE, campaign),
+    # An incomplete form: the manager passes, and gets the campaign page back with the form
+    # as sent and the error beside it (400).
     Case(
         "task-add",
         "post",
-        manager_page(302),
+        manager_page(400),
         campaign,
         data=lambda w: {"task_type": "fluency", "scale": "likert5", "judgments_per_item": 1},
     ),
