@@ -84,9 +84,9 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
 def _next_item_html(request, task: Task, slot, progress_row) -> str | None:
     """The next item's form and progress (``slot``, claimed with the judgment), for the
     page's script to swap in: one round trip per judgment. None when the page must load
-    instead: nothing left (the done page, a crowd participant's completion link) or a span
-    task (its editor sets itself up on page load)."""
-    if task.task_type in SPAN_TYPES or task.state != Task.State.LAUNCHED or slot is None:
+    instead: nothing left (the done page, a crowd participant's completion link), or no
+    slot was claimed (a span task: its editor sets itself up on page load)."""
+    if task.state != Task.State.LAUNCHED or slot is None:
         return None
     if progress_row is None:
         progress = annotator_progress(task=task, annotator_id=request.user.id)
@@ -134,6 +134,9 @@ INCOMPLETE = "The form was incomplete; please answer again."
 def submit(request, task_id: int):
     task = request.task
     by_script = _sent_by_script(request)
+    # A span task's page loads again (its editor sets itself up then, and claims then), so
+    # only the other tasks claim the next item with the judgment.
+    swaps_in_next = by_script and task.task_type not in SPAN_TYPES
     next_url = reverse("annotate", args=[task.id])
     try:
         slot_id = int(request.POST.get("slot", ""))
@@ -144,7 +147,7 @@ def submit(request, task_id: int):
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
-        if by_script:
+        if swaps_in_next:
             # The next item is claimed with the judgment, as the API does.
             recorded, next_slot, progress_row = judgment_record_and_claim_next(
                 task=task, slot_id=slot_id, annotator_id=request.user.id, answer=answer
@@ -153,6 +156,7 @@ def submit(request, task_id: int):
             recorded = judgment_record(
                 task_id=task.id, slot_id=slot_id, annotator_id=request.user.id, answer=answer
             )
+            next_slot = progress_row = None
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
