@@ -11,8 +11,13 @@ threads = int(os.environ.get("WEB_THREADS", "8"))
 keepalive = 30
 timeout = 60
 graceful_timeout = 20
+# Workers are forked from a master that has imported the app (evalsite/wsgi.py), so a restart
+# after max_requests costs a fork, not a second of imports. Code changes need a restart, not HUP.
+preload_app = True
 max_requests = 20000
 max_requests_jitter = 2000
 # Django logs request errors (with tracebacks) to stderr; a daemonised gunicorn would send
 # them to /dev/null, so they go to the error log instead.
 capture_output = True
+# The access log ends with the request's time in milliseconds (%(M)s), for finding slow ones.
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(M)sms'
