@@ -1,18 +1,22 @@
 """Scale-out on one machine: two web instances and two Celery workers on one PostgreSQL and
-one Redis, against one instance; nothing is lost and every job runs exactly once.
+one Redis, against one instance; judgments/s rises, nothing is lost and every job runs once.
 
     .venv/bin/python bench/scaleout.py [--annotators 50] [--seconds 20] [--runs 1]
-        [--web-workers 3] [--ports 8201 8202] [--jobs 10]
+        [--web-workers 2] [--host-cpu 0.5] [--ports 8201 8202] [--jobs 10]
 
 It uses the database, Redis and secret key of the environment (DATABASE_URL, REDIS_URL,
 SECRET_KEY, or var/secret_key as `make up` writes it), migrated beforehand (`make up`, or
 `manage.py migrate`); PostgreSQL and Redis must be running. It starts, and stops at the end:
 
 1. web: one gunicorn with --web-workers workers on the first port, then one with twice as
-   many workers (the same total as two instances), then two gunicorns (first and second
-   port) with --web-workers each; for each shape, `bench/load.py` drives the annotators
-   round-robin over the instances' URLs (a stand-in for the load balancer) and checks that
-   the database holds exactly the judgments the servers acknowledged;
+   many workers, then two gunicorns (first and second port) with --web-workers each; for
+   each shape, `bench/load.py` drives the annotators round-robin over the instances' URLs
+   (a stand-in for the load balancer) and checks that the database holds exactly the
+   judgments the servers acknowledged. Each instance stands for a web host: it runs in a
+   cgroup of its own that lets it use at most --host-cpu cores (a CFS quota; needs root and
+   the cgroup cpu controller, v1 or v2). Without that, one instance on this 2-core machine
+   already takes what PostgreSQL and the load generator leave, and a second one can only
+   share the same cores; --host-cpu 0 runs the instances unbounded.
 2. jobs: two Celery workers (named scaleout1@ and scaleout2@, one process each, no -B) and
    one separate `celery beat` (the outbox dispatcher, so scaling workers never runs it
    twice); a campaign with --jobs systems and a reference queues that many metrics jobs
@@ -25,6 +29,7 @@ SECRET_KEY, or var/secret_key as `make up` writes it), migrated beforehand (`mak
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -50,7 +55,10 @@ class Processes:
     def __init__(self) -> None:
         self.started: list[subprocess.Popen] = []
 
-    def start(self, name: str, command: list[str]) -> subprocess.Popen:
+    def start(self, name: str, command: list[str], cgroup: Path | None = None) -> subprocess.Popen:
+        if cgroup is not None:
+            # The process joins the cgroup before it execs, so every worker it forks is in it.
+            command = ["sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh", *command]
         log = (LOG / f"scaleout-{name}.log").open("w")
         process = subprocess.Popen(
             command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -71,6 +79,41 @@ class Processes:
     def stop_all(self) -> None:
         for process in reversed(list(self.started)):
             self.stop(process)
+
+
+CGROUP_V1_CPU, CGROUP_V2 = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup")
+CFS_PERIOD_US = 100_000
+
+
+def host_cgroup(name: str, cores: float) -> Path:
+    """A cgroup whose processes together get at most ``cores`` CPUs' time: one web host."""
+    quota = int(cores * CFS_PERIOD_US)
+    try:
+        if (CGROUP_V1_CPU / "cpu.cfs_quota_us").exists():
+            group = CGROUP_V1_CPU / name
+            group.mkdir(exist_ok=True)
+            (group / "cpu.cfs_period_us").write_text(str(CFS_PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(quota))
+            return group
+        if "cpu" in (CGROUP_V2 / "cgroup.controllers").read_text().split():
+            subtree = CGROUP_V2 / "cgroup.subtree_control"
+            if "cpu" not in subtree.read_text().split():
+                subtree.write_text("+cpu")
+            group = CGROUP_V2 / name
+            group.mkdir(exist_ok=True)
+            (group / "cpu.max").write_text(f"{quota} {CFS_PERIOD_US}")
+            return group
+    except OSError as error:
+        raise SystemExit(
+            f"cannot make a cgroup with a CPU quota ({error}); run as root, or pass "
+            "--host-cpu 0 to run the web instances without a per-host budget"
+        ) from error
+    raise SystemExit("no cgroup cpu controller here; pass --host-cpu 0")
+
+
+def host_cgroup_remove(group: Path) -> None:
+    with contextlib.suppress(OSError):
+        group.rmdir()
 
 
 def wait_answering(url: str, seconds: float = 60) -> None:
@@ -100,7 +143,8 @@ def web_shape(
     for port in args.ports[:instances]:
         command = [str(VENV_BIN / "gunicorn"), "evalsite.wsgi", "-c", "evalsite/gunicorn.conf.py"]
         command += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
-        started.append(processes.start(f"web-{port}", command))
+        cgroup = host_cgroup(f"evalsite-host-{port}", args.host_cpu) if args.host_cpu else None
+        started.append(processes.start(f"web-{port}", command, cgroup))
     for port in args.ports[:instances]:
         wait_answering(f"http://127.0.0.1:{port}")
     return started
@@ -108,10 +152,11 @@ def web_shape(
 
 def measure_web(processes: Processes, args: argparse.Namespace) -> list[tuple[str, list[dict]]]:
     speaks_json = load_py_speaks_json()
+    host = f", {args.host_cpu:g} cores per host" if args.host_cpu else ", no CPU budget"
     shapes = [
-        (f"one instance, {args.web_workers} workers", 1, args.web_workers),
-        (f"one instance, {2 * args.web_workers} workers", 1, 2 * args.web_workers),
-        (f"two instances, {args.web_workers} workers each", 2, args.web_workers),
+        (f"one instance, {args.web_workers} workers{host}", 1, args.web_workers),
+        (f"one instance, {2 * args.web_workers} workers{host}", 1, 2 * args.web_workers),
+        (f"two instances, {args.web_workers} workers each{host}", 2, args.web_workers),
     ]
     results = []
     for title, instances, workers in shapes:
@@ -274,7 +319,13 @@ def main() -> int:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument(
+        "--host-cpu",
+        type=float,
+        default=0.5,
+        help="cores each web instance may use (a cgroup CPU quota standing for a host); 0: no cap",
+    )
     parser.add_argument("--ports", type=int, nargs=2, default=[8201, 8202])
     parser.add_argument(
         "--jobs", type=int, default=10, choices=range(2, 21), help="system runs, one job each"
@@ -282,6 +333,8 @@ def main() -> int:
     parser.add_argument("--skip-web", action="store_true", help="only the jobs part")
     parser.add_argument("--skip-jobs", action="store_true", help="only the web part")
     args = parser.parse_args()
+    if args.host_cpu < 0:
+        parser.error("--host-cpu must be 0 (no cap) or more")
 
     RUN.mkdir(parents=True, exist_ok=True)
     LOG.mkdir(parents=True, exist_ok=True)
@@ -302,6 +355,9 @@ def main() -> int:
         jobs_ok = True if args.skip_jobs else measure_jobs(processes, args)
     finally:
         processes.stop_all()
+        for port in args.ports:
+            host_cgroup_remove(CGROUP_V1_CPU / f"evalsite-host-{port}")
+            host_cgroup_remove(CGROUP_V2 / f"evalsite-host-{port}")
     print()
     if web:
         print("| shape | judgments/s | p99 (ms) | errors | exact |")
