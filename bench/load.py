@@ -83,6 +83,7 @@ class Run:
     elapsed: float
     generator_cpu: float = 0.0  # seconds of this process's CPU during the run
     late: list[float] = field(default_factory=list)  # open loop: start minus schedule
+    first: list[float] = field(default_factory=list)  # open loop: GET next + POST latencies
 
 
 def closed_loop(args, urls, task_id, tokens) -> Run:
@@ -119,6 +120,7 @@ class OpenLoop:
         self.lock = threading.Condition()
         self.items: dict[int, dict | None] = {}  # annotator → next item (None: ask GET next)
         self.judgments: list[tuple[float, float]] = []
+        self.first: list[float] = []  # latencies of judgments that began with GET next
         self.acknowledged: list[int] = []
         self.errors: list[str] = []
         self.late: list[float] = []
@@ -166,7 +168,8 @@ class OpenLoop:
 
         try:
             item = self.items.get(annotator)
-            if item is None:
+            first = item is None
+            if first:
                 status, item = call("next", "GET", f"/api/v1/tasks/{self.task_id}/next")
                 if status != 200:
                     raise ValueError(f"next: HTTP {status} {str(item)[:200]}")
@@ -180,6 +183,8 @@ class OpenLoop:
             finished = time.perf_counter()
             with self.lock:
                 self.judgments.append((finished, finished - due))
+                if first:
+                    self.first.append(finished - due)
                 self.acknowledged.append(result["id"])
             self.items[annotator] = result.get("next")
         except (OSError, HTTPException, ValueError) as error:
@@ -204,6 +209,7 @@ class OpenLoop:
             elapsed=time.perf_counter() - max(started, self.start),
             generator_cpu=time.process_time() - cpu,
             late=self.late,
+            first=self.first,
         )
 
 
@@ -307,6 +313,16 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
         f"  latency per judgment: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
         f"p99 {result['p99_ms']} ms"
     )
+    if run.first:
+        # An annotator's first judgment claims a batch (GET next, then the POST): 1000
+        # annotators arriving within one think time make these a start-up burst.
+        first = run.first
+        result["first_judgments"] = len(first)
+        result["p99_first_ms"] = round(1000 * percentile(first, 0.99), 1)
+        print(
+            f"  of which {len(first)} first judgments (GET next claims a batch, then POST): "
+            f"p50 {1000 * percentile(first, 0.5):.1f} ms, p99 {result['p99_first_ms']} ms"
+        )
     generator = f"  load generator CPU: {100 * run.generator_cpu / run.elapsed:.0f}% of a core"
     if run.late:
         generator += f"; arrivals started late by p99 {1000 * percentile(run.late, 0.99):.1f} ms"

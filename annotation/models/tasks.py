@@ -161,7 +161,10 @@ class Batch(models.Model):
         LEASED = "leased", "Leased"
         DONE = "done", "Done"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="batches")
+    # No index of its own: one_batch_per_number (task, number) serves lookups by task.
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="batches", db_index=False
+    )
     number = models.PositiveIntegerField()  # claim order: replica 0 first
     group = models.PositiveIntegerField()
     size = models.PositiveIntegerField()  # slots, quality control included; fixed at launch
@@ -179,10 +182,10 @@ class Batch(models.Model):
             models.Index(
                 fields=["task", "number"], condition=Q(state="open"), name="batch_open_idx"
             ),
+            # Not on leased_until: a judgment renews the lease, and with no indexed column
+            # changed the row is updated in place (HOT), touching no index.
             models.Index(
-                fields=["task", "leased_until"],
-                condition=Q(state="leased"),
-                name="batch_lease_idx",
+                fields=["task", "number"], condition=Q(state="leased"), name="batch_leased_idx"
             ),
             models.Index(fields=["task", "annotator", "state"], name="batch_annotator_idx"),
         ]
@@ -197,9 +200,13 @@ class Slot(models.Model):
         LEASED = "leased", "Leased"
         DONE = "done", "Done"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="slots")
+    # task and batch have no index of their own: slot_task_annotator_idx (task, …) and
+    # one_slot_per_position (batch, …) serve them, and every index is written on each claim.
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="slots", db_index=False)
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="slots")
-    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="slots")
+    batch = models.ForeignKey(
+        Batch, on_delete=models.CASCADE, related_name="slots", db_index=False
+    )
     position = models.PositiveIntegerField()  # order inside the batch
     replica = models.PositiveSmallIntegerField()
     is_repeat = models.BooleanField(default=False)
@@ -222,7 +229,9 @@ class Slot(models.Model):
             models.UniqueConstraint(fields=["batch", "position"], name="one_slot_per_position"),
         ]
         indexes = [
-            models.Index(fields=["task", "annotator", "state"], name="slot_annotator_idx"),
+            # Not on state: recording a judgment marks its slot done, and with no indexed
+            # column changed that update is in place (HOT), touching none of the indexes.
+            models.Index(fields=["task", "annotator"], name="slot_task_annotator_idx"),
         ]
 
 
@@ -279,7 +288,10 @@ class Judgment(models.Model):
         TIE = "T", "Tie"
 
     slot = models.OneToOneField(Slot, on_delete=models.PROTECT, related_name="judgment")
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="judgments")
+    # No index of its own: judgment_annotator_idx (task, annotator) serves lookups by task.
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="judgments", db_index=False
+    )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="judgments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
