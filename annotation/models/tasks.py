@@ -162,9 +162,7 @@ class Batch(models.Model):
         DONE = "done", "Done"
 
     # No index of its own: one_batch_per_number (task, number) serves lookups by task.
-    task = models.ForeignKey(
-        Task, on_delete=models.CASCADE, related_name="batches", db_index=False
-    )
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="batches", db_index=False)
     number = models.PositiveIntegerField()  # claim order: replica 0 first
     group = models.PositiveIntegerField()
     size = models.PositiveIntegerField()  # slots, quality control included; fixed at launch
@@ -204,9 +202,7 @@ class Slot(models.Model):
     # one_slot_per_position (batch, …) serve them, and every index is written on each claim.
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="slots", db_index=False)
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="slots")
-    batch = models.ForeignKey(
-        Batch, on_delete=models.CASCADE, related_name="slots", db_index=False
-    )
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="slots", db_index=False)
     position = models.PositiveIntegerField()  # order inside the batch
     replica = models.PositiveSmallIntegerField()
     is_repeat = models.BooleanField(default=False)
