@@ -99,6 +99,12 @@ def test_a_worker_replica_pings_its_own_node():
     assert "-d celery@$$HOSTNAME" in check  # $$: compose's escape for the shell's $HOSTNAME
 
 
+def test_the_healthchecks_host_is_always_allowed():
+    for name in ("web", "lb"):
+        assert "http://127.0.0.1:8000/healthz" in " ".join(SERVICES[name]["healthcheck"]["test"])
+    assert SERVICES["web"]["environment"]["ALLOWED_HOSTS"].endswith(",127.0.0.1")
+
+
 def test_web_replicas_log_their_requests():
     web = SERVICES["web"]["command"]
     assert web[web.index("--access-logfile") + 1] == "-"
