@@ -77,6 +77,39 @@ def test_healthchecks_kept():
     assert "/healthz" in " ".join(SERVICES["web"]["healthcheck"]["test"])
 
 
+def test_web_counts_the_client_address_lb_forwards():
+    # lb appends the client's address to X-Forwarded-For (deploy/nginx.conf); without a trusted
+    # proxy count every client would be lb's address to the per-address login limit.
+    config = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "X-Forwarded-For $proxy_add_x_forwarded_for" in config
+    assert SERVICES["web"]["environment"]["TRUSTED_PROXY_COUNT"] == "${TRUSTED_PROXY_COUNT:-1}"
+
+
+def test_postgres_is_ready_only_once_it_listens_on_tcp():
+    # The image's first-start temporary server answers on the Unix socket only.
+    test = SERVICES["postgres"]["healthcheck"]["test"]
+    assert test[:2] == ["CMD", "pg_isready"]
+    assert test[test.index("-h") + 1] == "127.0.0.1"
+
+
+def test_a_worker_replica_pings_its_own_node():
+    kind, check = SERVICES["worker"]["healthcheck"]["test"]
+    assert kind == "CMD-SHELL"
+    assert "inspect ping" in check
+    assert "-d celery@$$HOSTNAME" in check  # $$: compose's escape for the shell's $HOSTNAME
+
+
+def test_the_healthchecks_host_is_always_allowed():
+    for name in ("web", "lb"):
+        assert "http://127.0.0.1:8000/healthz" in " ".join(SERVICES[name]["healthcheck"]["test"])
+    assert SERVICES["web"]["environment"]["ALLOWED_HOSTS"].endswith(",127.0.0.1")
+
+
+def test_web_replicas_log_their_requests():
+    web = SERVICES["web"]["command"]
+    assert web[web.index("--access-logfile") + 1] == "-"
+
+
 @pytest.mark.skipif(
     not (shutil.which("docker-compose") or shutil.which("docker")), reason="no docker client"
 )
