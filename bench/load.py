@@ -13,6 +13,10 @@ total ``R`` judgments/s; 1000 annotators thinking 5–15 s make 100/s unscaled).
 scheduled on a clock, not on answers, and served by a pool of ``--clients`` threads; latency
 counts from the scheduled arrival, so a late start (a busy server or generator) is counted.
 
+Before the clock starts, ``--warmup`` seconds (default 3) of ``GET next`` by one extra
+annotator from 32 threads open the server's database sessions, as a server that has been up
+a while has them; they are not counted (``--warmup 0`` measures a cold server).
+
 ``--url`` may be given several times: annotators are spread round-robin over the servers, a
 stand-in for a load balancer. ``--runs K`` repeats with a fresh campaign each time and prints
 the mean and the spread; ``--json`` adds one JSON line per run. Every run checks that the
@@ -273,14 +277,44 @@ def cpu_used(
     return web, database
 
 
+WARMUP_THREADS = 32  # more than a server's threads (make up: 2 workers x 8), so each gets some
+
+
+def warm_up(urls: list[str], task_id: int, token: str, seconds: float) -> int:
+    """GET next by one annotator, from many threads on every server, for ``seconds``: each
+    server thread opens its database session and the session compiles the claim. Returns
+    the number of requests made."""
+    give_up = time.perf_counter() + seconds
+    counts = [0] * WARMUP_THREADS
+
+    def loop(number: int) -> None:
+        client = Client(urls[number % len(urls)])
+        while time.perf_counter() < give_up:
+            with contextlib.suppress(OSError, HTTPException):
+                client.request(
+                    "warmup", "GET", f"/api/v1/tasks/{task_id}/next", Authorization=f"Token {token}"
+                )
+                counts[number] += 1
+
+    threads = [threading.Thread(target=loop, args=(n,), daemon=True) for n in range(WARMUP_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(counts)
+
+
 def one_run(args, urls, number: int) -> tuple[dict, bool]:
     task_id, user_ids = annotation_campaign(
         prefix="bench-load",
-        annotators=args.annotators,
+        annotators=args.annotators + 1,  # the last one only warms the server up
         judgments_per_item=judgments_per_item(args),
         corpus=CORPUS,
     )
-    tokens = api_tokens(user_ids)
+    *tokens, warmup_token = api_tokens(user_ids)
+    if args.warmup:
+        requests = warm_up(urls, task_id, warmup_token, args.warmup)
+        print(f"run {number}: warm-up, {requests} requests in {args.warmup:g} s (not counted)")
     before = cpu_snapshot(args)
     if args.rate:
         run = OpenLoop(args, urls, task_id, tokens).run()
@@ -370,6 +404,9 @@ def main() -> int:
     parser.add_argument("--think-max", type=float, default=15)
     parser.add_argument("--clients", type=int, default=64, help="open loop: client threads")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument(
+        "--warmup", type=float, default=3, help="seconds of uncounted GET next first (0: none)"
+    )
     parser.add_argument("--judgments-per-item", type=int, default=0, help="0: enough for the run")
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--json", action="store_true", help="one JSON line per run as well")
@@ -381,6 +418,8 @@ def main() -> int:
         "and of the database's backends (same machine)",
     )
     args = parser.parse_args()
+    if args.warmup < 0:
+        parser.error("--warmup must be 0 or more seconds")
     if args.think_min < 0 or args.think_max < args.think_min:
         parser.error("--think-max must be at least --think-min, both >= 0")
     urls = args.url or ["http://127.0.0.1:8000"]

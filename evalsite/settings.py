@@ -59,8 +59,12 @@ def database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        # Persistent connections: a web request then costs no connection set-up.
-        "CONN_MAX_AGE": int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        # Persistent connections: a web request then costs no connection set-up. Ten minutes,
+        # not one: a new PostgreSQL session pays its start, its catalogue caches and the
+        # compilation of the judging functions on its first requests, which with a minute's
+        # age fell on every thread each minute (bench/load.py open loop p99 125 ms, against
+        # 45 ms with sessions kept). The health check finds a connection the server dropped.
+        "CONN_MAX_AGE": int(os.environ.get("DATABASE_CONN_MAX_AGE", "600")),
         "CONN_HEALTH_CHECKS": True,
         # JIT off: our queries are short lookups and a few aggregates. When statistics are
         # missing or stale, mis-estimated lookups pass the JIT threshold and compiling costs
