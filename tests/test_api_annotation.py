@@ -1,5 +1,7 @@
 """Annotator API: GET /api/v1/tasks/<id>/next and POST /api/v1/judgments."""
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -260,40 +262,26 @@ def test_a_retry_after_a_pause_is_acknowledged_and_hands_out_nothing(
     assert api.post("/api/v1/judgments", other, format="json").status_code == 409
 
 
-def _updates(table: str) -> tuple[int, int]:
-    """Rows of ``table`` updated in this transaction, and how many of those in place (HOT:
-    no index touched), from PostgreSQL's own counters."""
+def test_judging_changes_no_indexed_column():
+    """Each judgment marks its slot done, serves the next slot and renews its batch's lease.
+    None of those columns is in an index (as a key or in a predicate), so PostgreSQL can
+    update the rows in place (HOT) without writing an index entry (migration 0024); an index
+    on one of them would make every judgment write all the table's indexes again. (Whether a
+    given update is HOT also depends on room on its page, which a test cannot pin down.)"""
     from django.db import connection
 
+    updated_per_judgment = {
+        "annotation_slot": ["state", "served_at"],
+        "annotation_batch": ["leased_until"],
+    }
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s",
-            [table],
-        )
-        row = cursor.fetchone()
-    return (row[0], row[1]) if row else (0, 0)
-
-
-def test_judging_updates_its_slot_and_batch_in_place(
-    launched, loaded_campaign, make_annotator, api_for
-):
-    """A judgment marks its slot done, renews its batch's lease and serves the next slot:
-    none of those columns is indexed, so PostgreSQL updates the rows in place (HOT) and
-    writes no index entry (migration 0024). An index on slot.state or batch.leased_until
-    would make every judgment write all the table's indexes again. Likert answers take the
-    one-statement path, post-edits the general one."""
-    api = api_for(make_annotator(loaded_campaign, "ann"))
-    for task_type, answer in (("adequacy", {"score": 3}), ("postedit", {"post_edit": "Ja."})):
-        task = launched(task_type)
-        item = api.get(f"/api/v1/tasks/{task.id}/next").json()  # a claim is not in place
-        for _ in range(3):
-            tables = ("annotation_slot", "annotation_batch")
-            before = {table: _updates(table) for table in tables}
-            body = {"task": task.id, "slot": item["slot"], **answer}
-            response = api.post("/api/v1/judgments", body, format="json")
-            assert response.status_code == 201, response.content
-            for table, (updated, hot) in before.items():
-                now_updated, now_hot = _updates(table)
-                assert now_updated > updated, (task_type, table)
-                assert now_hot - hot == now_updated - updated, (task_type, table)
-            item = response.json()["next"]
+        for table, columns in updated_per_judgment.items():
+            cursor.execute(
+                "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = %s::regclass",
+                [table],
+            )
+            definitions = [row[0] for row in cursor.fetchall()]
+            assert definitions  # the table's indexes were read
+            for column in columns:
+                pattern = re.compile(rf"\b{column}\b")
+                assert not [d for d in definitions if pattern.search(d)], (table, column)
