@@ -90,6 +90,14 @@ class Run:
     first: list[float] = field(default_factory=list)  # open loop: GET next + POST latencies
 
 
+def run_all(threads: list[threading.Thread]) -> None:
+    """Starts every thread, then waits for all of them."""
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def closed_loop(args, urls, task_id, tokens) -> Run:
     deadline = time.perf_counter() + args.seconds
     threads = [
@@ -97,10 +105,7 @@ def closed_loop(args, urls, task_id, tokens) -> Run:
         for i, token in enumerate(tokens)
     ]
     cpu, started = time.process_time(), time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_all(threads)
     return Run(
         judgments=[j for t in threads for j in t.judgments],
         acknowledged=[judgment for t in threads for *_, judgment in t.acknowledged],
@@ -202,10 +207,7 @@ class OpenLoop:
             threading.Thread(target=self.client_loop, daemon=True) for _ in range(self.args.clients)
         ]
         cpu, started = time.process_time(), time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        run_all(threads)
         return Run(
             judgments=self.judgments,
             acknowledged=self.acknowledged,
@@ -297,10 +299,7 @@ def warm_up(urls: list[str], task_id: int, token: str, seconds: float) -> int:
                 counts[number] += 1
 
     threads = [threading.Thread(target=loop, args=(n,), daemon=True) for n in range(WARMUP_THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_all(threads)
     return sum(counts)
 
 
