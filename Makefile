@@ -1,7 +1,7 @@
 # The two commands that matter: `make up` (whole stack with demo data) and `make test`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help up down logs test lint services venv migrate demo browser bench-upload
+.PHONY: help up down logs test lint services venv migrate demo browser test-tools bench-upload
 
 PORT ?= 8000
 VENV := .venv
@@ -64,6 +64,11 @@ browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Programs the suite runs itself, installed here so that no test depends on what happens to
+# be on the machine (scripts/ensure-test-programs.sh says which and why).
+test-tools: browser
+	@sh scripts/ensure-test-programs.sh
+
 lint: venv services
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -72,7 +77,7 @@ lint: venv services
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 
 # Tests use their own Redis database so that they never touch a running stack's queue.
-test: venv services browser
+test: venv services test-tools
 	$(PY) manage.py collectstatic --noinput -v 0
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/15} $(VENV)/bin/pytest $(PYTEST_ARGS)
 
