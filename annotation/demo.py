@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from annotation.lib.scales import scale_range
 from annotation.models import Slot, Task, TaskType
-from annotation.scales import scale_range
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record
 

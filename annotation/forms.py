@@ -2,7 +2,7 @@ import json
 
 from django import forms
 
-from annotation.languages import LanguageCodeError, language_code_normalise
+from annotation.lib.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Role, Scale, Task, TaskType
 from annotation.services.imports import KINDS, WMT_XML
 from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE

@@ -14,13 +14,13 @@ from rest_framework.test import APIClient, APIRequestFactory, force_authenticate
 from rest_framework.views import APIView
 
 from annotation.errors import STATUS_BY_KIND, ApplicationError, error_status
+from annotation.lib.textfiles import UploadError
 from annotation.models import Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.crowd import CrowdError, task_crowd_link_enable
 from annotation.services.judgments import JudgmentError
 from annotation.services.tasks import TaskError, task_create
-from annotation.textfiles import UploadError
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.badref import (
+from annotation.lib.badref import (
     BadReference,
     NoDonorError,
     SegmentTooShortError,

@@ -8,6 +8,7 @@ import zipfile
 import pytest
 from django.db import transaction
 
+from annotation.lib.textfiles import UploadError
 from annotation.models import (
     Document,
     Job,
@@ -19,7 +20,6 @@ from annotation.models import (
     SystemRun,
 )
 from annotation.services.imports import upload_import, upload_plan
-from annotation.textfiles import UploadError
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.django_db

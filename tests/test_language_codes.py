@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.languages import LanguageCodeError, language_code_normalise
+from annotation.lib.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Campaign
 from annotation.services.campaigns import CampaignError, campaign_create
 

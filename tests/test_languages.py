@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import pytest
 from django.template import Context, Template
 
-from annotation.languages import language_tag, text_direction
+from annotation.lib.languages import language_tag, text_direction
 
 
 def test_every_cldr_locale_has_its_cldr_direction():

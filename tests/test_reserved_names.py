@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotation.lib.textfiles import UploadError
 from annotation.models import HUMAN, Campaign, PendingUpload, System, SystemRun
 from annotation.services.appraise import AppraiseError, appraise_parse
 from annotation.services.imports import upload_import
-from annotation.textfiles import UploadError
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.django_db

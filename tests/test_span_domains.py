@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from scipy import stats
 
+from annotation.lib.textfiles import UploadError
 from annotation.models import Document
 from annotation.selectors.human.spans import span_results
 from annotation.services.assignment import slot_claim_next
@@ -17,7 +18,6 @@ from annotation.services.campaigns import campaign_create
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.judgments import judgment_record
 from annotation.services.tasks import task_create, task_launch
-from annotation.textfiles import UploadError
 
 pytestmark = pytest.mark.django_db
 

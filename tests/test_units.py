@@ -17,7 +17,7 @@ from sacrebleu.metrics import TER
 
 from annotation.exports import ranking_rows
 from annotation.models import Judgment, SystemRun
-from annotation.plots import interval_plot
+from annotation.plots.intervals import interval_plot
 from annotation.selectors.human import human_results
 from annotation.services.scoring import JOB_METRICS, run_metrics_compute
 from tests.human_support import judge_all

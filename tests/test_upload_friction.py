@@ -5,9 +5,9 @@ preview shown in their language's direction."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.lib.textfiles import UploadError, system_name_from_filename
 from annotation.models import PendingUpload, Segment, System
 from annotation.services.imports import upload_import, upload_plan
-from annotation.textfiles import UploadError, system_name_from_filename
 from tests.test_imports import lines, refused
 
 pytestmark = pytest.mark.django_db

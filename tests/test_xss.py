@@ -201,7 +201,7 @@ def test_annotator_page_of_every_task_type(task_type: str, world: Payloads, db) 
         "de&lt;u&gt;x",
         where=task_type,
     )
-    # Segments take dir and lang from the campaign's languages (annotation/languages.py);
+    # Segments take dir and lang from the campaign's languages (annotation/lib/languages.py);
     # this campaign's codes are not language tags, so lang is empty, never raw markup.
     assert 'dir="auto"' not in html and 'lang="" dir="ltr"' in html
 

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.api.fields import StrictCharField
-from annotation.client_ip import client_ip
+from annotation.lib.client_ip import client_ip
 from annotation.services.logins import LoginLocked, login_attempt
 
 TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
+from annotation.lib.textfiles import read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
@@ -20,7 +21,6 @@ from annotation.selectors.systems import system_runs_with_jobs
 from annotation.services.campaigns import campaign_create
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.metric_uploads import decode_scores, metric_scores_upload
-from annotation.textfiles import read_uploaded
 
 
 class CampaignOutputSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ in one file (as in the WMT21+ releases, ``newstest2021.de-fr.all.xml``).
       </doc>
     </dataset>
 
-Validation only, as in :mod:`annotation.textfiles`: the whole file is checked (every document
+Validation only, as in :mod:`annotation.lib.textfiles`: the whole file is checked (every document
 has the source's segments in every reference and system) before anything is written.
 """
 
@@ -19,7 +19,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from annotation.textfiles import (
+from annotation.lib.textfiles import (
     DOCUMENT_ID_MAX_LENGTH,
     ParsedFile,
     Record,

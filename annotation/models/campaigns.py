@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.textfiles import DOMAIN_MAX_LENGTH
+from annotation.lib.textfiles import DOMAIN_MAX_LENGTH
 
 
 class Campaign(models.Model):

@@ -1,6 +1,6 @@
 """SVG charts of the human results page: progress over time and human-vs-metric scatters.
 
-Drawn on the server like ``annotation.plots``; every label is escaped.
+Drawn on the server like ``annotation.plots.intervals``; every label is escaped.
 """
 
 from __future__ import annotations

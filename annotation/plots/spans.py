@@ -1,5 +1,5 @@
 """Errors per system by category and severity: a horizontal stacked bar chart in SVG, drawn on
-the server like annotation/plots.py (no script, no network)."""
+the server like annotation/plots/intervals.py (no script, no network)."""
 
 from __future__ import annotations
 

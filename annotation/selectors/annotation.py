@@ -80,8 +80,8 @@ def tasks_for_annotator(user) -> list[Task]:
 
 def item_display(slot: Slot) -> dict[str, object]:
     """Everything the item's screen shows: the reference and the context in a few queries."""
+    from annotation.lib.scales import scale_points
     from annotation.models import ReferenceSegment, TaskType
-    from annotation.scales import scale_points
     from metrics.spans.mqm import GOOGLE_MQM_CATEGORIES
 
     task, item = slot.task, slot.item

@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.errors import ApplicationError
-from annotation.languages import LanguageCodeError, language_code_normalise
+from annotation.lib.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Campaign, Membership, Role
 
 

@@ -12,6 +12,15 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models.functions import Length
 
+from annotation.lib.textfiles import (
+    ParsedFile,
+    UploadError,
+    extract_archive,
+    is_archive,
+    parse_records,
+    size_over_limit,
+    system_name_from_filename,
+)
 from annotation.models import (
     Campaign,
     Document,
@@ -34,15 +43,6 @@ from annotation.services.upload_plans import (
     long_line_warnings,
     plan_source,
     plan_wmt_xml,
-)
-from annotation.textfiles import (
-    ParsedFile,
-    UploadError,
-    extract_archive,
-    is_archive,
-    parse_records,
-    size_over_limit,
-    system_name_from_filename,
 )
 
 WMT_XML = "wmt_xml"  # one file holding documents, the source, references and systems

@@ -19,8 +19,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
+from annotation.lib.scales import CONTINUOUS
 from annotation.models import LIKERT_TYPES, Judgment, Slot, Task, TaskType
-from annotation.scales import CONTINUOUS
 from annotation.services.assignment import (
     CROWD_BATCHES,
     batch_quota,

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
+from annotation.lib.scales import CONTINUOUS, scale_range
 from annotation.models import (
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -21,7 +22,6 @@ from annotation.models import (
     Task,
     TaskType,
 )
-from annotation.scales import CONTINUOUS, scale_range
 from annotation.services.assignment import (
     batch_after_judgment,
     batch_lock,

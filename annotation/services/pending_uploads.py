@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from annotation.lib.textfiles import UploadError
 from annotation.models import Campaign, PendingUpload, PendingUploadFile
 from annotation.services.imports import upload_import, upload_plan
 from annotation.services.upload_plans import ImportedFile, UploadPlan
-from annotation.textfiles import UploadError
 
 NAMED_KINDS = ("reference", "system")  # the kinds whose names the preview lets one edit
 

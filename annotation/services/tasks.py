@@ -242,7 +242,7 @@ def _bad_reference_items(
     wanted = assignment.bad_references_wanted(task, len(group))
     if not wanted:
         return []
-    from annotation.badref import degrade
+    from annotation.lib.badref import degrade
 
     donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
     outputs = [item for item in group if item.item_type == ItemType.TGT]

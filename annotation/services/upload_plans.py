@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from annotation.models import Campaign, Reference, Segment, System, is_reserved_system_name
-from annotation.textfiles import (
+from annotation.lib.textfiles import (
     ParsedFile,
     UploadError,
     check_documents,
@@ -18,7 +17,8 @@ from annotation.textfiles import (
     parse_document_ids,
     size_over_limit,
 )
-from annotation.wmt_xml import parse_wmt_xml
+from annotation.lib.wmt_xml import parse_wmt_xml
+from annotation.models import Campaign, Reference, Segment, System, is_reserved_system_name
 
 
 @dataclass

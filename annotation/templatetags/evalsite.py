@@ -1,7 +1,7 @@
 from django import template
 from django.utils.html import format_html
 
-from annotation.languages import language_tag, text_direction
+from annotation.lib.languages import language_tag, text_direction
 
 register = template.Library()
 

@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import error_status, refused_to
 from annotation.instructions import task_instructions
+from annotation.lib.scales import CONTINUOUS
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
-from annotation.scales import CONTINUOUS
 from annotation.selectors.annotation import (
     annotator_has_begun,
     annotator_progress,

@@ -12,7 +12,7 @@ from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 
-from annotation.client_ip import client_ip
+from annotation.lib.client_ip import client_ip
 from annotation.services.logins import Lockout, LoginLocked, login_attempt
 
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import refused_to
 from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
+from annotation.lib.textfiles import UploadError, format_size, read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs
@@ -28,7 +29,6 @@ from annotation.services.pending_uploads import (
     pending_upload_plan,
 )
 from annotation.services.scoring import campaign_metrics_recompute
-from annotation.textfiles import UploadError, format_size, read_uploaded
 
 
 @login_required

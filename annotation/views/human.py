@@ -20,7 +20,9 @@ from annotation.exports import (
 )
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_exclude
-from annotation.plots import interval_plot
+from annotation.plots.human import progress_plot, scatter_plot
+from annotation.plots.intervals import interval_plot
+from annotation.plots.spans import error_bar_plot
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import scatter_points
 from annotation.selectors.human.meta import meta_evaluation
@@ -36,8 +38,6 @@ from annotation.span_exports import (
     span_download,
     spans_jsonl_lines,
 )
-from annotation.span_plots import error_bar_plot
-from annotation.views.human_plots import progress_plot, scatter_plot
 from metrics.agreement.coefficients import Weights
 
 JUDGMENT_FORMATS = {"csv", "jsonl", "appraise", "wmt"}

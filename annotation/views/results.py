@@ -10,7 +10,7 @@ from django.shortcuts import render
 
 from annotation.exports import _csv_safe
 from annotation.permissions import CAN_SEE_RESULTS, authorize
-from annotation.plots import interval_plot
+from annotation.plots.intervals import interval_plot
 from annotation.selectors.analysis import system_comparison
 from annotation.selectors.results import (
     automatic_results,

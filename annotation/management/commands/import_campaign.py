@@ -20,10 +20,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotation.lib.textfiles import UploadError
 from annotation.models import Campaign
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import WMT_XML, upload_import
-from annotation.textfiles import UploadError
 
 
 def named_file(value: str) -> tuple[str, Path]:

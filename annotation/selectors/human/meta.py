@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.db.models import Avg, Count, Max, Q, Sum
 from redis.exceptions import RedisError
 
+from annotation.lib.scales import scale_range
 from annotation.models import (
     LIKERT_TYPES,
     Campaign,
@@ -27,7 +28,6 @@ from annotation.models import (
     RunStatistics,
     Task,
 )
-from annotation.scales import scale_range
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import metric_label, metric_order
 from metrics.automatic import higher_is_better, sentence_scores, stats_from_bytes
