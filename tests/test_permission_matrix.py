@@ -251,6 +251,7 @@ CASES = [
             "post",
             manager_page(302),
             lambda w, change=change: {**task_in_campaign("fluency")(w), "change": change},
+            data=lambda w: {"confirmed": "1"},
             label=change,
         )
         for change in ("pause", "resume", "close", "delete", "crowd-link")
@@ -268,9 +269,10 @@ CASES = [
             "post",
             manager_page(302),
             lambda w, change=change: {"campaign_id": w.campaign.id, "change": change},
+            data=lambda w: {"confirmed": "1"},
             label=change,
         )
-        for change in ("close", "archive")
+        for change in ("close", "archive", "delete")
     ),
     Case(
         "campaign-state",

@@ -57,10 +57,12 @@ def test_manager_edits_pauses_and_closes_on_the_pages(
     stopped = annotator.get(f"/annotate/{task.id}/")
     assert stopped.status_code == 409 and b"paused" in stopped.content
     manager_client.post(f"{base}/state/resume/")
-    manager_client.post(f"{base}/state/close/")
+    manager_client.post(f"{base}/state/close/", {"confirmed": "1"})
     assert Task.objects.get(id=task.id).state == "closed"
     assert b"closed" in annotator.get(f"/annotate/{task.id}/").content
-    manager_client.post(f"/campaigns/{loaded_campaign.id}/tasks/{draft.id}/state/delete/")
+    manager_client.post(
+        f"/campaigns/{loaded_campaign.id}/tasks/{draft.id}/state/delete/", {"confirmed": "1"}
+    )
     assert not Task.objects.filter(id=draft.id).exists()
 
 

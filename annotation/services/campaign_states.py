@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from annotation.models import Campaign, Task
+from annotation.models import Campaign, Job, SystemRun, Task
 from annotation.services import assignment
 from annotation.services.tasks import TaskError
 
@@ -36,3 +36,15 @@ def campaign_archive(*, campaign_id: int) -> Campaign:
     campaign.state = Campaign.State.ARCHIVED
     campaign.save(update_fields=["state"])
     return campaign
+
+
+@transaction.atomic
+def campaign_delete(*, campaign_id: int) -> None:
+    """Deletes a draft campaign (never launched, so nothing was judged in it) with its data;
+    the metrics jobs of its system runs go with it, as they name their run by id only."""
+    campaign = Campaign.objects.select_for_update().get(id=campaign_id)
+    if campaign.state != Campaign.State.DRAFT:
+        raise TaskError("only a draft campaign can be deleted; close a launched one instead")
+    runs = SystemRun.objects.filter(system__campaign=campaign).values("id")
+    Job.objects.filter(kind=Job.Kind.RUN_METRICS, target_id__in=runs).delete()
+    campaign.delete()

@@ -17,3 +17,18 @@ def text_attrs(language: str) -> str:
     {% text_attrs campaign.target_language %}>``. The stylesheet isolates every segment."""
     tag = language_tag(language)
     return format_html('lang="{}" dir="{}"', tag, text_direction(language))
+
+
+@register.simple_tag
+def confirm_attrs(change: str, subject) -> str:
+    """The data attributes of a form whose button asks first (static/js/evalsite.js opens a
+    dialog from them); without JavaScript the server asks on a confirm page."""
+    from annotation.confirmations import confirmation
+
+    asked = confirmation(change, subject)
+    return format_html(
+        'data-confirm="{}" data-confirm-detail="{}" data-confirm-button="{}"',
+        asked.question,
+        asked.consequence,
+        asked.button,
+    )

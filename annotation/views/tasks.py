@@ -9,11 +9,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.confirmations import confirmation, needs_confirmation
 from annotation.errors import ApplicationError, refused_to
 from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
-from annotation.services.campaign_states import campaign_archive, campaign_close
+from annotation.services.campaign_states import (
+    campaign_archive,
+    campaign_close,
+    campaign_delete,
+)
 from annotation.services.crowd import task_crowd_link_enable
 from annotation.services.task_changes import (
     EDITABLE_AFTER_LAUNCH,
@@ -97,6 +102,9 @@ def task_change_view(request, campaign_id: int, task_id: int, change: str):
         return redirect("task-edit", campaign_id, task_id)
     if change not in _CHANGES:
         raise Http404("no such change")
+    task = get_object_or_404(Task, id=task_id, campaign=request.campaign)
+    if not _confirmed(request, change, task):
+        return _confirm_page(request, change, task)
     service, done = _CHANGES[change]
     service(task_id=task_id, campaign=request.campaign)
     messages.success(request, done)
@@ -139,7 +147,26 @@ def task_edit(request, campaign_id: int, task_id: int):
 _CAMPAIGN_CHANGES = {
     "close": (campaign_close, "Campaign closed: its tasks are closed, judgments kept."),
     "archive": (campaign_archive, "Campaign archived."),
+    "delete": (campaign_delete, "Draft campaign deleted."),
 }
+
+
+def _confirmed(request, change: str, subject) -> bool:
+    """An irreversible change is done only when its form says the manager confirmed it (the
+    page's dialog adds ``confirmed``; without JavaScript, the confirm page's form does)."""
+    return not needs_confirmation(change, subject) or request.POST.get("confirmed") == "1"
+
+
+def _confirm_page(request, change: str, subject):
+    return render(
+        request,
+        "campaigns/confirm.html",
+        {
+            "campaign": request.campaign,
+            "asked": confirmation(change, subject),
+            "action": request.path,
+        },
+    )
 
 
 @login_required
@@ -149,7 +176,11 @@ _CAMPAIGN_CHANGES = {
 def campaign_state_view(request, campaign_id: int, change: str):
     if change not in _CAMPAIGN_CHANGES:
         raise Http404("no such change")
+    if not _confirmed(request, change, request.campaign):
+        return _confirm_page(request, change, request.campaign)
     service, done = _CAMPAIGN_CHANGES[change]
     service(campaign_id=campaign_id)
     messages.success(request, done)
+    if change == "delete":
+        return redirect("home")
     return redirect("campaign-detail", campaign_id)

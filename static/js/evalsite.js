@@ -313,3 +313,46 @@
     });
   });
 })();
+
+// Irreversible actions ask first: a dialog with the form's question (annotation/confirmations.py
+// wrote it); the form then carries "confirmed", without which the server asks on a confirm page.
+(function () {
+  const asking = document.querySelectorAll("form[data-confirm]");
+  if (!asking.length) return;
+  const dialog = document.createElement("dialog");
+  dialog.className = "confirm-dialog";
+  dialog.setAttribute("aria-labelledby", "confirm-question");
+  dialog.innerHTML = '<form method="dialog"><h2 id="confirm-question"></h2><p></p>' +
+    '<div class="confirm-actions"><button value="yes" class="danger"></button>' +
+    '<button value="no" autofocus>Cancel</button></div></form>';
+  document.body.append(dialog);
+  let pending = null;
+  asking.forEach((form) => form.addEventListener("submit", (event) => {
+    if (form.querySelector('input[name="confirmed"]')) return;
+    event.preventDefault();
+    pending = form;
+    dialog.querySelector("h2").textContent = form.dataset.confirm;
+    dialog.querySelector("p").textContent = form.dataset.confirmDetail;
+    dialog.querySelector("button[value=yes]").textContent = form.dataset.confirmButton;
+    dialog.returnValue = "";
+    dialog.showModal();
+  }));
+  dialog.addEventListener("close", () => {
+    const form = pending;
+    pending = null;
+    if (!form || dialog.returnValue !== "yes") return;
+    const confirmed = document.createElement("input");
+    Object.assign(confirmed, { type: "hidden", name: "confirmed", value: "1" });
+    form.append(confirmed);
+    form.submit();
+  });
+})();
+
+// "Add a task" in a draft campaign's header opens the form it points to.
+(function () {
+  const adding = document.getElementById("add-task");
+  if (!adding) return;
+  document.querySelectorAll('a[href="#add-task"]').forEach((link) => {
+    link.addEventListener("click", () => { adding.open = true; });
+  });
+})();

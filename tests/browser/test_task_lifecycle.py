@@ -44,6 +44,7 @@ def test_manager_edits_pauses_and_closes_a_task(page, live_server, loaded_campai
     shoot(page, "task-paused")
     assert Task.objects.get(id=draft.id).state == "paused"
     page.get_by_role("button", name="Close", exact=True).click()
+    page.get_by_role("dialog").get_by_role("button", name="Close the task").click()
     page.wait_for_selector("text=Closed: no more items")
     shoot(page, "task-closed")
     assert Task.objects.get(id=draft.id).state == "closed"
