@@ -85,6 +85,11 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/members/add/", members.member_add, name="member-add"),
     path("campaigns/<int:campaign_id>/invitations/", members.invitation_add, name="invitation-add"),
     path(
+        "campaigns/<int:campaign_id>/invitations/new/",
+        members.invitations_created,
+        name="invitations-created",
+    ),
+    path(
         "campaigns/<int:campaign_id>/invitations/<int:invitation_id>/revoke/",
         members.invitation_revoke_view,
         name="invitation-revoke",

@@ -40,7 +40,7 @@ def test_weak_password_and_taken_username(campaign, manager):
 
 def test_manager_page_puts_the_token_in_the_fragment(client, campaign, manager):
     client.force_login(manager)
-    page = client.post(f"/campaigns/{campaign.id}/invitations/", {"role": "annotator"})
+    page = client.post(f"/campaigns/{campaign.id}/invitations/", {"role": "annotator"}, follow=True)
     ((_, role, link, _, _),) = page.context["rows"]
     assert role == "annotator"
     assert "/invite/#" in link
@@ -99,3 +99,23 @@ def test_one_link_used_twice_at_once_makes_one_account(campaign, manager, django
     assert sorted(outcomes) == ["ok", "this invitation was used already; ask for a new one"]
     assert Membership.objects.filter(user__username__startswith="twin").count() == 1
     assert django_user_model.objects.filter(username__startswith="twin").count() == 1
+
+
+def test_reloading_the_links_page_creates_no_more_invitations(client, campaign, manager):
+    client.force_login(manager)
+    made = client.post(f"/campaigns/{campaign.id}/invitations/", {"count": "2"})
+    assert made.status_code == 302  # post/redirect/get: a reload asks for the page again
+    links = client.get(made.url)
+    assert links.content.decode().count("/invite/#") == 2
+    reloaded = client.get(made.url, follow=True)
+    assert Invitation.objects.filter(campaign=campaign).count() == 2
+    page = reloaded.content.decode()
+    assert "/invite/#" not in page and "shown once" in page
+
+
+def test_the_details_of_a_used_invitation_say_it_was_used(client, campaign, manager):
+    _, token = invitation_create(campaign=campaign, created_by=manager)
+    invitation_accept(token=token, username="first", password="a-long-password-9")
+    answer = client.post("/invite/details/", {"token": token})
+    assert answer.status_code == 404
+    assert answer.json()["detail"] == "this invitation was used already; ask for a new one"

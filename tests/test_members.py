@@ -183,7 +183,7 @@ def test_bulk_links_download_as_csv_and_each_link_works(client, campaign, manage
 
 def test_links_page_has_a_copy_button_per_link_and_no_inline_script(client, campaign, manager):
     client.force_login(manager)
-    response = client.post(f"/campaigns/{campaign.id}/invitations/", {"count": "3"})
+    response = client.post(f"/campaigns/{campaign.id}/invitations/", {"count": "3"}, follow=True)
     html = response.content.decode()
     assert html.count("data-copy=") == 3 and html.count("/invite/#") == 3
     assert "<script>" not in html and "onclick" not in html

@@ -299,10 +299,11 @@ CASES = [
     Case(
         "invitation-add",
         "post",
-        manager_page(200),
+        manager_page(302),
         campaign,
         data=lambda w: {"role": "annotator", "note": "matrix"},
     ),
+    Case("invitations-created", "get", manager_page(302), campaign),
     Case("campaign-members", "get", results_page(), campaign),
     Case("member-add", "get", POST_ONLY_PAGE, campaign),
     Case(

@@ -98,12 +98,43 @@ def invitation_add(request, campaign_id: int):
                 return streaming_response(
                     csv_stream(table), filename=f"evalsite-{campaign.id}-invitations.csv"
                 )
-            return render(
-                request,
-                "campaigns/invitation.html",
-                {"campaign": campaign, "rows": rows, "role": data["role"], "days": data["days"]},
-            )
+            # Post/redirect/get, so that reloading the links page creates no more invitations.
+            # The links wait in the session for that one page, which takes them out.
+            request.session[_CREATED] = {
+                "campaign": campaign.id,
+                "rows": rows,
+                "role": data["role"],
+                "days": data["days"],
+            }
+            return redirect("invitations-created", campaign_id)
     return _page(request, invitation_form=form)
+
+
+_CREATED = "invitations_created"
+
+
+@login_required
+@authorize(CAN_MANAGE)
+def invitations_created(request, campaign_id: int):
+    """The links just created, shown once: only their hashes are stored."""
+    created = request.session.pop(_CREATED, None)
+    if not created or created["campaign"] != request.campaign.id:
+        messages.warning(
+            request,
+            "Invitation links are shown once, right after they are made, and not stored: "
+            "revoke any you did not send, and create new ones.",
+        )
+        return redirect("campaign-members", campaign_id)
+    return render(
+        request,
+        "campaigns/invitation.html",
+        {
+            "campaign": request.campaign,
+            "rows": created["rows"],
+            "role": created["role"],
+            "days": created["days"],
+        },
+    )
 
 
 @login_required

@@ -270,6 +270,8 @@
     }
     const data = await response.json().catch(() => null);
     if (!data) return;
+    // A used, expired or unknown code: say so instead of offering forms that cannot work.
+    page.querySelectorAll("form").forEach((form) => { form.hidden = !response.ok; });
     if (response.ok) {
       title.textContent = `Join ${data.campaign} as ${data.role}`;
       const expires = `${data.expires_at.slice(0, 16).replace("T", " ")} UTC`;
@@ -277,7 +279,8 @@
       about.className = "muted";
       code.closest("label").hidden = true;  // it came with the link and works: nothing to type
     } else {
-      about.textContent = data.detail;
+      title.textContent = "This invitation cannot be used";
+      about.textContent = data.detail.charAt(0).toUpperCase() + data.detail.slice(1) + ".";
       about.className = "error";
     }
   };
