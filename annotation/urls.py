@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from annotation.views import (
+    account,
     annotate,
     auth,
     campaigns,
@@ -17,6 +18,7 @@ urlpatterns = [
     path("", campaigns.home, name="home"),
     path("login/", auth.LockoutLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/token/", account.account_token, name="account-token"),
     path("campaigns/new/", campaigns.campaign_create_view, name="campaign-create"),
     path("campaigns/<int:campaign_id>/", campaigns.campaign_detail, name="campaign-detail"),
     path(

@@ -169,6 +169,9 @@ CASES = [
     Case("login", "put", row(200, *[302] * 6)),
     Case("logout", "get", everyone(405)),
     Case("logout", "post", everyone(302)),
+    # Each user's own token: every logged-in user, no one else's.
+    Case("account-token", "get", row(LOGIN, *[200] * 6)),
+    Case("account-token", "post", row(LOGIN, *[302] * 6)),
     Case("invitation-accept", "get", everyone(200)),
     Case(
         "invitation-accept",

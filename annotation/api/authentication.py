@@ -4,9 +4,10 @@ request (the annotator's judgments above all) pays no ORM compilation for it."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
-from rest_framework.authentication import TokenAuthentication
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.authtoken.models import Token
 
 _User = get_user_model()
@@ -17,8 +18,24 @@ _TOKEN_USER_SQL = (
 )
 
 
+def _wrong_scheme() -> str:
+    return (
+        "Send the token with the Token scheme: 'Authorization: Token <your token>' "
+        "(Bearer and other schemes are not accepted). Your token is on the page "
+        f"{reverse('account-token')}."
+    )
+
+
 class TokenUserAuthentication(TokenAuthentication):
     """DRF's ``TokenAuthentication`` (same header, same answers), its lookup in one query."""
+
+    def authenticate(self, request):
+        # DRF lets any other scheme through as "no credentials" (a 401 that names nothing);
+        # a client sending "Bearer …" is told the one scheme this API takes.
+        scheme = get_authorization_header(request).split(b" ", 1)[0]
+        if scheme and scheme.lower() != self.keyword.lower().encode():
+            raise exceptions.AuthenticationFailed(_wrong_scheme())
+        return super().authenticate(request)
 
     def authenticate_credentials(self, key: str):
         found = list(_User.objects.raw(_TOKEN_USER_SQL, [key]))

@@ -18,8 +18,10 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from annotation.models import LoginFailure
 
@@ -130,3 +132,10 @@ def login_attempt(
     else:
         login_failures_clear(username=username)
     return user
+
+
+@transaction.atomic
+def token_rotate(*, user: User) -> Token:
+    """A new API token for ``user``; the old one, if any, stops working at once."""
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user)
