@@ -41,7 +41,7 @@ class UploadForm(forms.Form):
     name = forms.CharField(
         max_length=200,
         required=False,
-        help_text="Reference or system name; systems default to their file name.",
+        help_text="Reference or system name; by default the file's (….ref.A.de → A).",
     )
     add_run = forms.BooleanField(
         required=False, help_text="Add as another run (e.g. training seed) of an existing system."

@@ -5,7 +5,7 @@ preview shown in their language's direction."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.lib.textfiles import UploadError, system_name_from_filename
+from annotation.lib.textfiles import UploadError, name_from_filename, system_name_from_filename
 from annotation.models import PendingUpload, Segment, System
 from annotation.services.imports import upload_import, upload_plan
 from tests.test_imports import lines, refused
@@ -184,3 +184,26 @@ def test_preview_shows_segments_in_their_direction(
     source_page = upload(web, campaign, "reference", [("r", "iPhone هاتف\n".encode())], name="R")
     assert f'<div class="segment muted" {expected}>' in source_page.content.decode()
     assert Segment.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("filename", "expected"),
+    [
+        ("newstest2021.en-de.ref.A.de", "A"),
+        ("reference.B.de", "B"),
+        ("wmt23.en-de.ref.refA.txt", "refA"),
+        ("human-translation.de", "human-translation"),
+        ("ref.de", "ref"),  # nothing else to name it after
+    ],
+)
+def test_reference_names_from_file_names(filename, expected):
+    assert name_from_filename(filename, "reference", ("deu", "eng")) == expected
+
+
+def test_a_reference_without_a_name_is_named_after_its_file_in_the_preview(web, loaded):
+    page = upload(web, loaded, "reference", [("newstest2021.en-de.ref.A.de", lines(5, "r"))])
+    assert page.status_code == 200
+    assert 'name="name-0" value="A"' in page.content.decode()
+    pending = PendingUpload.objects.get()
+    web.post(f"/campaigns/{loaded.id}/upload/{pending.id}/confirm/", {"name-0": "A"})
+    assert list(loaded.references.values_list("name", flat=True)) == ["A"]

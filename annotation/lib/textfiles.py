@@ -379,14 +379,21 @@ FORMAT_SUFFIXES = ("txt", "tsv", "tab", "jsonl", "ndjson", "out", "sgm")
 _LANGUAGE_PART = re.compile(r"^[a-z]{2}([-_][a-z]{2}|-[A-Za-z]{4})?$|^[a-z]{2,3}[-_][a-z]{2,3}$")
 
 
-def system_name_from_filename(filename: str, languages: tuple[str, ...] = ()) -> str:
-    """The system a file of outputs is named after, one rule for every upload:
+# The word before the name in WMT's file names, per kind: <test set>.<pair>.hyp.<system>.<lang>
+# and <test set>.<pair>.ref.<reference>.<lang>.
+_NAME_MARKERS = {"system": ("hyp",), "reference": ("ref", "reference")}
+
+
+def name_from_filename(filename: str, kind: str, languages: tuple[str, ...] = ()) -> str:
+    """The system or reference a file is named after, one rule for every upload:
 
     the file's own name (inside an archive too), without its format suffix, without trailing
     language codes (two letters, a pair such as ``en-de``, or one of ``languages``), and,
-    in WMT's ``<test set>.<pair>.hyp.<system>.<lang>``, what follows ``hyp``:
+    in WMT's ``<test set>.<pair>.hyp.<system>.<lang>``, what follows ``hyp`` (``ref`` or
+    ``reference`` for a reference):
     ``newstest2021.en-de.hyp.Online-B.de`` → ``Online-B``, ``uedin-primary.de`` →
-    ``uedin-primary``, ``x.hyp.de`` → ``x``, ``GPT-4.txt`` → ``GPT-4``.
+    ``uedin-primary``, ``x.hyp.de`` → ``x``, ``GPT-4.txt`` → ``GPT-4``,
+    ``newstest2021.en-de.ref.A.de`` → ``A``, ``reference.B.de`` → ``B``.
     """
     name = PurePosixPath(filename.rsplit(":", 1)[-1]).name
     parts = name.split(".")
@@ -401,11 +408,16 @@ def system_name_from_filename(filename: str, languages: tuple[str, ...] = ()) ->
 
     while len(parts) > 1 and droppable(parts[-1]):
         parts.pop()
-    if "hyp" in parts:
-        at = parts.index("hyp")
+    markers = [at for at, part in enumerate(parts) if part.lower() in _NAME_MARKERS[kind]]
+    if markers:
+        at = markers[0]
         after, before = parts[at + 1 :], parts[:at]
         parts = after or before or parts
     return ".".join(parts)
+
+
+def system_name_from_filename(filename: str, languages: tuple[str, ...] = ()) -> str:
+    return name_from_filename(filename, "system", languages)
 
 
 def read_uploaded(files, *, max_bytes: int) -> list[tuple[str, bytes]]:

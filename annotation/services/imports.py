@@ -17,9 +17,9 @@ from annotation.lib.textfiles import (
     UploadError,
     extract_archive,
     is_archive,
+    name_from_filename,
     parse_records,
     size_over_limit,
-    system_name_from_filename,
 )
 from annotation.models import (
     Campaign,
@@ -77,7 +77,8 @@ def upload_plan(
     """Validates whole files against the campaign and returns what importing them will do.
 
     ``name`` names a reference or a system; with several system files (or an archive) each
-    system is named after its file (:func:`system_name_from_filename`), unless ``names``
+    system is named after its file (:func:`name_from_filename`, as is a reference without
+    ``name``), unless ``names``
     gives one a file, in order (the names edited in the preview; an empty one is derived).
     ``add_run`` adds the file as another run of an existing system (several training seeds)
     instead of refusing the name. ``documents`` is a file of document ids (one a line) for a
@@ -123,7 +124,7 @@ def upload_plan(
         label = (
             (names[position].strip() if names is not None else None)
             or (name if len(expanded) == 1 and name else None)
-            or (system_name_from_filename(filename, languages) if kind == "system" else None)
+            or name_from_filename(filename, kind, languages)
         )
         if not label or not label.strip():
             raise UploadError(filename, f"a {kind} needs a name")
