@@ -48,6 +48,62 @@
   const prefilled = JSON.parse(document.getElementById("prefilled-spans").textContent || "[]");
   let spans = prefilled.map((span, index) => ({ ...span, prefilled: index }));
 
+  // A draft of this item's spans (and score) in the browser until it is submitted, so that a
+  // reload or a crash loses nothing; keyed by the slot, which is this annotator's item.
+  const slotInput = form.querySelector('input[name="slot"]');
+  const DRAFTS = "evalsite:spans:";
+  const draftKey = slotInput ? DRAFTS + slotInput.value : null;
+  const DRAFT_DAYS = 14;
+  const storage = (() => {
+    try { return window.localStorage; } catch (error) { return null; }  // disabled storage
+  })();
+  const validSpan = (s) => s && SEVERITIES.includes(s.severity) &&
+    (s.category === null || typeof s.category === "string") &&
+    ((s.start === null && s.end === null) ||
+     (Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length)) &&
+    (s.prefilled === undefined || (Number.isInteger(s.prefilled) && s.prefilled < prefilled.length));
+  const draftRead = () => {
+    if (!storage || !draftKey) return null;
+    try {
+      const draft = JSON.parse(storage.getItem(draftKey));
+      if (!draft || draft.length !== text.length || !Array.isArray(draft.spans)) return null;
+      return draft.spans.every(validSpan) ? draft : null;
+    } catch (error) {
+      return null;
+    }
+  };
+  const draftWrite = () => {
+    if (!storage || !draftKey) return;
+    const draft = {
+      savedAt: Date.now(),
+      length: text.length,
+      score: scoreBox ? scoreBox.value : "",
+      spans: spans.map((s) => ({ start: s.start, end: s.end, severity: s.severity, category: s.category || null, prefilled: s.prefilled })),
+    };
+    try { storage.setItem(draftKey, JSON.stringify(draft)); } catch (error) { /* storage full */ }
+  };
+  const draftsTidy = () => {  // drafts of items never submitted (skipped, reassigned) expire
+    if (!storage) return;
+    const oldest = Date.now() - DRAFT_DAYS * 86400000;
+    Object.keys(storage).filter((key) => key.startsWith(DRAFTS) && key !== draftKey).forEach((key) => {
+      try {
+        const draft = JSON.parse(storage.getItem(key));
+        if (!draft || !(draft.savedAt > oldest)) storage.removeItem(key);
+      } catch (error) {
+        storage.removeItem(key);
+      }
+    });
+  };
+  draftsTidy();
+  const restored = draftRead();
+  if (restored) {
+    spans = restored.spans.map((s) => ({ ...s }));
+    if (scoreBox && restored.score !== "" && scoreBox.value === "") {
+      scoreBox.value = restored.score;
+      scoreBox.dispatchEvent(new Event("input", { bubbles: true }));  // the slider follows
+    }
+  }
+
   const selection = () => {
     if (!words.length) return null;
     const from = anchor === null ? cursor : Math.min(anchor, cursor);
@@ -64,6 +120,7 @@
     }));
     if (warning) warning.hidden = true;
     showScore();
+    draftWrite();
   };
 
   // Draws the text in pieces cut at every word, span and selection boundary (DOM nodes only:
@@ -238,6 +295,12 @@
     event.preventDefault();
     event.stopImmediatePropagation();
   }, true);
+
+  // The draft goes once the answer is sent (the warning above stops a submit before this).
+  if (scoreBox) scoreBox.addEventListener("input", draftWrite);
+  form.addEventListener("submit", () => {
+    if (storage && draftKey) storage.removeItem(draftKey);
+  });
 
   render();
   editor.focus();
