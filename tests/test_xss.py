@@ -232,7 +232,9 @@ def test_campaign_pages(world: Payloads, db) -> None:
     )
     systems = html_of(manager.get(reverse("campaign-systems", kwargs=campaign)))
     assert_shown_as_text(systems, "sys " + SCRIPT_SHOWN, IMG_SHOWN, ARABIC, where="systems")
-    invitation = manager.post(reverse("invitation-add", kwargs=campaign), {"role": "annotator"})
+    invitation = manager.post(
+        reverse("invitation-add", kwargs=campaign), {"role": "annotator"}, follow=True
+    )
     assert_shown_as_text(html_of(invitation), "XSS " + SCRIPT_SHOWN, where="invitation")
 
 
