@@ -45,6 +45,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import appraise
@@ -66,6 +67,8 @@ def evalsite_run(args: argparse.Namespace, annotators: int) -> dict:
     ]  # fmt: skip
     if args.task:
         command += ["--task", str(args.task)]
+    for pid in args.evalsite_pid or []:
+        command += ["--server-pid", str(pid)]
     return run_figures(command, last_json_line)
 
 
@@ -204,7 +207,7 @@ def run_rows(rows: list[tuple[int, int, str, dict]]) -> list[str]:
 TABLE_STATS = """
 SELECT relname, n_live_tup, n_dead_tup, seq_scan, seq_tup_read, idx_scan, n_tup_upd,
        n_tup_hot_upd, autovacuum_count, autoanalyze_count,
-       pg_total_relation_size(relid) AS bytes
+       pg_total_relation_size(relid) AS bytes, pg_indexes_size(relid) AS index_bytes
   FROM pg_stat_user_tables
  WHERE relname IN ('annotation_slot', 'annotation_batch', 'annotation_judgment', 'auth_user')
  ORDER BY relname
@@ -228,11 +231,15 @@ def flatness(args: argparse.Namespace) -> int:
     print(
         "| run | judgments/s | p99 ms | errors | exact | slot rows | batch rows | judgment rows "
         "| batch seq_tup_read in the run | slot dead rows | slot HOT share of updates "
-        "| slot+batch MB |"
+        "| slot+batch MB | slot indexes MB | slot autovacuums | setup s "
+        "| web CPU ms/judgment | PostgreSQL CPU ms/judgment |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for number in range(1, args.flatness + 1):
+        started = time.perf_counter()
         figures = evalsite_run(args, annotators)
+        # load.py's own time besides the timed window: the new campaign and the warm-up (3 s).
+        setup = time.perf_counter() - started - figures["seconds"]
         after = table_stats()
         slot, batch = after["annotation_slot"], after["annotation_batch"]
         updates = slot["n_tup_upd"] - before["annotation_slot"]["n_tup_upd"]
@@ -244,7 +251,10 @@ def flatness(args: argparse.Namespace) -> int:
             f"| {after['annotation_judgment']['n_live_tup']} "
             f"| {batch['seq_tup_read'] - before['annotation_batch']['seq_tup_read']} "
             f"| {slot['n_dead_tup']} | {hot / updates if updates else 0:.2f} "
-            f"| {(slot['bytes'] + batch['bytes']) / 2**20:.0f} |",
+            f"| {(slot['bytes'] + batch['bytes']) / 2**20:.0f} "
+            f"| {slot['index_bytes'] / 2**20:.0f} | {slot['autovacuum_count']} | {setup:.0f} "
+            f"| {figures.get('web_cpu_ms_per_judgment', '–')} "
+            f"| {figures.get('db_cpu_ms_per_judgment', '–')} |",
             flush=True,
         )
         rates.append(figures["judgments_per_s"])
@@ -266,6 +276,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tools", nargs="+", choices=TOOLS, default=list(TOOLS))
     parser.add_argument("--evalsite-url", default="http://127.0.0.1:8000")
+    parser.add_argument(
+        "--evalsite-pid",
+        type=int,
+        action="append",
+        help="evalsite's gunicorn master pid (repeatable): CPU ms per judgment of its workers "
+        "and of PostgreSQL's backends in each run (load.py --server-pid)",
+    )
     parser.add_argument("--appraise-url", default=appraise.DEFAULT_URL)
     parser.add_argument("--appraise-dir", type=Path, default=appraise.DEFAULT_DIR)
     parser.add_argument("--appraise-database-url", default=appraise.DEFAULT_DATABASE_URL)
