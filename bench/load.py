@@ -257,6 +257,23 @@ def database_backends() -> list[int]:
         return [pid for (pid,) in cursor.fetchall()]
 
 
+STATS_FLUSH_SECONDS = 1.1  # backends report their counters at most once a second
+
+
+def database_blocks() -> int:
+    """Blocks read by this database's backends so far (hits and reads), once the backends
+    have reported what they did."""
+    from django.db import connection
+
+    time.sleep(STATS_FLUSH_SECONDS)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()"
+        )
+        return cursor.fetchone()[0]
+
+
 def cpu_snapshot(args) -> dict[int, float]:
     if not args.server_pid:
         return {}
@@ -337,12 +354,12 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
     if args.warmup:
         requests = warm_up(urls, task_id, warmup_token, args.warmup)
         print(f"run {number}: warm-up, {requests} requests in {args.warmup:g} s (not counted)")
-    before = cpu_snapshot(args)
+    before, blocks_before = cpu_snapshot(args), database_blocks()
     if args.rate:
         run = OpenLoop(args, urls, task_id, tokens).run()
     else:
         run = closed_loop(args, urls, task_id, tokens)
-    after = cpu_snapshot(args)
+    after, blocks_after = cpu_snapshot(args), database_blocks()
     stored = stored_judgments(task_id)
     run_stored = len(stored) - held  # --task: the judgments it held before are not this run's
     exact = (
@@ -404,6 +421,13 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
             f"  CPU per judgment: web {result['web_cpu_ms_per_judgment']} ms, "
             f"PostgreSQL {result['db_cpu_ms_per_judgment']} ms"
         )
+    if run.acknowledged:
+        # Work that does not depend on how busy the machine is: the database's block
+        # reads (shared buffers or not) per judgment, for the flatness series.
+        result["db_blocks_per_judgment"] = round(
+            (blocks_after - blocks_before) / len(run.acknowledged), 1
+        )
+        print(f"  database blocks per judgment: {result['db_blocks_per_judgment']}")
     if args.json:
         print(json.dumps(result))
     return result, exact and not run.errors

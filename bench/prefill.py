@@ -8,7 +8,8 @@ replicas enough for the N judgments and ``--room`` more (what the timed runs wil
 The N judgments go through the stack's own services in this process, as the API's views
 call them: for each prefill annotator (one per 100 judgments) ``slot_claim_next``, then
 ``judgment_record_and_claim_next`` once per judgment, i.e. one ``evalsite_judge_and_claim``
-statement each; no HTTP, no hand-written rows. Prints the task id; ``load.py --task ID``
+statement each; no HTTP, no hand-written rows (``--judgments 0``: the campaign alone, for
+side_by_side.py's ``--flatness --one-campaign``). Prints the task id; ``load.py --task ID``
 then judges in that task with fresh annotators. After the prefill, VACUUM (ANALYZE) of the
 tables it wrote, as a database that has been up a while has had its autovacuum.
 """
@@ -44,7 +45,7 @@ def prefilled_task(judgments: int, room: int) -> tuple[int, int]:
     from annotation.services.judging import judgment_record_and_claim_next
 
     started = time.perf_counter()
-    annotators = -(-judgments // PER_ANNOTATOR)
+    annotators = max(1, -(-judgments // PER_ANNOTATOR))
     replicas = -(-(judgments + room) // corpus_items(CORPUS)) + 1
     task_id, user_ids = annotation_campaign(
         prefix="bench-scale", annotators=annotators, judgments_per_item=replicas, corpus=CORPUS
@@ -52,7 +53,7 @@ def prefilled_task(judgments: int, room: int) -> tuple[int, int]:
     task = Task.objects.get(id=task_id)
     left = judgments
     made = time.perf_counter()
-    for user_id in user_ids:
+    for user_id in user_ids if judgments else []:
         # One commit per annotator, not per judgment: the services nest in it as they do in
         # a view's transaction.
         with transaction.atomic():
@@ -85,8 +86,8 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="one JSON line at the end")
     args = parser.parse_args()
-    if args.judgments < 1 or args.room < 0:
-        parser.error("--judgments must be 1 or more, --room 0 or more")
+    if args.judgments < 0 or args.room < 0:
+        parser.error("--judgments and --room must be 0 or more")
     django_setup()
     started = time.perf_counter()
     task_id, stored = prefilled_task(args.judgments, args.room)

@@ -33,8 +33,11 @@ Appraise: the POST of its form; Pearmut: get-next-item + log-response). Then one
 judgments/s, p99, errors, and whether the tool's own storage holds exactly the acknowledged
 judgments. A run with errors or a count that differs is flagged; the exit code is then 1.
 
-``--flatness N`` also reads PostgreSQL's counters (pg_stat_user_tables, relation sizes) of
-evalsite's database (DATABASE_URL) after each run: judgments/s against what the tables hold.
+``--flatness N`` runs evalsite alone N times; ``--one-campaign`` makes one campaign first
+(bench/prefill.py, with ``--prefill`` judgments in it) and judges in it at every run, instead
+of a new campaign per run (load.py's own way). It also reads PostgreSQL's counters
+(pg_stat_user_tables, relation sizes) of evalsite's database (DATABASE_URL) after each run:
+judgments/s against what the tables hold.
 """
 
 from __future__ import annotations
@@ -143,8 +146,8 @@ def pearmut_holds(args: argparse.Namespace) -> int:
     return sum(pearmut.logged_by_user(namespace).values())
 
 
-def prefill_evalsite(args: argparse.Namespace) -> int:
-    room = 2 * 400 * int(args.seconds) * args.runs * len(args.annotators)
+def prefill_evalsite(args: argparse.Namespace, runs: int) -> int:
+    room = 2 * 400 * int(args.seconds) * runs
     command = [
         sys.executable, str(BENCH / "prefill.py"), "--judgments", str(args.prefill),
         "--room", str(room), "--json",
@@ -232,9 +235,9 @@ def flatness(args: argparse.Namespace) -> int:
         "| run | judgments/s | p99 ms | errors | exact | slot rows | batch rows | judgment rows "
         "| batch seq_tup_read in the run | slot dead rows | slot HOT share of updates "
         "| slot+batch MB | slot indexes MB | slot autovacuums | setup s "
-        "| web CPU ms/judgment | PostgreSQL CPU ms/judgment |"
+        "| web CPU ms/judgment | PostgreSQL CPU ms/judgment | database blocks/judgment |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for number in range(1, args.flatness + 1):
         started = time.perf_counter()
         figures = evalsite_run(args, annotators)
@@ -254,7 +257,8 @@ def flatness(args: argparse.Namespace) -> int:
             f"| {(slot['bytes'] + batch['bytes']) / 2**20:.0f} "
             f"| {slot['index_bytes'] / 2**20:.0f} | {slot['autovacuum_count']} | {setup:.0f} "
             f"| {figures.get('web_cpu_ms_per_judgment', '–')} "
-            f"| {figures.get('db_cpu_ms_per_judgment', '–')} |",
+            f"| {figures.get('db_cpu_ms_per_judgment', '–')} "
+            f"| {figures.get('db_blocks_per_judgment', '–')} |",
             flush=True,
         )
         rates.append(figures["judgments_per_s"])
@@ -309,11 +313,19 @@ def main() -> int:
         default=0,
         help="instead: this many consecutive evalsite runs at the first --annotators",
     )
+    parser.add_argument(
+        "--one-campaign",
+        action="store_true",
+        help="with --flatness: every run judges in one campaign made first (bench/prefill.py; "
+        "with --prefill N holding N judgments), not in a new campaign per run",
+    )
     args = parser.parse_args()
     args.task = 0
     if not answers(args.evalsite_url, "/healthz") and ("evalsite" in args.tools or args.flatness):
         raise SystemExit(f"evalsite does not answer on {args.evalsite_url}/healthz: `make up`")
     if args.flatness:
+        if args.one_campaign or args.prefill:
+            args.task = prefill_evalsite(args, args.flatness)
         return flatness(args)
     if args.prefill and "appraise" in args.tools:
         parser.error("Appraise has no prefill: pass --tools evalsite pearmut with --prefill")
@@ -338,7 +350,7 @@ def main() -> int:
     if args.prefill and "pearmut" in args.tools and pearmut_holds(args) < args.prefill:
         raise SystemExit(f"Pearmut holds fewer than {args.prefill} judgments: add --prepare")
     if args.prefill and "evalsite" in args.tools:
-        args.task = prefill_evalsite(args)
+        args.task = prefill_evalsite(args, args.runs * len(args.annotators))
 
     results: dict[int, dict[str, list[dict]]] = {}
     rows, flagged = [], []
