@@ -27,6 +27,7 @@ from _common import annotation_campaign, answer_for, corpus_items, django_setup
 
 CORPUS = "wmt21"
 PER_ANNOTATOR = 100  # an annotator's batch, as in load.py
+RELEASE_EVERY = 50  # annotators between two releases of the batches they were left holding
 TABLES = ("annotation_slot", "annotation_batch", "annotation_judgment")
 
 
@@ -43,19 +44,21 @@ def prefilled_task(judgments: int, room: int) -> tuple[int, int]:
     from django.db import transaction
 
     from annotation.models import Judgment, Task
-    from annotation.services.assignment import slot_claim_next
+    from annotation.services.assignment import batches_release, slot_claim_next
     from annotation.services.judging import judgment_record_and_claim_next
 
     started = time.perf_counter()
     annotators = max(1, -(-judgments // PER_ANNOTATOR))
-    replicas = -(-(judgments + room) // corpus_items(CORPUS)) + 1
+    # Room as well for the batches leased between two releases.
+    held = RELEASE_EVERY * PER_ANNOTATOR
+    replicas = -(-(judgments + room + held) // corpus_items(CORPUS)) + 1
     task_id, user_ids = annotation_campaign(
         prefix="bench-scale", annotators=annotators, judgments_per_item=replicas, corpus=CORPUS
     )
     task = Task.objects.get(id=task_id)
     left = judgments
     made = time.perf_counter()
-    for user_id in user_ids if judgments else []:
+    for number, user_id in enumerate(user_ids if judgments else [], start=1):
         # One commit per annotator, not per judgment: the services nest in it as they do in
         # a view's transaction.
         with transaction.atomic():
@@ -70,6 +73,10 @@ def prefilled_task(judgments: int, room: int) -> tuple[int, int]:
                 )
                 done += 1
                 left -= 1
+        if number % RELEASE_EVERY == 0 or not left:
+            # The claim after an annotator's last judgment leased them the next batch;
+            # given back, its items go to the next annotators (as a paused task's would).
+            batches_release(task=task)
         if not left:
             break
     print(

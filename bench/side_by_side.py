@@ -155,6 +155,8 @@ def prefill_evalsite(args: argparse.Namespace, runs: int) -> int:
     print(f"== evalsite: a campaign holding {args.prefill} judgments\n   $ {' '.join(command)}")
     figures = run_figures(command, last_json_line)
     print(f"   task {figures['task']}, {figures['judgments']} judgments, {figures['seconds']} s")
+    if figures["judgments"] != args.prefill:
+        raise SystemExit(f"evalsite's campaign holds {figures['judgments']}, not {args.prefill}")
     return figures["task"]
 
 
@@ -263,7 +265,7 @@ def flatness(args: argparse.Namespace) -> int:
         )
         rates.append(figures["judgments_per_s"])
         before = after
-        if figures["errors"] or not figures["exact"]:
+        if figures["errors"] or not figures["exact"] or not figures["judgments"]:
             flagged.append(f"run {number}: {figures}")
     print()
     print(
@@ -369,7 +371,7 @@ def main() -> int:
                     f"exact {figures['exact']}",
                     flush=True,
                 )
-                if figures["errors"] or not figures["exact"]:
+                if figures["errors"] or not figures["exact"] or not figures["judgments"]:
                     flagged.append(f"{tool}, {annotators} annotators, run {number}: {figures}")
         results[annotators] = sides
     print()
