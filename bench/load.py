@@ -19,10 +19,11 @@ a while has them; they are not counted (``--warmup 0`` measures a cold server).
 
 ``--url`` may be given several times: annotators are spread round-robin over the servers, a
 stand-in for a load balancer. ``--runs K`` repeats with a fresh campaign each time and prints
-the mean and the spread; ``--json`` adds one JSON line per run. Every run checks that the
-database holds exactly the acknowledged judgments; the exit code is 1 when one did not or
-there were errors. Target on 2 cores with everything on them: closed loop >= 200 judgments/s
-at 50 annotators; open loop at 100/s, p99 <= 100 ms.
+the mean and the spread (``--task ID`` instead judges in that launched task, e.g. one
+bench/prefill.py filled, with fresh annotators each run); ``--json`` adds one JSON line per
+run. Every run checks that the database holds exactly the acknowledged judgments; the exit
+code is 1 when one did not or there were errors. Target on 2 cores with everything on them:
+closed loop >= 200 judgments/s at 50 annotators; open loop at 100/s, p99 <= 100 ms.
 
     .venv/bin/python bench/load.py [--annotators 50] [--seconds 30] [--url http://127.0.0.1:8000]
     .venv/bin/python bench/load.py --rate 100 --annotators 1000 --seconds 60 --runs 3
@@ -43,6 +44,7 @@ import statistics
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from http.client import HTTPException
 from pathlib import Path
@@ -255,6 +257,23 @@ def database_backends() -> list[int]:
         return [pid for (pid,) in cursor.fetchall()]
 
 
+STATS_FLUSH_SECONDS = 1.1  # backends report their counters at most once a second
+
+
+def database_blocks() -> int:
+    """Blocks read by this database's backends so far (hits and reads), once the backends
+    have reported what they did."""
+    from django.db import connection
+
+    time.sleep(STATS_FLUSH_SECONDS)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()"
+        )
+        return cursor.fetchone()[0]
+
+
 def cpu_snapshot(args) -> dict[int, float]:
     if not args.server_pid:
         return {}
@@ -303,25 +322,51 @@ def warm_up(urls: list[str], task_id: int, token: str, seconds: float) -> int:
     return sum(counts)
 
 
+def task_annotators(task_id: int, count: int) -> list[int]:
+    """``count`` new annotators of the task's campaign (``--task``: a campaign made before,
+    e.g. by prefill.py, judged by fresh annotators at each run)."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Task
+    from annotation.services.campaigns import membership_set
+
+    campaign = Task.objects.select_related("campaign").get(id=task_id).campaign
+    tag = uuid.uuid4().hex[:6]
+    users = [get_user_model().objects.create_user(f"bench-load-{tag}-{i}") for i in range(count)]
+    for user in users:
+        membership_set(campaign=campaign, user=user, role="annotator")
+    return [user.id for user in users]
+
+
 def one_run(args, urls, number: int) -> tuple[dict, bool]:
-    task_id, user_ids = annotation_campaign(
-        prefix="bench-load",
-        annotators=args.annotators + 1,  # the last one only warms the server up
-        judgments_per_item=judgments_per_item(args),
-        corpus=CORPUS,
-    )
+    if args.task:
+        task_id = args.task
+        user_ids = task_annotators(task_id, args.annotators + 1)
+    else:
+        task_id, user_ids = annotation_campaign(
+            prefix="bench-load",
+            annotators=args.annotators + 1,  # the last one only warms the server up
+            judgments_per_item=judgments_per_item(args),
+            corpus=CORPUS,
+        )
+    held = len(stored_judgments(task_id))
     *tokens, warmup_token = api_tokens(user_ids)
     if args.warmup:
         requests = warm_up(urls, task_id, warmup_token, args.warmup)
         print(f"run {number}: warm-up, {requests} requests in {args.warmup:g} s (not counted)")
-    before = cpu_snapshot(args)
+    before, blocks_before = cpu_snapshot(args), database_blocks()
     if args.rate:
         run = OpenLoop(args, urls, task_id, tokens).run()
     else:
         run = closed_loop(args, urls, task_id, tokens)
-    after = cpu_snapshot(args)
+    after, blocks_after = cpu_snapshot(args), database_blocks()
     stored = stored_judgments(task_id)
-    exact = stored == set(run.acknowledged) and len(run.acknowledged) == len(set(run.acknowledged))
+    run_stored = len(stored) - held  # --task: the judgments it held before are not this run's
+    exact = (
+        len(run.acknowledged) == len(set(run.acknowledged))
+        and set(run.acknowledged) <= stored
+        and run_stored == len(run.acknowledged)
+    )
     latencies = [seconds for _, seconds in run.judgments]
     result = {
         "mode": "open" if args.rate else "closed",
@@ -335,6 +380,7 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
         "p99_ms": round(1000 * percentile(latencies, 0.99), 1) if latencies else None,
         "errors": len(run.errors),
         "exact": exact,
+        "held_before": held,
     }
     mode = f"open loop at {args.rate:g}/s target" if args.rate else "closed loop"
     print(
@@ -363,7 +409,9 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
     print(f"  errors: {len(run.errors)}" + (f" (first: {run.errors[0]})" if run.errors else ""))
     print(
         f"  database holds exactly the acknowledged judgments: {'yes' if exact else 'NO'} "
-        f"({len(stored)} stored, {len(set(run.acknowledged))} acknowledged)"
+        f"({run_stored} stored, {len(set(run.acknowledged))} acknowledged"
+        + (f"; the task held {held} before" if held else "")
+        + ")"
     )
     if args.server_pid and run.acknowledged:
         web, database = cpu_used(before, after, args.server_pid)
@@ -373,6 +421,13 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
             f"  CPU per judgment: web {result['web_cpu_ms_per_judgment']} ms, "
             f"PostgreSQL {result['db_cpu_ms_per_judgment']} ms"
         )
+    if run.acknowledged:
+        # Work that does not depend on how busy the machine is: the database's block
+        # reads (shared buffers or not) per judgment, for the flatness series.
+        result["db_blocks_per_judgment"] = round(
+            (blocks_after - blocks_before) / len(run.acknowledged), 1
+        )
+        print(f"  database blocks per judgment: {result['db_blocks_per_judgment']}")
     if args.json:
         print(json.dumps(result))
     return result, exact and not run.errors
@@ -408,6 +463,13 @@ def main() -> int:
     )
     parser.add_argument("--judgments-per-item", type=int, default=0, help="0: enough for the run")
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument(
+        "--task",
+        type=int,
+        default=0,
+        help="judge in this launched task (e.g. prefill.py's) with fresh annotators, "
+        "instead of a new campaign per run",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per run as well")
     parser.add_argument(
         "--server-pid",
