@@ -24,6 +24,8 @@ DATA = Path(__file__).resolve().parent / "data"
 # Every message this test session publishes goes to a queue of its own, set before the first
 # publish (Celery caches its queues then), so a worker of a running stack never takes them.
 TEST_QUEUE = f"evalsite-test-{uuid.uuid4().hex[:8]}"
+# Where a test holds its workers' metrics jobs before a metric (METRICS_JOB_TEST_HOLDS).
+METRICS_JOB_HOLDS = ROOT / "var" / "metrics-job-holds" / TEST_QUEUE
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
@@ -51,6 +53,7 @@ def start_worker(
         "REDIS_URL": redis_url,
         "CELERY_QUEUE": queue,
         "DISPATCH_INTERVAL_SECONDS": "2",
+        "METRICS_JOB_TEST_HOLDS": str(METRICS_JOB_HOLDS),
         **extra_env,
     }
     node = f"{queue}-{uuid.uuid4().hex[:4]}@localhost"
