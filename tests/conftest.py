@@ -35,12 +35,15 @@ def start_worker(
     database_url: str | None = None,
     redis_url: str | None = None,
     beat: bool = False,
+    wait: bool = True,
     **extra_env: str,
 ) -> subprocess.Popen:
     """Starts ``celery worker`` listening on ``queue`` and waits until it answers a ping.
 
     It uses the test database and the test Redis unless ``database_url`` and ``redis_url``
-    name others (the fault tests' private servers); ``beat`` embeds the periodic tasks."""
+    name others (the fault tests' private servers); ``beat`` embeds the periodic tasks.
+    ``wait=False`` returns at once: a solo worker answers no ping while it runs a task, and
+    one whose beat queues a long job again takes it as it starts."""
     db = settings.DATABASES["default"]
     database_url = database_url or (
         f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
@@ -87,6 +90,8 @@ def start_worker(
     )
     process.log = log  # type: ignore[attr-defined]
     process.schedule = schedule  # type: ignore[attr-defined]
+    if not wait:
+        return process
     # Control messages go through the app's own producer pool, so another broker needs an
     # app of its own to ping through.
     pinger = celery_app if redis_url == settings.CELERY_BROKER_URL else Celery(broker=redis_url)

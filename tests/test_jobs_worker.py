@@ -135,7 +135,8 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager, ter_h
     assert RunScore.objects.filter(run=run, metric="ter").count() == 0
     before = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
 
-    second = start_worker(queue, beat=True, **heartbeat)
+    # Not waiting for its ping: its beat may re-queue the job, and the worker take it, first.
+    second = start_worker(queue, beat=True, wait=False, **heartbeat)
     try:
         done = wait_for(
             lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(),
