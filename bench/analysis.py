@@ -2,8 +2,11 @@
 
 Generates N Likert judgments (default 1,000,000: 20 systems, 500 annotators, five judgments
 per item, 4% bad references, 2% planned repeats) straight into the database of a running
-stack (`make up`) in a throwaway campaign, times the whole dashboard computation (the
-selectors the page calls) and the streaming CSV export, prints seconds and peak memory
+stack (`make up`) in a throwaway campaign, times the human-results page as served (a GET of
+/campaigns/<id>/results/human/ through Django's test client as the campaign's manager: the
+middleware, the view's human results, meta-evaluation, span results, SVG plots and template,
+as gunicorn would run it minus the socket) and, apart, ``human_results()`` alone (the
+selector the page starts with), and the streaming CSV export; prints seconds and peak memory
 against the targets (< 10 s, < 500 MB), and deletes everything it created.
 
     .venv/bin/python bench/analysis.py [--judgments 1000000] [--keep]
@@ -139,21 +142,22 @@ def create(n: int, n_systems: int, n_annotators: int) -> dict[str, Any]:
             SELECT %(campaign)s, %(document)s, g, 'source ' || g
             FROM generate_series(0, %(segments)s - 1) g""",  # noqa: S608 (table names from the models)
         f"""INSERT INTO {item} (task_id, campaign_id, external_id, item_type, segment_id,
-                system_id, candidates, has_repeat, source_meta)
+                system_id, candidates, has_repeat, source_meta, prefilled_spans)
             SELECT %(task)s, %(campaign)s,
                 row_number() OVER (ORDER BY seg.index, sys.id), 'TGT', seg.id, sys.id,
                 jsonb_build_array(jsonb_build_object('text', 'output ' || seg.index,
                     'systems', jsonb_build_array(sys.name), 'type', 'TGT')),
-                false, '{{}}'::jsonb
+                false, '{{}}'::jsonb, '[]'::jsonb
             FROM {segment} seg
             CROSS JOIN (SELECT id, name FROM {System._meta.db_table}
                         WHERE campaign_id = %(campaign)s) sys
             WHERE seg.campaign_id = %(campaign)s""",  # noqa: S608 (table names from the models)
         f"""INSERT INTO {item} (task_id, campaign_id, external_id, item_type, segment_id,
-                system_id, candidates, original_id, has_repeat, source_meta)
+                system_id, candidates, original_id, has_repeat, source_meta, prefilled_spans)
             SELECT task_id, campaign_id, %(tgt)s + row_number() OVER (ORDER BY external_id),
                 'BAD', segment_id, system_id,
-                jsonb_set(candidates, '{{0,type}}', '"BAD"'), id, false, '{{}}'::jsonb
+                jsonb_set(candidates, '{{0,type}}', '"BAD"'), id, false, '{{}}'::jsonb,
+                '[]'::jsonb
             FROM {item} WHERE task_id = %(task)s AND external_id %% %(every)s = 0
             ORDER BY external_id LIMIT %(bad)s""",  # noqa: S608 (table names from the models)
         f"""UPDATE {item} SET has_repeat = true
@@ -270,6 +274,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the campaign afterwards")
     args = parser.parse_args()
     django_setup()
+    from django.test import Client
+
     from annotation.exports import judgments_download
     from annotation.selectors.human import human_results
 
@@ -283,6 +289,24 @@ def main() -> int:
     )
     try:
         results: dict[str, Any] = {}
+        # 127.0.0.1 is always an allowed host; the client runs the whole middleware stack.
+        client = Client(HTTP_HOST="127.0.0.1", raise_request_exception=True)
+        client.force_login(campaign.owner)
+        url = f"/campaigns/{campaign.id}/results/human/"
+
+        def page() -> None:
+            response = client.get(url)
+            if response.status_code != 200:
+                raise RuntimeError(f"GET {url} answered {response.status_code}")
+            results["page"] = len(response.content)
+
+        seconds, rss, traced = measure(page)
+        print(
+            f"page GET {url}: {seconds:6.2f} s, peak RSS {rss:6.1f} MB (whole process), peak "
+            f"traced allocations {traced:6.1f} MB, {results['page'] / 2**10:.0f} KB of HTML  "
+            f"[{verdict(seconds, rss)}] "
+            f"(targets < {SECONDS_TARGET:.0f} s, < {MEGABYTES_TARGET:.0f} MB)"
+        )
 
         def dashboard() -> None:
             results["dashboard"] = human_results(campaign)
@@ -290,9 +314,8 @@ def main() -> int:
         seconds, rss, traced = measure(dashboard)
         summary = results["dashboard"].tasks[0]
         print(
-            f"dashboard: {seconds:6.2f} s, peak RSS {rss:6.1f} MB (whole process), peak traced "
-            f"allocations {traced:6.1f} MB  [{verdict(seconds, rss)}] "
-            f"(targets < {SECONDS_TARGET:.0f} s, < {MEGABYTES_TARGET:.0f} MB)"
+            f"  of which human_results() alone: {seconds:6.2f} s, peak RSS {rss:6.1f} MB, "
+            f"peak traced allocations {traced:6.1f} MB"
         )
         best = summary.likert[0].systems[0]
         print(

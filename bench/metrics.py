@@ -4,13 +4,18 @@
 Data: WMT21 news en-de (``../shared/data/wmt21-en-de``, or the copy under ``tests/data``):
 1002 segments, references A, C, D, every system output.
 
-1. Cold all-pairs paired bootstrap, BLEU and chrF against reference A, sacrebleu's defaults
-   (seed 12345, 1000 resamples), each a fresh process:
-   * ``sacrebleu A -i SYS1 ... -m bleu chrf --paired-bs``: the first system against the others;
-   * ``python -m metrics score -r A -s ... --metrics bleu,chrf --paired bs --json``: every
-     pair (n(n-1)/2 comparisons, not n-1) with intervals, statistics extracted by ``--jobs``
-     processes.
-   Best of ``--repeat`` runs each (a shared machine is noisy).
+1. Paired bootstrap and approximate randomisation, BLEU and chrF against reference A,
+   sacrebleu's defaults (seed 12345, 1000 resamples, 10000 AR trials):
+   * ``sacrebleu A -i SYS1 ... -m bleu chrf --paired-bs`` (``--paired-ar``): the first system
+     against the others;
+   * ``python -m metrics score -r A -s ... --metrics bleu,chrf --paired bs --json``
+     (``--paired ar``): every pair (n(n-1)/2 comparisons, not n-1) with intervals, statistics
+     extracted by ``--jobs`` processes.
+   Cold: each a fresh process (interpreter start and imports included). Warm: the same two
+   command lines run in this process, after one untimed run of each, so only the work is
+   timed (sacrebleu's ``main`` and ``metrics.cli.main``, output discarded). Best of
+   ``--repeat`` runs each (a shared machine is noisy); ``--systems`` takes the first N systems
+   and ``--tests`` one of the two tests, for a quick run.
 2. Every metric for one system against the three references: extraction, corpus score and a
    1000-resample bootstrap interval, in process, timed per metric (the metrics job's work;
    ULC from its components' statistics, as the job assembles it).
@@ -21,11 +26,14 @@ Data: WMT21 news en-de (``../shared/data/wmt21-en-de``, or the copy under ``test
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,32 +88,97 @@ def run(command: list[str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def paired(folder: Path, jobs: int, repeat: int) -> None:
+def in_process(main: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (this process and the children it waited for) of a call,
+    its output discarded."""
+    before = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        main()
+    wall = time.perf_counter() - start
+    after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(
+        a.ru_utime - b.ru_utime + a.ru_stime - b.ru_stime
+        for a, b in zip(after, before, strict=True)
+    )
+    return wall, cpu
+
+
+class _DevNull:
+    """A stream with nothing but a descriptor on /dev/null: sacrebleu's ``main`` reopens
+    ``sys.stdin`` and ``sys.stdout`` by descriptor, and the file it opens closes it."""
+
+    def __init__(self, flags: int) -> None:
+        self.descriptor = os.open(os.devnull, flags)
+
+    def fileno(self) -> int:
+        return self.descriptor
+
+
+def sacrebleu_main(arguments: list[str]) -> None:
+    """sacrebleu's command line, in this process (it reads ``sys.argv``)."""
+    from sacrebleu.sacrebleu import main
+
+    saved = sys.argv, sys.stdin, sys.stdout
+    sys.argv = ["sacrebleu", *arguments]
+    sys.stdin, sys.stdout = _DevNull(os.O_RDONLY), _DevNull(os.O_WRONLY)  # type: ignore[assignment]
+    try:
+        main()
+    finally:
+        sys.stdout.flush()
+        sys.argv, sys.stdin, sys.stdout = saved
+
+
+def best(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return min(wall for wall, _ in runs), min(cpu for _, cpu in runs)
+
+
+def paired(folder: Path, jobs: int, repeat: int, tests: list[str], n_systems: int) -> None:
+    from metrics.cli import main as metrics_main
+
+    os.environ.pop("SACREBLEU_SEED", None)  # sacrebleu's default seed, as ours
     reference = folder / "newstest2021.en-de.ref.A.de"
-    files = sorted((folder / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))
+    files = sorted((folder / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))[:n_systems]
     names = [path.name.split(".")[3] for path in files]
     sacrebleu = Path(sys.executable).with_name("sacrebleu")
-    theirs_cmd = [str(sacrebleu), str(reference), "-i", *map(str, files)]
-    theirs_cmd += ["-m", "bleu", "chrf", "--paired-bs", "-f", "text"]
-    ours_cmd = [sys.executable, "-m", "metrics", "score", "-r", str(reference)]
-    ours_cmd += [f"-s{n}={p}" for n, p in zip(names, files, strict=True)]
-    ours_cmd += ["--metrics", "bleu,chrf", "--paired", "bs", "--json", "--jobs", str(jobs)]
-    theirs = [run(theirs_cmd) for _ in range(repeat)]
-    ours = [run(ours_cmd) for _ in range(repeat)]
-    (theirs_wall, theirs_cpu), (ours_wall, ours_cpu) = (
-        (min(w for w, _ in runs), min(c for _, c in runs)) for runs in (theirs, ours)
-    )
     n = len(files)
-    print(f"1. cold paired bootstrap, BLEU + chrF, {n} systems, best of {repeat}")
-    print(f"   {'':<50}{'wall s':>8}{'CPU s':>8}")
-    line = f"sacrebleu --paired-bs, baseline vs {n - 1}:"
-    print(f"   {line:<50}{theirs_wall:8.2f}{theirs_cpu:8.2f}")
-    line = f"python -m metrics score --paired bs, all {n * (n - 1) // 2} pairs:"
-    print(f"   {line:<50}{ours_wall:8.2f}{ours_cpu:8.2f}")
     print(
-        f"   sacrebleu / ours: x{theirs_wall / ours_wall:.2f} wall, x{theirs_cpu / ours_cpu:.2f} "
-        f"CPU  (extraction processes: {jobs})\n"
+        f"1. paired tests, BLEU + chrF, {n} systems (sacrebleu: baseline vs {n - 1}; ours: "
+        f"all {n * (n - 1) // 2} pairs), best of {repeat}; extraction processes: {jobs}"
     )
+    print(f"   {'':<40}{'cold wall':>10}{'cold CPU':>10}{'warm wall':>10}{'warm CPU':>10}")
+    for test in tests:
+        theirs_args = [str(reference), "-i", *map(str, files), "-m", "bleu", "chrf"]
+        theirs_args += [f"--paired-{test}", "-f", "text", "--no-color"]
+        ours_args = ["score", "-r", str(reference)]
+        ours_args += [f"-s{n}={p}" for n, p in zip(names, files, strict=True)]
+        ours_args += ["--metrics", "bleu,chrf", "--paired", test, "--json", "--jobs", str(jobs)]
+        theirs_cold = best([run([str(sacrebleu), *theirs_args]) for _ in range(repeat)])
+        ours_cold = best(
+            [run([sys.executable, "-m", "metrics", *ours_args]) for _ in range(repeat)]
+        )
+        in_process(lambda args=theirs_args: sacrebleu_main(args))  # warm-up, untimed
+        theirs_warm = best(
+            [in_process(lambda args=theirs_args: sacrebleu_main(args)) for _ in range(repeat)]
+        )
+        in_process(lambda args=ours_args: metrics_main(args))
+        ours_warm = best(
+            [in_process(lambda args=ours_args: metrics_main(args)) for _ in range(repeat)]
+        )
+        for label, cold, warm in (
+            (f"sacrebleu --paired-{test}", theirs_cold, theirs_warm),
+            (f"python -m metrics score --paired {test}", ours_cold, ours_warm),
+        ):
+            print(f"   {label:<40}{cold[0]:10.2f}{cold[1]:10.2f}{warm[0]:10.2f}{warm[1]:10.2f}")
+        ratios = [
+            theirs / ours
+            for theirs, ours in zip(theirs_cold + theirs_warm, ours_cold + ours_warm, strict=True)
+        ]
+        print(
+            f"   {'sacrebleu / ours':<40}"
+            + "".join(f"{'x' + format(r, '.2f'):>10}" for r in ratios)
+        )
+    print()
 
 
 def per_metric(folder: Path) -> None:
@@ -177,6 +250,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="extraction processes (default 2)")
     parser.add_argument("--repeat", type=int, default=3, help="cold runs of each (default 3)")
     parser.add_argument("--skip-paired", action="store_true", help="only the per-metric times")
+    parser.add_argument("--tests", default="bs,ar", help="paired tests to compare (default: bs,ar)")
+    parser.add_argument(
+        "--systems", type=int, default=0, help="only the first N systems in part 1 (default: all)"
+    )
     parser.add_argument(
         "--campaign-tests",
         action="store_true",
@@ -186,7 +263,10 @@ def main() -> None:
     folder = data_dir()
     print(f"data: {folder}; cpus: {os.cpu_count()}; load: {os.getloadavg()[0]:.1f}\n")
     if not args.skip_paired:
-        paired(folder, args.jobs, args.repeat)
+        tests = [test for test in args.tests.split(",") if test]
+        if not set(tests) <= {"bs", "ar"}:
+            parser.error("--tests takes bs, ar or bs,ar")
+        paired(folder, args.jobs, args.repeat, tests, args.systems or None)
     per_metric(folder)
     if args.campaign_tests:
         campaign_tests(folder)

@@ -360,7 +360,8 @@ def main() -> int:
             host_cgroup_remove(CGROUP_V2 / f"evalsite-host-{port}")
     print()
     if web:
-        print("| shape | judgments/s | p99 (ms) | errors | exact |")
+        rates = f"judgments/s (lowest–highest of {args.runs} runs)"
+        print(f"| shape | {rates} | p99 (ms) | errors | exact |")
         print("|---|---|---|---|---|")
     web_ok = True
     for title, runs in web:

@@ -285,6 +285,11 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "evalsite")
 # its worker (killed, host gone) and the dispatcher queues it again.
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_HEARTBEAT_TIMEOUT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_TIMEOUT_SECONDS", "60"))
+# Test-only switches of the metrics job (never set in deployment; see tests/test_jobs_worker.py):
+# a directory where a test holds a campaign's job before a metric until it lets it go, and a
+# pace p that makes each metric take p times as long.
+METRICS_JOB_TEST_HOLDS = os.environ.get("METRICS_JOB_TEST_HOLDS", "")
+METRICS_JOB_TEST_PACE = float(os.environ.get("METRICS_JOB_TEST_PACE", "1"))
 
 # Uploads: checked by the import service before anything is written.
 # Neural metrics from models on this machine (metrics.neural): "comet=/models/wmt22-comet-da".

@@ -24,6 +24,8 @@ DATA = Path(__file__).resolve().parent / "data"
 # Every message this test session publishes goes to a queue of its own, set before the first
 # publish (Celery caches its queues then), so a worker of a running stack never takes them.
 TEST_QUEUE = f"evalsite-test-{uuid.uuid4().hex[:8]}"
+# Where a test holds its workers' metrics jobs before a metric (METRICS_JOB_TEST_HOLDS).
+METRICS_JOB_HOLDS = ROOT / "var" / "metrics-job-holds" / TEST_QUEUE
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
@@ -33,12 +35,15 @@ def start_worker(
     database_url: str | None = None,
     redis_url: str | None = None,
     beat: bool = False,
+    wait: bool = True,
     **extra_env: str,
 ) -> subprocess.Popen:
     """Starts ``celery worker`` listening on ``queue`` and waits until it answers a ping.
 
     It uses the test database and the test Redis unless ``database_url`` and ``redis_url``
-    name others (the fault tests' private servers); ``beat`` embeds the periodic tasks."""
+    name others (the fault tests' private servers); ``beat`` embeds the periodic tasks.
+    ``wait=False`` returns at once: a solo worker answers no ping while it runs a task, and
+    one whose beat queues a long job again takes it as it starts."""
     db = settings.DATABASES["default"]
     database_url = database_url or (
         f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
@@ -51,6 +56,7 @@ def start_worker(
         "REDIS_URL": redis_url,
         "CELERY_QUEUE": queue,
         "DISPATCH_INTERVAL_SECONDS": "2",
+        "METRICS_JOB_TEST_HOLDS": str(METRICS_JOB_HOLDS),
         **extra_env,
     }
     node = f"{queue}-{uuid.uuid4().hex[:4]}@localhost"
@@ -84,6 +90,8 @@ def start_worker(
     )
     process.log = log  # type: ignore[attr-defined]
     process.schedule = schedule  # type: ignore[attr-defined]
+    if not wait:
+        return process
     # Control messages go through the app's own producer pool, so another broker needs an
     # app of its own to ping through.
     pinger = celery_app if redis_url == settings.CELERY_BROKER_URL else Celery(broker=redis_url)

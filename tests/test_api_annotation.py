@@ -99,10 +99,14 @@ def test_next_uses_a_bounded_number_of_queries(
     task = launched("adequacy", context_size=2)
     api = api_for(make_annotator(loaded_campaign, "ann"))
     for _ in range(15):
-        slot = api.get(f"/api/v1/tasks/{task.id}/next").json()["slot"]
-        api.post("/api/v1/judgments", {"task": task.id, "slot": slot, "score": 3}, format="json")
+        shown = api.get(f"/api/v1/tasks/{task.id}/next")
+        assert shown.status_code == 200, shown.content
+        body = {"task": task.id, "slot": shown.json()["slot"], "score": 3}
+        recorded = api.post("/api/v1/judgments", body, format="json")
+        assert recorded.status_code == 201, recorded.content
     with django_assert_max_num_queries(22):
-        api.get(f"/api/v1/tasks/{task.id}/next")
+        last = api.get(f"/api/v1/tasks/{task.id}/next")
+    assert last.status_code == 200 and last.json()["slot"], last.content
 
 
 def test_the_judgment_answer_carries_the_next_item(

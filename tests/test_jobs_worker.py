@@ -1,7 +1,14 @@
-"""Jobs run by a real Celery worker against the real database and Redis (no eager mode)."""
+"""Jobs run by a real Celery worker against the real database and Redis (no eager mode).
 
+A test that acts while a metrics job runs holds the job before TER (``MetricHold``) and lets it
+go when done, so nothing here depends on how long a metric takes. To show it, run this module
+with ``METRICS_JOB_TEST_PACE=10`` (the workers inherit it: each metric takes ten times as long)
+and with ``METRICS_JOB_TEST_PACE=0.1`` (the tests upload a tenth of the segments: ten times
+less work).
+"""
+
+import os
 import threading
-import time
 
 import pytest
 from django.db import connection, transaction
@@ -9,9 +16,44 @@ from django.db import connection, transaction
 from annotation.models import Job
 from annotation.services.jobs import job_dispatch_pending, job_finish, job_request, job_start
 from annotation.services.scoring import JOB_METRICS
-from tests.conftest import DATA, wait_for
+from tests.conftest import DATA, METRICS_JOB_HOLDS, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+
+PACE = float(os.environ.get("METRICS_JOB_TEST_PACE", "1"))
+# How long a metrics job may take before a test fails: a bound, never a wait.
+JOB_TIMEOUT = 180 * max(1.0, PACE)
+
+
+def scaled(segments: int) -> int:
+    """Fewer segments (less work) when the pace asks for a faster job."""
+    return max(10, round(segments * min(1.0, PACE)))
+
+
+class MetricHold:
+    """Holds the metrics jobs of a campaign before ``metric`` until ``release``."""
+
+    def __init__(self, campaign_id: int, metric: str) -> None:
+        METRICS_JOB_HOLDS.mkdir(parents=True, exist_ok=True)
+        self.path = METRICS_JOB_HOLDS / f"{campaign_id}.{metric}.hold"
+        self.reached = self.path.with_suffix(".reached")
+        self.reached.unlink(missing_ok=True)
+        self.path.touch()
+
+    def wait_reached(self) -> None:
+        """Until a job is held there: every metric before it stored, this one not begun."""
+        wait_for(self.reached.exists, timeout=JOB_TIMEOUT)
+
+    def release(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self.reached.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def ter_hold(campaign):
+    hold = MetricHold(campaign.id, "ter")
+    yield hold
+    hold.release()
 
 
 def test_worker_runs_a_job_written_in_a_transaction(celery_worker_process):
@@ -50,7 +92,7 @@ def test_requesting_a_job_twice_runs_it_once_at_a_time(celery_worker_process):
     assert Job.objects.filter(kind=Job.Kind.PING, target_id=4).count() == 1
 
 
-def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
+def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager, ter_hold):
     """SIGKILL during a metrics job, its message lost too (as when Redis restarts): the job's
     heartbeat stops, the dispatcher of another worker queues it again, and that worker runs it
     from the start; its results are complete and not duplicated."""
@@ -59,33 +101,15 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     import uuid
 
     from annotation.models import Output, RunScore, RunStatistics, SystemRun
-    from annotation.services.imports import upload_import
     from annotation.tasks import run_job
-    from tests.conftest import DATA, start_worker, stop_worker
+    from tests.conftest import start_worker, stop_worker
 
-    wmt21 = DATA / "wmt21-en-de"
-    upload_import(
-        campaign=campaign,
-        kind="source",
-        user=manager,
-        files=[("src", (wmt21 / "newstest2021.en-de.src.en").read_bytes())],
-    )
-    upload_import(
-        campaign=campaign,
-        kind="reference",
-        name="A",
-        user=manager,
-        files=[("ref", (wmt21 / "newstest2021.en-de.ref.A.de").read_bytes())],
-    )
-    path = wmt21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
+    lines = scaled(1002)  # the whole test set unless the pace asks for less work
+    upload_head(campaign, manager, "source", WMT21 / "newstest2021.en-de.src.en", n=lines)
+    upload_head(campaign, manager, "reference", WMT21 / "newstest2021.en-de.ref.A.de", "A", lines)
+    path = WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
     with transaction.atomic():
-        upload_import(
-            campaign=campaign,
-            kind="system",
-            name="Online-B",
-            user=manager,
-            files=[(path.name, path.read_bytes())],
-        )
+        upload_head(campaign, manager, "system", path, "Online-B", n=lines)
         # The upload's own message (sent on commit) then finds no job and does nothing ...
         Job.objects.filter(kind=Job.Kind.RUN_METRICS).delete()
     run = SystemRun.objects.get()
@@ -95,25 +119,28 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     heartbeat = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_HEARTBEAT_TIMEOUT_SECONDS": "3"}
     first = start_worker(queue, **heartbeat)
     run_job.apply_async(args=[job.id], queue=queue)
-    # Kill it once BLEU, chrF and chrF++ are stored and TER (seconds of work) is under way.
-    wait_for(lambda: RunScore.objects.filter(run=run, metric="chrf++").exists(), timeout=60)
-    time.sleep(1.5)  # long enough for a beat after the last progress report
+    # Kill it once BLEU, chrF and chrF++ are stored and it is held before TER ...
+    ter_hold.wait_reached()
     running = Job.objects.get(id=job.id)
     assert running.attempts == 1
-    assert running.heartbeat > running.started_at  # it beats while it runs
+    # ... and its heartbeat has moved on since the last progress report: it beats while it runs.
+    wait_for(lambda: Job.objects.get(id=job.id).heartbeat > running.heartbeat, timeout=JOB_TIMEOUT)
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     first.log.close()
+    ter_hold.release()  # the next worker runs the job through
     # The message is not delivered again: the unacknowledged copy expires only after the
     # visibility timeout (15 minutes), so only the heartbeat can bring the job back.
     assert Job.objects.get(id=job.id).state == Job.State.RUNNING
     assert RunScore.objects.filter(run=run, metric="ter").count() == 0
     before = dict(RunScore.objects.filter(run=run).values_list("metric", "score"))
 
-    second = start_worker(queue, beat=True, **heartbeat)
+    # Not waiting for its ping: its beat may re-queue the job, and the worker take it, first.
+    second = start_worker(queue, beat=True, wait=False, **heartbeat)
     try:
         done = wait_for(
-            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=180
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(),
+            timeout=JOB_TIMEOUT,
         )
     finally:
         stop_worker(second)
@@ -125,7 +152,7 @@ def test_a_job_killed_half_way_runs_again_and_completes(campaign, manager):
     assert RunStatistics.objects.filter(run=run).count() == len(JOB_METRICS)
     # Complete: every metric over every segment; what the killed attempt stored is the same.
     segments = Output.objects.filter(run=run).count()
-    assert segments > 1000
+    assert segments == lines
     assert list(RunStatistics.objects.filter(run=run).values_list("rows", flat=True)) == [
         segments
     ] * len(JOB_METRICS)
@@ -165,7 +192,7 @@ def test_of_workers_starting_one_job_together_exactly_one_runs_it():
 
 
 WMT21 = DATA / "wmt21-en-de"
-SEGMENTS = 400  # TER takes seconds: long enough to act while the job runs
+SEGMENTS = scaled(400)
 
 
 def upload_head(campaign, manager, kind, path, name=None, n=SEGMENTS):
@@ -188,33 +215,27 @@ def load_one_system(campaign, manager) -> Job:
     return Job.objects.get(kind=Job.Kind.RUN_METRICS)
 
 
-def running_ter(job_id: int) -> bool:
-    """The job is under way: its first metric stored, seconds of work left (TER alone takes
-    seconds)."""
-    return Job.objects.filter(
-        id=job_id, state=Job.State.RUNNING, progress__gt=0, progress__lt=50
-    ).exists()
-
-
 def test_reference_uploaded_while_the_job_runs_is_scored_too(
-    campaign, manager, celery_worker_process
+    campaign, manager, celery_worker_process, ter_hold
 ):
     from sacrebleu.metrics import BLEU, CHRF
 
     from annotation.models import RunScore
 
     job = load_one_system(campaign, manager)
-    wait_for(lambda: running_ter(job.id), timeout=60)
+    ter_hold.wait_reached()
     upload_head(campaign, manager, "reference", WMT21 / "newstest2021.en-de.ref.C.de", "C")
     # The job read reference A alone when it started: it is marked to run once more.
+    assert Job.objects.get(id=job.id).state == Job.State.RUNNING
     assert Job.objects.get(id=job.id).rerun_requested
+    ter_hold.release()
 
     def scored_against_a_and_c():
         done = Job.objects.filter(id=job.id, state=Job.State.DONE).exists()
         keys = set(RunScore.objects.values_list("references", flat=True))
         return done and RunScore.objects.count() == len(JOB_METRICS) and keys == {"A+C"}
 
-    wait_for(scored_against_a_and_c, timeout=180)
+    wait_for(scored_against_a_and_c, timeout=JOB_TIMEOUT)
     hypotheses = upload_lines(WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de")
     references = [upload_lines(WMT21 / f"newstest2021.en-de.ref.{name}.de") for name in "AC"]
     scores = dict(RunScore.objects.values_list("metric", "score"))
@@ -223,7 +244,9 @@ def test_reference_uploaded_while_the_job_runs_is_scored_too(
     assert not Job.objects.get(id=job.id).rerun_requested
 
 
-def test_a_duplicate_message_for_a_running_job_is_dropped(campaign, manager, celery_worker_process):
+def test_a_duplicate_message_for_a_running_job_is_dropped(
+    campaign, manager, celery_worker_process, ter_hold
+):
     """The dispatcher re-sends a job queued for over 5 minutes; if the first message is
     taken meanwhile, a second worker receives the copy while the job runs and drops it."""
     import uuid
@@ -236,7 +259,7 @@ def test_a_duplicate_message_for_a_running_job_is_dropped(campaign, manager, cel
     second = start_worker(queue)
     try:
         job = load_one_system(campaign, manager)  # run by the session's worker
-        wait_for(lambda: running_ter(job.id), timeout=60)
+        ter_hold.wait_reached()
         taken = Job.objects.get(id=job.id)
         run_job.apply_async(args=[job.id], queue=queue)
         # A ping behind it on the same solo worker: once done, the copy has been handled.
@@ -246,8 +269,10 @@ def test_a_duplicate_message_for_a_running_job_is_dropped(campaign, manager, cel
         during = Job.objects.get(id=job.id)
         assert during.state == Job.State.RUNNING
         assert (during.worker, during.attempts) == (taken.worker, 1)
+        ter_hold.release()
         done = wait_for(
-            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=120
+            lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(),
+            timeout=JOB_TIMEOUT,
         )
     finally:
         stop_worker(second)
@@ -271,7 +296,9 @@ def test_rerun_revives_a_job_whatever_its_state(
     path = WMT21 / "system-outputs" / "newstest2021.en-de.hyp.Online-B.de"
     upload_head(campaign, manager, "system", path, "Online-B", n=12)
     job = Job.objects.get(kind=Job.Kind.RUN_METRICS)
-    wait_for(lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).exists())
+    wait_for(
+        lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).exists(), timeout=JOB_TIMEOUT
+    )
     long_ago = timezone.now() - timedelta(hours=1)
     stuck = {
         "pending": {},
@@ -286,7 +313,9 @@ def test_rerun_revives_a_job_whatever_its_state(
     client.force_login(manager)
     response = client.post(f"/campaigns/{campaign.id}/metrics/rerun/")
     assert response.status_code == 302
-    done = wait_for(lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first())
+    done = wait_for(
+        lambda: Job.objects.filter(id=job.id, state=Job.State.DONE).first(), timeout=JOB_TIMEOUT
+    )
     assert done.started_at > before and done.attempts == 1
     assert RunScore.objects.count() == len(JOB_METRICS)
 

@@ -48,7 +48,19 @@ def test_invalid_settings_have_clear_messages(loaded_campaign, settings, message
 
 
 def test_ranking_of_three_with_three_systems_is_fine(loaded_campaign):
-    task_create(campaign=loaded_campaign, task_type="ranking", ranking_size=3)
+    """The campaign has three systems: a ranking of three is accepted and launched, each item
+    ranking the three; one of four is refused."""
+    task = task_create(campaign=loaded_campaign, task_type="ranking", ranking_size=3)
+    assert Task.objects.get(id=task.id).ranking_size == 3
+    task_launch(task_id=task.id)
+    # Identical outputs share a candidate: every item ranks the three systems' outputs.
+    ranked = {
+        tuple(sorted(name for candidate in item.candidates for name in candidate["systems"]))
+        for item in task.items.all()
+    }
+    assert len(ranked) == 1 and len(next(iter(ranked))) == 3, ranked
+    with pytest.raises(TaskError, match="needs at least 4 systems"):
+        task_create(campaign=loaded_campaign, task_type="ranking", ranking_size=4)
 
 
 def test_draft_edit_and_delete(loaded_campaign):

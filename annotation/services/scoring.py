@@ -10,8 +10,11 @@ metric scores included).
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -99,6 +102,24 @@ def meteor_language(target_language: str) -> str:
         return NO_STEMMER
 
 
+@contextmanager
+def _test_step(campaign_id: int, metric: str) -> Iterator[None]:
+    """Test-only (no-op unless settings.METRICS_JOB_TEST_* are set): a test that wrote the
+    hold file ``<campaign>.<metric>.hold`` finds ``.reached`` beside it once the job is there,
+    and the job waits until the test removes the hold; a pace p > 1 makes the metric take p
+    times as long."""
+    if settings.METRICS_JOB_TEST_HOLDS:
+        hold = Path(settings.METRICS_JOB_TEST_HOLDS) / f"{campaign_id}.{metric}.hold"
+        if hold.exists():
+            hold.with_suffix(".reached").touch()
+            while hold.exists():
+                time.sleep(0.05)
+    started = time.monotonic()
+    yield
+    if settings.METRICS_JOB_TEST_PACE > 1:
+        time.sleep((settings.METRICS_JOB_TEST_PACE - 1) * (time.monotonic() - started))
+
+
 class ReferencesKeepChanging(RuntimeError):
     pass
 
@@ -164,9 +185,10 @@ def _run_metrics_against(
         )
 
     for metric in EXTRACTED_METRICS:
-        stats = extract_statistics(
-            metric, hypotheses, references, language=language if metric == "meteor" else None
-        )
+        with _test_step(run.campaign_id, metric):
+            stats = extract_statistics(
+                metric, hypotheses, references, language=language if metric == "meteor" else None
+            )
         if not store(metric, stats, built_in_signature(metric)):
             return False
     ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])

@@ -6,7 +6,12 @@ segment) groups for kappa), or, for the rank ranges, with a plain loop and the s
 statistic is written plainly in the test. Two Monte Carlo runs with different generators agree
 only up to resampling noise, so the endpoints are compared within ``TOLERANCE`` of the
 interval's width (about eight standard errors at 10,000 resamples); each test also shows that
-the same procedure on a wrong unit lands outside that tolerance, so the check can fail.
+the same procedure on a wrong unit lands outside that tolerance, so the check can fail: single
+judgments instead of segments (z, raw, HTER), whole annotators instead of (judge, segment)
+groups (WMT intra kappa), source segments instead of items (WMT inter kappa, order-free; on
+the listed order the two units' intervals differ by less than the tolerance, see the test),
+each rater's labels drawn on their own instead of items with all their labels (Fleiss, Cohen,
+Krippendorff), single comparisons instead of rankings (rank ranges).
 """
 
 from __future__ import annotations
@@ -133,31 +138,41 @@ def test_hter_intervals_equal_scipy_bootstrap_over_segments() -> None:
 # --- WMT kappa: items resampled (inter), (judge, segment) groups with a repeat (intra).
 
 
-def item_sums(labels: list[tuple], intra: bool) -> np.ndarray:
-    """Per resampling unit: (agreeing pairs, pairs, ties, labels), from the definition."""
+def item_sums(labels: list[tuple], intra: bool, wrong_unit: bool = False) -> np.ndarray:
+    """Per resampling unit: (agreeing pairs, pairs, ties, labels), from the definition. The
+    unit is the item (inter) or the (segment, judge) group (intra); ``wrong_unit`` sums them
+    by source segment (inter) or by judge (intra) instead."""
     by_item = defaultdict(list)
     for segment, judge, a, b, label in labels:
         by_item[(segment, a, b)].append((judge, label))
     if not intra:
-        rows = []
-        for given in by_item.values():
+        rows: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+        for key, given in by_item.items():
             found = [label for _, label in given]
             pairs = list(itertools.combinations(found, 2))
-            rows.append((sum(x == y for x, y in pairs), len(pairs), found.count("="), len(found)))
-        return np.array(rows, dtype=float)
+            row = rows[key[:1] if wrong_unit else key]
+            row[0] += sum(x == y for x, y in pairs)
+            row[1] += len(pairs)
+            row[2] += found.count("=")
+            row[3] += len(found)
+        return np.array(list(rows.values()), dtype=float)
+
+    def unit(segment, judge) -> tuple:
+        return (judge,) if wrong_unit else (segment, judge)
+
     units: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
     repeated = set()
     for (segment, _, _), given in by_item.items():
         for (j1, l1), (j2, l2) in itertools.combinations(given, 2):
             if j1 == j2:
-                units[(segment, j1)][0] += l1 == l2
-                units[(segment, j1)][1] += 1
+                units[unit(segment, j1)][0] += l1 == l2
+                units[unit(segment, j1)][1] += 1
                 repeated.add((segment, j1))
     for segment, judge, _, _, label in labels:
         if (segment, judge) in repeated:
-            units[(segment, judge)][2] += label == "="
-            units[(segment, judge)][3] += 1
-    return np.array([units[u] for u in sorted(repeated)], dtype=float)
+            units[unit(segment, judge)][2] += label == "="
+            units[unit(segment, judge)][3] += 1
+    return np.array([units[u] for u in sorted(units)], dtype=float)
 
 
 def kappa_of_sums(sums: np.ndarray) -> np.ndarray:
@@ -175,15 +190,26 @@ def test_wmt_kappa_interval_equals_scipy_bootstrap(intra: bool, listed: bool) ->
     (rankings,) = read_wmt_rankings(path).values()
     kwargs = {} if listed else {"item_order": ORDER_FREE}
     ours = wmt_kappa(ranking_labels(rankings), intra=intra, n_boot=B, seed=5, **kwargs)
-    sums = item_sums(reference_labels(path, listed=listed), intra)
-    units = np.arange(len(sums))
+    labels = reference_labels(path, listed=listed)
 
-    def kappa(i: np.ndarray, axis: int = -1) -> np.ndarray:
-        resampled = np.stack([sums[:, c][i].sum(axis=axis) for c in range(4)], axis=-1)
-        return kappa_of_sums(resampled)
+    def interval(sums: np.ndarray) -> tuple:
+        def kappa(i: np.ndarray, axis: int = -1) -> np.ndarray:
+            resampled = np.stack([sums[:, c][i].sum(axis=axis) for c in range(4)], axis=-1)
+            return kappa_of_sums(resampled)
 
-    expected = scipy_percentile((units,), kappa)
+        return scipy_percentile((np.arange(len(sums)),), kappa)
+
+    expected = interval(item_sums(labels, intra))
     assert_close(ours.interval, expected)
+    wrong = interval(item_sums(labels, intra, wrong_unit=True))
+    if intra or not listed:
+        # Whole annotators (intra), or source segments (inter), as the unit.
+        assert_apart(wrong, expected)
+    else:
+        # Items of one segment are nearly independent on the listed order: segments as the
+        # unit land within the tolerance here (about 7% of the width), so that case cannot
+        # tell the units apart; the order-free one above does.
+        assert wrong != expected
 
 
 # --- Standard coefficients: items resampled.
@@ -215,6 +241,24 @@ def test_fleiss_kappa_interval_equals_scipy_bootstrap() -> None:
     # 2,000 scipy resamples (statsmodels is not vectorised): a looser Monte Carlo tolerance.
     width = expected.high - expected.low
     assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.12 * width)
+    # Each rater's labels drawn on their own, not items with their three labels: far off.
+    by_rater = np.array(labels).reshape(150, 3).T
+
+    def unpaired(*draws: np.ndarray) -> float:
+        drawn = np.zeros((150, 3))
+        for rater, i in enumerate(draws):
+            np.add.at(drawn, (np.arange(150), by_rater[rater][i]), 1)
+        return statsmodels_fleiss(drawn)
+
+    wrong = stats.bootstrap(
+        (np.arange(150),) * 3,
+        unpaired,
+        n_resamples=2000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(1),
+    ).confidence_interval
+    assert_apart((wrong.low, wrong.high), (expected.low, expected.high))
 
 
 def test_inter_annotator_cohen_resamples_the_items_it_rests_on() -> None:
@@ -241,6 +285,17 @@ def test_inter_annotator_cohen_resamples_the_items_it_rests_on() -> None:
         replicates.append(cohen_kappa_score(first[drawn], second[drawn]))
     expected = np.percentile(replicates, [2.5, 97.5])
     assert ours.interval == pytest.approx(tuple(expected), abs=1e-12)
+    # Each rater's labels drawn on their own, not the item with its pair of labels: far off.
+    wrong = np.percentile(
+        [
+            cohen_kappa_score(
+                first[draws.integers(0, 120, 120)], second[draws.integers(0, 120, 120)]
+            )
+            for _ in range(n_boot)
+        ],
+        [2.5, 97.5],
+    )
+    assert_apart(tuple(wrong), tuple(expected))
 
 
 def test_intra_annotator_cohen_interval_equals_scipy_bootstrap() -> None:
@@ -269,6 +324,16 @@ def test_intra_annotator_cohen_interval_equals_scipy_bootstrap() -> None:
     ).confidence_interval
     width = expected.high - expected.low
     assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.1 * width)
+    # The first judgments and the repeats drawn on their own, not as pairs: far off.
+    wrong = stats.bootstrap(
+        (np.arange(200), np.arange(200)),
+        lambda i, j: cohen_kappa_score(first[i], repeat[j], labels=[1, 2, 3, 4, 5]),
+        n_resamples=3000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(1),
+    ).confidence_interval
+    assert_apart((wrong.low, wrong.high), (expected.low, expected.high))
 
 
 def test_krippendorff_alpha_interval_equals_scipy_bootstrap() -> None:
@@ -296,6 +361,21 @@ def test_krippendorff_alpha_interval_equals_scipy_bootstrap() -> None:
     ).confidence_interval
     width = expected.high - expected.low
     assert ours.interval == pytest.approx((expected.low, expected.high), abs=0.12 * width)
+
+    # Each rater's labels drawn on their own, not items with all their labels: far off.
+    def unpaired(*draws: np.ndarray) -> float:
+        drawn = np.stack([matrix[rater, i] for rater, i in enumerate(draws)])
+        return krippendorff.alpha(reliability_data=drawn, level_of_measurement="ordinal")
+
+    wrong = stats.bootstrap(
+        (np.arange(150),) * 4,
+        unpaired,
+        n_resamples=2000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(1),
+    ).confidence_interval
+    assert_apart((wrong.low, wrong.high), (expected.low, expected.high))
 
 
 # --- Pairwise rank ranges: judgments (rankings) resampled; a plain loop with the same seed.
