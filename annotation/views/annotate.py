@@ -181,6 +181,8 @@ def submit(request, task_id: int):
             {"detail": f"Not saved: {error}.", "code": error.kind, "next": next_url},
             status=error_status(error),
         )
+    # A closed batch stops at the "batch done" screen, unless nothing is left for them.
+    stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:
         # A retry of an answer that did reach the database is a success too. The next
         # item comes along ("html"), so the page shows it without loading again.
@@ -190,13 +192,13 @@ def submit(request, task_id: int):
                 "status": status,
                 "judgment": recorded.judgment_id,
                 "batch_closed": recorded.batch_closed,
-                "next": batch_done_url if recorded.batch_closed else next_url,
+                "next": batch_done_url if stop else next_url,
                 "html": _next_item_html(request, task, next_slot, progress_row),
             }
         )
     if not recorded.created:
         messages.info(request, "That answer was already saved; nothing changed.")
-    return redirect(batch_done_url if recorded.batch_closed else next_url)
+    return redirect(batch_done_url if stop else next_url)
 
 
 @login_required
