@@ -206,7 +206,7 @@ def test_the_judgment_closing_a_batch_says_so(launched, loaded_campaign, make_an
 
 
 def _refusal_by_python(task, slot_id, user, answer):
-    """The general path's refusal (judgment_record, checked in Python) for the same send."""
+    """The service's refusal (judgment_record) for the same send."""
     from annotation.services.judgments import JudgmentError, judgment_record
 
     with pytest.raises(JudgmentError) as refused:
@@ -222,8 +222,8 @@ def _refusal_by_python(task, slot_id, user, answer):
 def test_the_one_round_trip_refuses_as_the_general_path(
     case, launched, loaded_campaign, make_annotator, api_for, django_user_model
 ):
-    """The judgment-and-claim function (assignment.sql) refuses what judgment_record
-    refuses, with the same status and words, and writes nothing."""
+    """The API and the service refuse alike (one check, evalsite_slot_refusal, for both),
+    with the same status and words, and write nothing."""
     from annotation.services.assignment import slot_claim_next
     from annotation.services.judgments import skip_record
 

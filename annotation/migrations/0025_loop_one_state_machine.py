@@ -20,6 +20,7 @@ NEW_FUNCTIONS = (
     "evalsite_claim_slot(bigint, bigint, timestamptz)",
     "evalsite_batch_after_slot(bigint, bigint, timestamptz, integer)",
     "evalsite_annotator_quota(bigint, bigint)",
+    "evalsite_batch_is_new_to(bigint, bigint, bigint)",
 )
 
 

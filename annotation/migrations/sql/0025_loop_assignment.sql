@@ -14,31 +14,48 @@ DROP FUNCTION IF EXISTS evalsite_annotator_progress(bigint, bigint);
 DROP FUNCTION IF EXISTS evalsite_claim_slot(bigint, bigint, timestamptz, integer, integer);
 
 CREATE OR REPLACE FUNCTION evalsite_annotator_quota(p_task bigint, p_user bigint)
-RETURNS integer LANGUAGE sql STABLE AS $$
+RETURNS integer LANGUAGE plpgsql STABLE AS $$
 -- Batches one annotator may take; 0: no limit. A crowd participant is paid for one batch;
 -- anyone else gets items_per_annotator rounded up to whole batches (a quota below the batch
--- size made it the capacity of the task's batches at launch: one batch).
-SELECT CASE
+-- size made it the capacity of the task's batches at launch: one batch). (PL/pgSQL, as
+-- all of these: its plans are kept from call to call, an SQL function's are made anew.)
+BEGIN
+RETURN (SELECT CASE
     WHEN EXISTS (SELECT 1 FROM annotation_crowdparticipant c
                   WHERE c.task_id = p_task AND c.user_id = p_user) THEN 1
     WHEN t.items_per_annotator > 0
         THEN ceil(t.items_per_annotator::numeric / GREATEST(1, t.batch_size))::integer
     ELSE 0 END
-  FROM annotation_task t WHERE t.id = p_task
-$$;
+  FROM annotation_task t WHERE t.id = p_task);
+END $$;
 
 CREATE OR REPLACE FUNCTION evalsite_batch_after_slot(
     p_batch bigint, p_user bigint, p_now timestamptz, p_lease_seconds integer
-) RETURNS boolean LANGUAGE sql AS $$
+) RETURNS boolean LANGUAGE plpgsql AS $$
 -- After a slot of the annotator's batch was judged or skipped, and before a claim: the batch
 -- closes when nothing is left in it, else its lease is renewed. True: it closed now.
+DECLARE
+    v_closed boolean;
+BEGIN
 UPDATE annotation_batch SET
     state = CASE WHEN p.pending THEN 'leased' ELSE 'done' END,
     leased_until = CASE WHEN p.pending THEN p_now + make_interval(secs => p_lease_seconds) END
   FROM (SELECT EXISTS (SELECT 1 FROM annotation_slot
                         WHERE batch_id = p_batch AND state <> 'done') AS pending) p
  WHERE id = p_batch AND annotator_id = p_user
-RETURNING NOT p.pending
+RETURNING NOT p.pending INTO v_closed;
+RETURN v_closed;
+END $$;
+
+CREATE OR REPLACE FUNCTION evalsite_batch_is_new_to(p_batch bigint, p_task bigint, p_user bigint)
+RETURNS boolean LANGUAGE sql STABLE AS $$
+-- Whether the batch holds no item the annotator has had: never an item twice (the other
+-- replicas of a batch they had hold the same items, so they are passed over). One SELECT,
+-- so the claim's queries inline it.
+SELECT NOT EXISTS (
+    SELECT 1 FROM annotation_slot theirs
+      JOIN annotation_slot mine ON mine.item_id = theirs.item_id
+     WHERE theirs.batch_id = p_batch AND mine.task_id = p_task AND mine.annotator_id = p_user)
 $$;
 
 CREATE OR REPLACE FUNCTION evalsite_claim_slot(p_task bigint, p_user bigint, p_now timestamptz)
@@ -70,24 +87,15 @@ BEGIN
                 RETURN NULL;
             END IF;
             -- The first open batch in launch order, then one abandoned (lease expired), with
-            -- no item they have had: never an item twice (the other replicas of a batch
-            -- they had hold the same items, so they are passed over).
+            -- no item they have had.
             SELECT b.id INTO v_batch FROM annotation_batch b
              WHERE b.task_id = p_task AND b.state = 'open'
-               AND NOT EXISTS (
-                   SELECT 1 FROM annotation_slot theirs
-                     JOIN annotation_slot mine ON mine.item_id = theirs.item_id
-                    WHERE theirs.batch_id = b.id
-                      AND mine.task_id = p_task AND mine.annotator_id = p_user)
+               AND evalsite_batch_is_new_to(b.id, p_task, p_user)
              ORDER BY b.number LIMIT 1 FOR UPDATE OF b SKIP LOCKED;
             IF v_batch IS NULL THEN
                 SELECT b.id INTO v_batch FROM annotation_batch b
                  WHERE b.task_id = p_task AND b.state = 'leased' AND b.leased_until < p_now
-                   AND NOT EXISTS (
-                       SELECT 1 FROM annotation_slot theirs
-                         JOIN annotation_slot mine ON mine.item_id = theirs.item_id
-                        WHERE theirs.batch_id = b.id
-                          AND mine.task_id = p_task AND mine.annotator_id = p_user)
+                   AND evalsite_batch_is_new_to(b.id, p_task, p_user)
                  ORDER BY b.number LIMIT 1 FOR UPDATE OF b SKIP LOCKED;
             END IF;
             IF v_batch IS NULL THEN
@@ -116,11 +124,13 @@ END $$;
 
 CREATE OR REPLACE FUNCTION evalsite_annotator_progress(p_task bigint, p_user bigint)
 RETURNS TABLE (batch_size integer, judged bigint, skipped bigint, batches bigint, quota integer)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
 -- The annotator's progress (annotation/selectors/annotation.py: AnnotatorProgress): their
 -- current (else last) batch's size, its slots judged and skipped (by whoever held it before
 -- too: the batch is what is left), the batches they had, how many they may have. No row:
 -- no batch yet.
+BEGIN
+RETURN QUERY
 SELECT b.size::integer, d.done - k.skips, k.skips,
        (SELECT count(DISTINCT s.batch_id) FROM annotation_slot s
          WHERE s.task_id = p_task AND s.annotator_id = p_user),
@@ -133,8 +143,8 @@ SELECT b.size::integer, d.done - k.skips, k.skips,
                       WHERE k.task_id = p_task AND s.batch_id = b.id) k
  WHERE b.task_id = p_task AND b.annotator_id = p_user
  ORDER BY b.state = 'leased' DESC, b.number DESC
- LIMIT 1
-$$;
+ LIMIT 1;
+END $$;
 
 CREATE OR REPLACE FUNCTION evalsite_slot_refusal(p_task bigint, p_slot bigint, p_user bigint)
 RETURNS text LANGUAGE plpgsql AS $$
