@@ -254,6 +254,15 @@ def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = Non
     return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
 
 
+def slot_available(*, task: Task, annotator_id: int) -> bool:
+    """Whether a claim now would give the annotator a slot, found by the claim itself (its
+    rules stay in one place) and rolled back: nothing is taken, no time starts."""
+    with transaction.atomic():
+        available = slot_claim_next(task=task, annotator_id=annotator_id) is not None
+        transaction.set_rollback(True)
+    return available
+
+
 def batches_release(*, task: Task) -> int:
     """Gives back every claimed batch of a task (paused or closed): the slots not judged
     return to open, judgments stay. Returns the number of batches released.

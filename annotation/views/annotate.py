@@ -24,7 +24,7 @@ from annotation.selectors.annotation import (
     progress_from_row,
     tasks_for_annotator,
 )
-from annotation.services.assignment import slot_claim_next
+from annotation.services.assignment import slot_available, slot_claim_next
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
@@ -52,9 +52,11 @@ def annotate(request, task_id: int):
     # Before the first item the instructions are open above it; then one key ("?") away.
     first_item = not annotator_has_begun(task=task, user_id=request.user.id)
     if request.GET.get("after") == "batch":
-        # Between batches: the annotator chooses to go on (the page's link, without "after").
+        # Between batches: the annotator chooses to go on (the page's link, without "after"),
+        # if there is more for them; else the done page below.
         progress = annotator_progress(task=task, annotator_id=request.user.id)
-        if progress.total and progress.answered >= progress.total and not progress.finished:
+        between = progress.total and progress.answered >= progress.total and not progress.finished
+        if between and slot_available(task=task, annotator_id=request.user.id):
             return render(request, "annotate/batch_done.html", {"task": task, "progress": progress})
     slot = slot_claim_next(task=task, annotator_id=request.user.id)
     progress = annotator_progress(task=task, annotator_id=request.user.id)
