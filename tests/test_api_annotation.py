@@ -164,8 +164,53 @@ def test_judgment_and_next_in_a_bounded_number_of_queries(
         assert following.annotator_id == judgment.annotator_id and following.state == "leased"
 
 
+@pytest.mark.parametrize(
+    ("task_type", "settings", "answer"),
+    [
+        ("ranking", {"ranking_size": 3}, {"ranks": [2, 1, 3]}),
+        ("postedit", {}, {"post_edit": "Ein korrigierter Satz."}),
+        ("pairwise", {"scale": "da100"}, {"candidate_scores": [70, 40]}),
+        ("esa", {}, {"score": 60, "spans": [{"start": 0, "end": 3, "severity": "minor"}]}),
+    ],
+)
+def test_every_task_type_takes_the_one_writer_in_one_round_trip(
+    task_type, settings, answer, launched, loaded_campaign, make_annotator, api_for,
+    django_assert_max_num_queries,
+):  # fmt: skip
+    """Issue 21 §1: evalsite_judge_and_claim writes every judgment, not only Likert's; an
+    answer the item checks costs one read of the item, a span task's spans join the
+    judgment's transaction (BEGIN, the call, the spans, COMMIT)."""
+    task = launched(task_type, **settings)
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    body = {"task": task.id, "slot": item["slot"], **answer}
+    with django_assert_max_num_queries(10) as captured:
+        response = api.post("/api/v1/judgments", body, format="json")
+    assert response.status_code == 201, response.content
+    calls = [q["sql"] for q in captured if "evalsite_judge_and_claim" in q["sql"]]
+    assert len(calls) == 1
+    assert not any(q["sql"].startswith('INSERT INTO "annotation_judgment"') for q in captured)
+    judgment = Judgment.objects.get(id=response.json()["id"])
+    assert judgment.slot.state == "done" and response.json()["next"]["slot"] is not None
+    assert judgment.spans.count() == len(answer.get("spans", []))
+
+
+def test_the_judgment_closing_a_batch_says_so(launched, loaded_campaign, make_annotator, api_for):
+    task = launched("adequacy", batch_size=2)
+    api = api_for(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    closed = []
+    for _ in range(3):
+        body = {"task": task.id, "slot": item["slot"], "score": 3}
+        answer = api.post("/api/v1/judgments", body, format="json").json()
+        closed.append(answer["batch_closed"])
+        item = answer["next"]
+    assert closed == [False, True, False]
+    assert (item["judged"], item["skipped"], item["total"]) == (1, 0, 2)
+
+
 def _refusal_by_python(task, slot_id, user, answer):
-    """The general path's refusal (judgment_record, checked in Python) for the same send."""
+    """The service's refusal (judgment_record) for the same send."""
     from annotation.services.judgments import JudgmentError, judgment_record
 
     with pytest.raises(JudgmentError) as refused:
@@ -181,8 +226,8 @@ def _refusal_by_python(task, slot_id, user, answer):
 def test_the_one_round_trip_refuses_as_the_general_path(
     case, launched, loaded_campaign, make_annotator, api_for, django_user_model
 ):
-    """The judgment-and-claim function (assignment.sql) refuses what judgment_record
-    refuses, with the same status and words, and writes nothing."""
+    """The API and the service refuse alike (one check, evalsite_slot_refusal, for both),
+    with the same status and words, and write nothing."""
     from annotation.services.assignment import slot_claim_next
     from annotation.services.judgments import skip_record
 

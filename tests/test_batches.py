@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from annotation.models import Batch, Item, ItemType, Judgment, Slot
 from annotation.selectors.annotation import annotator_progress, item_display
 from annotation.selectors.human import human_results
-from annotation.services.assignment import QC_GAP, claim_function_sql, slot_claim_next
+from annotation.services.assignment import QC_GAP, slot_claim_next
 from annotation.services.imports import upload_import
 from annotation.services.judgments import JudgmentError, judgment_record
 from annotation.services.tasks import (
@@ -378,16 +378,35 @@ def test_an_unshown_slot_of_ones_batch_cannot_be_answered(
         )
 
 
+FROZEN_SQL = Path(__file__).parents[1] / "annotation" / "migrations" / "sql"
+
+
 @pytest.mark.django_db
-def test_the_installed_assignment_functions_are_the_file():
-    # The file defines the claim, then the progress and the judgment-and-claim functions (0023).
-    bodies = claim_function_sql().split("$$")[1::2]
-    names = ["evalsite_claim_slot", "evalsite_annotator_progress", "evalsite_judge_and_claim"]
-    for name, body in zip(names, bodies, strict=True):
+def test_the_installed_loop_functions_are_the_newest_migration_file():
+    newest = sorted(FROZEN_SQL.glob("*.sql"))[-1].read_text(encoding="utf-8")
+    names = re.findall(r"CREATE OR REPLACE FUNCTION (\w+)", newest)
+    assert "evalsite_judge_and_claim" in names and "evalsite_skip" in names
+    for name, body in zip(names, newest.split("$$")[1::2], strict=True):
         with connection.cursor() as cursor:
             cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
             installed = [row[0] for row in cursor.fetchall()]
         assert installed == [body], name
+
+
+def test_each_migration_installs_the_sql_of_its_time():
+    """Replaying the migrations installs each version in turn: a migration reads its own
+    frozen copy, never the file of today (0012 predates the judgment function, 0023 the skip
+    function and the answer columns of every task type)."""
+    import importlib
+
+    at_0012 = importlib.import_module("annotation.migrations.0012_task_batches")
+    at_0023 = importlib.import_module("annotation.migrations.0023_judgment_submit_and_claim")
+    sql_0012 = at_0012.CLAIM_SQL.read_text(encoding="utf-8")
+    sql_0023 = at_0023.ASSIGNMENT_SQL.read_text(encoding="utf-8")
+    assert "evalsite_claim_slot" in sql_0012 and "evalsite_judge_and_claim" not in sql_0012
+    assert "p_quota integer" in sql_0012  # the claim took the quota then
+    assert "evalsite_judge_and_claim" in sql_0023 and "evalsite_skip" not in sql_0023
+    assert at_0012.CLAIM_SQL.parent == at_0023.ASSIGNMENT_SQL.parent == FROZEN_SQL
 
 
 @pytest.mark.django_db

@@ -170,3 +170,34 @@ def test_a_participant_judging_through_the_api_gets_one_batch(launched, loaded_c
     assert answers == 5 and (item["judged"], item["total"]) == (5, 5)
     assert task.batches.filter(state="open").exists()  # work is left, for others
     assert api.get(f"/api/v1/tasks/{task.id}/next").json() == item
+
+
+def test_a_participant_who_skips_every_item_earns_no_code_nor_approval(launched, loaded_campaign):
+    """Issue 21 §4: a batch of skips must not earn the completion code nor ``approve``
+    (``judged_enough``: at least half of the items answered must be judged)."""
+    from annotation.selectors.crowd import REJECT, participant_verdicts
+
+    task = launched("adequacy", batch_size=3)
+    task_update(task_id=task.id, completion_code="C1234ABC")
+    task = task_crowd_link_enable(task_id=task.id)
+    client = crowd_client()
+    start(client, task)
+    response = client.get(f"/annotate/{task.id}/", follow=True)
+    skipped = 0
+    while response.context is not None and response.context.get("slot") is not None:
+        token = client.cookies["csrftoken"].value
+        response = client.post(
+            f"/annotate/{task.id}/skip/",
+            {
+                "skipped_slot": response.context["slot"].id,
+                "reason": "garbled",
+                "csrfmiddlewaretoken": token,
+            },
+            follow=True,
+        )
+        skipped += 1
+    assert skipped == 3 and not Judgment.objects.exists()
+    assert b"C1234ABC" not in response.content
+    assert b"C1234ABC" not in client.get(f"/annotate/{task.id}/", follow=True).content
+    (verdict,) = participant_verdicts(task)
+    assert verdict.verdict == REJECT and "skipped" in verdict.reason

@@ -119,3 +119,55 @@ def test_a_non_numeric_candidate_count_is_an_incomplete_form_not_a_500(
     plain = client.post(url, post)
     assert plain.status_code == 302 and plain.url == f"/annotate/{task.id}/"
     assert Judgment.objects.count() == 0
+
+
+# Issue 21 §3: a finished batch stops at a "batch done" screen; the annotator goes on.
+
+
+def test_a_finished_batch_stops_at_the_batch_done_screen(
+    client, launched, loaded_campaign, make_annotator
+):
+    from annotation.models import Slot
+
+    task = launched("adequacy", batch_size=2)
+    user = make_annotator(loaded_campaign, "ann")
+    client.force_login(user)
+    url = f"/annotate/{task.id}/submit/"
+    first = client.get(f"/annotate/{task.id}/").context["slot"]
+    by_script = client.post(url, {"slot": first.id, "score": "4"}, **FETCH).json()
+    assert by_script["batch_closed"] is False
+    second = _slot_in(by_script["html"])
+    last = client.post(url, {"slot": second, "score": "4"}, **FETCH).json()
+    assert last["batch_closed"] is True and last["html"] is None
+    assert last["next"] == f"/annotate/{task.id}/?after=batch"
+    # The stop: nothing of the next batch is taken until they choose to go on.
+    stop = client.get(last["next"])
+    assert stop.templates[0].name == "annotate/batch_done.html"
+    assert b'id="next-batch"' in stop.content and b"2 items" in stop.content
+    assert not Slot.objects.filter(annotator=user, state="leased").exists()
+    going_on = client.get(f"/annotate/{task.id}/")
+    assert going_on.context["slot"].batch_id != first.batch_id
+
+
+def test_a_plain_form_closing_a_batch_redirects_to_the_stop(
+    client, launched, loaded_campaign, make_annotator
+):
+    task = launched("adequacy", batch_size=1)
+    client.force_login(make_annotator(loaded_campaign, "ann"))
+    slot = client.get(f"/annotate/{task.id}/").context["slot"]
+    response = client.post(f"/annotate/{task.id}/submit/", {"slot": slot.id, "score": "4"})
+    assert response.status_code == 302 and response.url == f"/annotate/{task.id}/?after=batch"
+
+
+def test_a_nul_in_a_skip_note_is_refused_not_a_500(annotator_client):
+    from annotation.models import Skip
+
+    client, task, slot = annotator_client
+    response = client.post(
+        f"/annotate/{task.id}/skip/",
+        {"skipped_slot": slot.id, "reason": "other", "note": "bad\x00note"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert b"control characters or broken Unicode" in response.content
+    assert not Skip.objects.exists()

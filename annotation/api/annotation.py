@@ -25,7 +25,7 @@ from annotation.selectors.annotation import (
     progress_from_row,
 )
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judging import judgment_record_and_claim_next
+from annotation.services.judgments import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
 
 ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
@@ -51,6 +51,9 @@ class NextItemSerializer(serializers.Serializer):
     )
     mqm_categories = serializers.ListField(child=serializers.CharField())
     judged = serializers.IntegerField(help_text="items judged in the current batch")
+    skipped = serializers.IntegerField(
+        help_text="items skipped in the current batch (not judgments; counted apart)"
+    )
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
     )
@@ -87,6 +90,7 @@ def next_item_body(
         "prefilled_spans": [],
         "mqm_categories": [],
         "judged": progress.judged,
+        "skipped": progress.skipped,
         "total": progress.total,
     }
     if slot is not None:
@@ -137,6 +141,9 @@ class JudgmentApi(APIView):
         message = serializers.CharField()
         hter = serializers.FloatField(allow_null=True)
         duration_ms = serializers.IntegerField()
+        batch_closed = serializers.BooleanField(
+            help_text="this judgment closed its batch (``next`` is the next batch's item)"
+        )
         next = NextItemSerializer(help_text="the item to judge now (done: nothing left)")
 
     @extend_schema(
@@ -161,20 +168,17 @@ class JudgmentApi(APIView):
             annotator_id=request.user.id,
             answer=answer,
         )
-        judgment = recorded.judgment
         # Plain values in the serializer's shape (the serializer documents it).
         return Response(
             {
-                "id": judgment.id,
+                "id": recorded.judgment_id,
                 "status": "recorded" if recorded.created else "already_recorded",
                 "message": recorded.message,
-                "hter": judgment.hter,
-                "duration_ms": judgment.duration_ms,
+                "hter": recorded.hter,
+                "duration_ms": recorded.duration_ms,
+                "batch_closed": recorded.batch_closed,
                 "next": next_item_body(
-                    task,
-                    request.user.id,
-                    next_slot,
-                    None if progress_row is None else progress_from_row(task, progress_row),
+                    task, request.user.id, next_slot, progress_from_row(progress_row)
                 ),
             },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,

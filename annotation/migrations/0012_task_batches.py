@@ -4,7 +4,7 @@ Existing slots are put in batches so that nothing judged or planned is lost: eac
 annotator's slots (judged, held, reserved repeats) become one batch of theirs, and the open
 slots are cut, per replica, into batches of 100 in their old order, each its own group
 (the claim passes over a batch holding an item the annotator has had). The claim function
-is installed from annotation/services/assignment.sql.
+is installed as it was then, from its frozen copy sql/0012_assignment.sql.
 """
 
 import importlib
@@ -16,12 +16,11 @@ from django.conf import settings
 from django.db import migrations, models
 from django.utils import timezone
 
-CLAIM_SQL = Path(__file__).resolve().parents[1] / "services" / "assignment.sql"
+CLAIM_SQL = Path(__file__).with_name("sql") / "0012_assignment.sql"
 LEGACY_BATCH = 100
 
 
 def _claim_function(apps, schema_editor):
-    # Read at migration time: the file is the one definition of the function.
     schema_editor.execute(CLAIM_SQL.read_text(encoding="utf-8"))
 
 

@@ -1,14 +1,13 @@
 """Installs ``evalsite_judge_and_claim`` (a judgment and the next claim in one round trip)
 and ``evalsite_annotator_progress`` (an annotator's progress, which it returns too)
-from annotation/services/assignment.sql, read at migration time as 0012_task_batches does:
-the file is the one definition of the assignment functions (the claim function in it is
-replaced by the same text)."""
+as they were then, from their frozen copy sql/0023_assignment.sql (the claim function in
+it is replaced by the same text)."""
 
 from pathlib import Path
 
 from django.db import migrations
 
-ASSIGNMENT_SQL = Path(__file__).resolve().parents[1] / "services" / "assignment.sql"
+ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0023_assignment.sql"
 
 
 def _install(apps, schema_editor):

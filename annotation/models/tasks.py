@@ -240,7 +240,7 @@ class SkipReason(models.TextChoices):
 
 class Skip(models.Model):
     """An item an annotator skipped or flagged: not a judgment; the item goes to someone
-    else (``annotation.services.assignment.slot_skip``)."""
+    else (``evalsite_skip``, annotation/migrations/sql)."""
 
     slot = models.OneToOneField(Slot, on_delete=models.CASCADE, related_name="skip")
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="skips")

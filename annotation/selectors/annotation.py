@@ -7,51 +7,74 @@ from typing import NamedTuple
 from django.db import connection
 
 from annotation.models import Document, Segment, Slot, Task
-from annotation.services.assignment import CROWD_BATCHES, batch_quota
 
 
 class AnnotatorProgress(NamedTuple):
-    """Progress in the batch an annotator holds (or held last): ``judged`` of ``total``.
+    """Progress in the batch an annotator holds (or held last): ``judged`` and ``skipped``
+    (counted apart: a skip is no judgment) of ``total``.
 
-    The total is the batch's size, quality control included, fixed when they take it, so
-    the bar never moves backwards or past its end. ``batches``: how many they have had;
-    ``quota``: how many they may have (0: no limit).
+    The total is the batch's size, quality control included, fixed when they take it (a
+    skip cancels the skipped item's companions: it shrinks by them), so the bar never moves
+    backwards or past its end. ``batches``: how many they have had; ``quota``: how many they
+    may have (0: no limit; a crowd participant's is one).
     """
 
     judged: int
     total: int
     batches: int
     quota: int
+    skipped: int = 0
+
+    @property
+    def answered(self) -> int:
+        """Slots of the batch done: judged or skipped."""
+        return self.judged + self.skipped
 
     @property
     def finished(self) -> bool:
         """Known to be done: their last batch is complete and their quota is full."""
-        return bool(self.quota) and self.batches >= self.quota and self.judged >= self.total
+        return bool(self.quota) and self.batches >= self.quota and self.answered >= self.total
 
     @property
     def percent(self) -> int:
-        return round(100 * self.judged / self.total) if self.total else 0
+        return round(100 * self.answered / self.total) if self.total else 0
+
+    @property
+    def judged_enough(self) -> bool:
+        """Whether enough of the batch was judged, not skipped, to earn a crowd completion
+        (``judged_enough``)."""
+        return judged_enough(judged=self.judged, skipped=self.skipped)
+
+
+# A crowd participant earns the completion code and approval by judging at least this share
+# of the items they answered (a batch of skips earns nothing).
+MIN_JUDGED_SHARE = 0.5
+
+
+def judged_enough(*, judged: int, skipped: int) -> bool:
+    """The one rule for a crowd participant's batch: judged items at least
+    ``MIN_JUDGED_SHARE`` of those judged or skipped, and at least one."""
+    return judged > 0 and judged >= MIN_JUDGED_SHARE * (judged + skipped)
 
 
 def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
     """The annotator's progress in one query of indexed lookups (the SQL function
-    ``evalsite_annotator_progress`` in services/assignment.sql, which the judgment-and-claim
-    function returns too). Slots judged by whoever held the batch before (abandoned
-    half-way) count as done: the batch is what is left."""
+    ``evalsite_annotator_progress``, annotation/migrations/sql/0025_loop_assignment.sql,
+    which the judgment-and-claim function returns too). Slots judged or skipped by whoever
+    held the batch before (abandoned half-way) count as done: the batch is what is left."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT * FROM evalsite_annotator_progress(%s, %s)", [task.id, annotator_id])
         row = cursor.fetchone()
-    return progress_from_row(task, row)
+    return progress_from_row(row)
 
 
-def progress_from_row(
-    task: Task, row: tuple[int | None, int | None, int | None, bool | None] | None
-) -> AnnotatorProgress:
-    """``AnnotatorProgress`` from ``evalsite_annotator_progress``'s (size, judged, batches,
-    crowd); None or NULLs: no batch yet."""
-    size, done, batches, crowd = row if row and row[0] is not None else (0, 0, 0, False)
-    quota = CROWD_BATCHES if crowd else batch_quota(task)
-    return AnnotatorProgress(done or 0, size or 0, batches or 0, quota)
+def progress_from_row(row: tuple[int | None, ...] | None) -> AnnotatorProgress:
+    """``AnnotatorProgress`` from ``evalsite_annotator_progress``'s (size, judged, skipped,
+    batches, quota); None: no batch yet (their quota is not known then, nor needed)."""
+    if row is None or row[0] is None:
+        return AnnotatorProgress(0, 0, 0, 0, 0)
+    size, judged, skipped, batches, quota = (value or 0 for value in row)
+    return AnnotatorProgress(judged, size, batches, quota, skipped)
 
 
 def annotator_has_begun(*, task: Task, user_id: int) -> bool:

@@ -19,15 +19,15 @@ def campaigns_for_user(user) -> QuerySet[Campaign]:
 
 
 def campaign_tasks(campaign: Campaign) -> list:
-    """The campaign's tasks with their slot counts (total and done), in one query. Every
-    slot, repeats included, is planned at launch: the total never changes while people
-    judge, and the done count cannot pass it."""
-    from annotation.models import Slot
-
+    """The campaign's tasks with their judgment counts (planned, done) and skips, in one
+    query. Every slot, repeats included, is planned at launch; a skipped slot is no judgment
+    (its item gets a slot of its own, its companions are cancelled), so skips are counted
+    apart and the done count cannot pass the total."""
     return list(
         campaign.tasks.annotate(
-            slots_total=Count("slots"),
-            slots_done=Count("slots", filter=Q(slots__state=Slot.State.DONE)),
+            slots_total=Count("slots", filter=Q(slots__skip__isnull=True)),
+            slots_done=Count("slots", filter=Q(slots__judgment__isnull=False)),
+            slots_skipped=Count("slots", filter=Q(slots__skip__isnull=False)),
         ).order_by("id")
     )
 

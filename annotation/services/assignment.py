@@ -1,4 +1,4 @@
-"""Handing out work in batches, as in WMT HITs: every assignment rule lives here.
+"""Handing out work in batches, as in WMT HITs: planning here, the loop in SQL (below).
 
 Planning (at launch, drawn from the task's seed, so a launch is reproducible):
 
@@ -11,11 +11,13 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
   original, or as far as the group allows (``group_order``).
 - Each group becomes one batch per replica (``judgments_per_item``), all in the same order;
   replica 0's batches come first, so every item gets its first judgment before its second.
-  The slots of a batch are created up front: its size (quality control included) never
-  changes.
+  The slots of a batch are created up front: its size (quality control included) changes
+  only when a skip cancels the companions of the skipped item.
 
-Claiming (``slot_claim_next``, one call of the PostgreSQL function in ``assignment.sql``,
-installed by migration 0012_task_batches): in order,
+Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
+(``annotation/migrations/sql/0025_loop_assignment.sql``, each rule once, for every task type;
+``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
+order:
 
 1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
 2. else the first open batch, in launch order, holding no item they have had,
@@ -24,28 +26,27 @@ installed by migration 0012_task_batches): in order,
 The batches of a group hold the same items, so an annotator gets at most one batch of a
 group, and never an item twice. They judge the batch's slots in order, so each bad
 reference and repeat goes to whoever judged its original (a batch abandoned half-way is
-the one exception). Claims lock the annotator's
-row (a double click in two tabs takes one batch) and skip batches locked by other claims
-(``FOR UPDATE SKIP LOCKED``): concurrent annotators never share a batch.
+the one exception). Claims lock the annotator's row (a double click in two tabs takes one
+batch) and skip batches locked by other claims (``FOR UPDATE SKIP LOCKED``): concurrent
+annotators never share a batch.
 
-Quota: ``items_per_annotator`` (0: no limit) is rounded up to whole batches. A quota below
-``batch_size`` makes it the capacity of the task's batches (one batch each); otherwise an
-annotator gets ``ceil(items_per_annotator / batch_size)`` batches. A crowd participant gets one.
+Quota (``evalsite_annotator_quota``): ``items_per_annotator`` (0: no limit) rounded up to
+whole batches; a quota below ``batch_size`` makes it the capacity of the task's batches (one
+batch each). A crowd participant gets one.
 
-Recording the last judgment of a batch closes it (``batch_after_judgment``); every
-judgment renews the batch's lease. The API's judgment does the same, and the next claim, in
-one statement (``evalsite_judge_and_claim`` in ``assignment.sql``, see ``judging.py``).
+The last judgment or skip of a batch closes it (``evalsite_batch_after_slot``); every one
+renews the batch's lease. A skip (``evalsite_skip``) cancels the skipped item's planned
+repeat and bad references in the batch (the batch's size shrinks by them) and gives the item
+to someone else in a batch of its own, claimed after the planned ones.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from pathlib import Path
+from datetime import datetime
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -53,7 +54,6 @@ from django.utils import timezone
 from annotation.models import (
     LIKERT_TYPES,
     Batch,
-    CrowdParticipant,
     Item,
     ItemType,
     Slot,
@@ -65,7 +65,6 @@ from annotation.services.slot_rows import slot_shown
 # out across the HIT), when the batch is long enough.
 QC_GAP = 10
 ORDER_ATTEMPTS = 20
-CLAIM_FUNCTION_SQL = Path(__file__).with_name("assignment.sql")
 
 
 @dataclass(frozen=True)
@@ -78,27 +77,11 @@ class Repeat:
 Entry = Item | Repeat
 
 
-def claim_function_sql() -> str:
-    """The SQL that installs the claim function (read by the migration and by its test)."""
-    return CLAIM_FUNCTION_SQL.read_text(encoding="utf-8")
-
-
 def batch_capacity(task: Task) -> int:
     """Items per batch, repeats not counted."""
     if task.items_per_annotator:
         return max(1, min(task.batch_size, task.items_per_annotator))
     return max(1, task.batch_size)
-
-
-# A crowd participant is paid for one batch.
-CROWD_BATCHES = 1
-
-
-def batch_quota(task: Task) -> int:
-    """Batches one annotator may take; 0: no limit."""
-    if not task.items_per_annotator:
-        return 0
-    return math.ceil(task.items_per_annotator / batch_capacity(task))
 
 
 def _bad_reference_share(task: Task) -> float:
@@ -258,82 +241,26 @@ def _units(group: Sequence[Item]) -> list[list[Entry]]:
     return [[head, *companions[id(head)]] for head in heads]
 
 
-# The quota in the same query: a crowd participant's is one batch.
-CLAIM_SQL = (
-    "SELECT evalsite_claim_slot(%s, %s, %s, %s, CASE WHEN EXISTS (SELECT 1 FROM "  # noqa: S608
-    f"{CrowdParticipant._meta.db_table} WHERE task_id = %s AND user_id = %s) "
-    "THEN %s ELSE %s END)"
-)
+CLAIM_SQL = "SELECT evalsite_claim_slot(%s, %s, %s)"
 
 
 @transaction.atomic
 def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
     """The slot this annotator should judge now (in their batch, leased to them); None when
     nothing is left for them."""
-    return slot_claim_next_in_transaction(task=task, annotator_id=annotator_id, now=now)
-
-
-def slot_claim_next_in_transaction(
-    *, task: Task, annotator_id: int, now: datetime | None = None
-) -> Slot | None:
-    """``slot_claim_next`` inside the caller's transaction (no savepoint of its own); the
-    caller holds one open (``transaction.atomic``)."""
-    now = now or timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(
-            CLAIM_SQL,
-            [
-                task.id,
-                annotator_id,
-                now,
-                task.lease_seconds,
-                task.id,
-                annotator_id,
-                CROWD_BATCHES,
-                batch_quota(task),
-            ],
-        )
+        cursor.execute(CLAIM_SQL, [task.id, annotator_id, now or timezone.now()])
         (slot_id,) = cursor.fetchone()
     return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
 
 
-def batch_lock(*, task_id: int, slot_id: int) -> None:
-    """Locks the batch of a slot about to be judged, before the slot: the claim locks batch,
-    then slot, so the same order here cannot deadlock with a takeover or a second tab."""
-    list(
-        Batch.objects.select_for_update(of=("self",))
-        .filter(slots__id=slot_id, task_id=task_id)
-        .values_list("id", flat=True)
-    )
-
-
-# Closes the batch after its last judgment, else renews its lease (raw SQL: the hot path
-# pays no ORM compilation for it).
-BATCH_AFTER_JUDGMENT_SQL = (
-    f"UPDATE {Batch._meta.db_table} b SET"  # noqa: S608 (model tables; values are parameters)
-    " state = CASE WHEN p.pending THEN %(leased)s ELSE %(done)s END,"
-    " leased_until = CASE WHEN p.pending THEN %(lease_end)s END"
-    f" FROM (SELECT EXISTS (SELECT 1 FROM {Slot._meta.db_table}"
-    " WHERE batch_id = %(batch)s AND state <> %(slot_done)s) AS pending) p"
-    " WHERE b.id = %(batch)s AND b.annotator_id = %(annotator)s"
-)
-
-
-def batch_after_judgment(*, slot: Slot, now: datetime) -> None:
-    """After a slot's judgment: closes its batch if that was the last one, else renews the
-    batch's lease. One query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            BATCH_AFTER_JUDGMENT_SQL,
-            {
-                "leased": Batch.State.LEASED.value,
-                "done": Batch.State.DONE.value,
-                "lease_end": now + timedelta(seconds=slot.task.lease_seconds),
-                "slot_done": Slot.State.DONE.value,
-                "batch": slot.batch_id,
-                "annotator": slot.annotator_id,
-            },
-        )
+def slot_available(*, task: Task, annotator_id: int) -> bool:
+    """Whether a claim now would give the annotator a slot, found by the claim itself (its
+    rules stay in one place) and rolled back: nothing is taken, no time starts."""
+    with transaction.atomic():
+        available = slot_claim_next(task=task, annotator_id=annotator_id) is not None
+        transaction.set_rollback(True)
+    return available
 
 
 def batches_release(*, task: Task) -> int:
@@ -347,36 +274,4 @@ def batches_release(*, task: Task) -> int:
     )
     return Batch.objects.filter(task=task, state=Batch.State.LEASED).update(
         state=Batch.State.OPEN, annotator=None, leased_until=None
-    )
-
-
-def slot_skip(*, slot: Slot, now: datetime) -> Slot | None:
-    """After an annotator skipped a slot (recorded by the caller): the slot is done for them
-    without a judgment, and the item goes to someone else in a batch of its own, claimed
-    after the planned ones (never by them: they had the item). A skipped repeat needs no
-    one else. Returns the new slot, if any. The caller holds the batch lock."""
-    slot.state = Slot.State.DONE
-    slot.save(update_fields=["state"])
-    batch_after_judgment(slot=slot, now=now)
-    if slot.is_repeat:
-        return None
-    task_batches = Batch.objects.filter(task_id=slot.task_id)
-    last = task_batches.order_by("-number").values("number", "group").first()
-    top_group = task_batches.order_by("-group").values_list("group", flat=True).first()
-    assert last is not None and top_group is not None  # the slot's own batch exists
-    batch = Batch.objects.create(
-        task_id=slot.task_id, number=last["number"] + 1, group=top_group + 1, size=1
-    )
-    replica = (
-        Slot.objects.filter(item_id=slot.item_id, is_repeat=False)
-        .order_by("-replica")
-        .values_list("replica", flat=True)
-        .first()
-    )
-    return Slot.objects.create(
-        task_id=slot.task_id,
-        item_id=slot.item_id,
-        batch=batch,
-        position=0,
-        replica=(replica or 0) + 1,
     )

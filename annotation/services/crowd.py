@@ -1,6 +1,6 @@
 """Crowd workers (Prolific, MTurk and others): a per-task link that signs a participant in
 by the platform's URL parameters, with no password, into an account that can do that task
-only, for one batch (``assignment.batch_quota_for``)."""
+only, for one batch (``evalsite_annotator_quota``, migrations/sql)."""
 
 from __future__ import annotations
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import unicodedata
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
@@ -15,18 +17,15 @@ from annotation.lib.scales import CONTINUOUS, scale_range
 from annotation.models import (
     LIKERT_TYPES,
     SPAN_TYPES,
+    Item,
     Judgment,
-    Skip,
     SkipReason,
     Slot,
     Task,
     TaskType,
 )
-from annotation.services.assignment import (
-    batch_after_judgment,
-    batch_lock,
-    slot_skip,
-)
+from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
+from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
     CheckedSpan,
     SpanAnswerError,
@@ -51,14 +50,25 @@ class JudgmentError(ApplicationError):
 
 @dataclass
 class Recorded:
-    judgment: Judgment
+    """A judgment recorded now (``created``) or before (a retry). ``batch_closed``: it was the
+    last of its batch."""
+
+    judgment_id: int
+    duration_ms: int
+    hter: float | None
     created: bool
+    batch_closed: bool = False
 
     @property
     def message(self) -> str:
         if self.created:
             return "recorded"
         return "already recorded: this answer was saved before, nothing changed"
+
+    @cached_property
+    def judgment(self) -> Judgment:
+        """The stored judgment, read when asked for."""
+        return Judgment.objects.get(id=self.judgment_id)
 
 
 def _int(answer: dict[str, Any], key: str) -> int:
@@ -161,18 +171,18 @@ def _span_keys(spans: Any) -> list[tuple[Any, ...]]:
     )
 
 
-def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]) -> None:
+def _same_answer_or_error(
+    existing: Judgment, task: Task, item: Item | None, answer: dict[str, Any]
+) -> None:
     """A second answer to a judged item (another tab, a stale form): the same one is a
     harmless retry; a different one is refused and said, never silently dropped."""
     try:
-        if existing.task_type in SPAN_TYPES:
-            values, spans = span_answer_validated(task=slot.task, item=slot.item, answer=answer)
-            if _span_keys(s.span for s in spans) != _span_keys(existing.spans.all()):
-                values = {}  # other spans: a different answer
-        else:
-            candidates = slot.item.candidates
-            values = answer_columns(existing.task_type, slot.task.scale, candidates, answer)
-    except (JudgmentError, SpanAnswerError):
+        values, spans = _validated(task, item, answer)
+        if existing.task_type in SPAN_TYPES and _span_keys(s.span for s in spans) != _span_keys(
+            existing.spans.all()
+        ):
+            values = {}  # other spans: a different answer
+    except JudgmentError:
         values = {}
     if all(values.get(c) == getattr(existing, c) for c in ANSWER_COLUMNS if c in values) and values:
         return
@@ -184,25 +194,38 @@ def _same_answer_or_error(existing: Judgment, slot: Slot, answer: dict[str, Any]
     )
 
 
-def _task_open_or_error(task: Task) -> None:
-    if task.state != Task.State.LAUNCHED:
-        raise _task_closed(task.state)
+def _validated(
+    task: Task, item: Item | None, answer: dict[str, Any]
+) -> tuple[dict[str, Any], list[CheckedSpan]]:
+    """The answer's columns and spans, or JudgmentError; ``item`` None: the task alone checks
+    the answer (``item_needed`` is false)."""
+    if task.task_type in SPAN_TYPES:
+        assert item is not None  # item_needed
+        try:
+            return span_answer_validated(task=task, item=item, answer=answer)
+        except SpanAnswerError as error:
+            raise JudgmentError("invalid", str(error)) from None
+    candidates = item.candidates if item is not None else []
+    return answer_columns(task.task_type, task.scale, candidates, answer), []
 
 
-def _task_closed(state: str) -> JudgmentError:
-    label = Task.State(state).label.lower()
-    return JudgmentError("conflict", f"the task is {label}: your answer was not recorded")
+def item_needed(task: Task) -> bool:
+    """Whether checking an answer needs the item (its outputs, its text for spans): all but
+    Likert and pairwise A/B/T."""
+    discrete_pairwise = task.task_type == TaskType.PAIRWISE and task.scale not in CONTINUOUS
+    return task.task_type not in LIKERT_TYPES and not discrete_pairwise
 
 
-# Why a judgment is refused, by the reason's name (evalsite_judge_and_claim answers with
-# it; judgment_record_in_transaction raises the same), each said once.
+# Why a judgment or skip is refused, by the reason evalsite_slot_refusal gives (in SQL, with
+# the order of the checks), each said once.
 _REFUSALS = {
     "not_found": ("not_found", "no such item in this task"),
     "taken": (
         "conflict",
         "another annotator judged this item after it was released; your answer was not needed",
     ),
-    "skipped": ("conflict", "you skipped this item; it went to someone else"),
+    "mine_skipped": ("conflict", "you skipped this item; it went to someone else"),
+    "mine_judged": ("conflict", "this item was judged already; it cannot be skipped"),
     "not_assigned": (
         "conflict",
         "this item is no longer assigned to you (it was "
@@ -215,11 +238,17 @@ _REFUSALS = {
 
 def judgment_refusal(reason: str) -> JudgmentError:
     if reason.startswith("task_"):
-        return _task_closed(reason.removeprefix("task_"))
+        label = Task.State(reason.removeprefix("task_")).label.lower()
+        return JudgmentError("conflict", f"the task is {label}: your answer was not recorded")
     return JudgmentError(*_REFUSALS[reason])
 
 
-@transaction.atomic
+# What the loop claims after a judgment (evalsite_judge_and_claim's p_claim).
+CLAIM_NEXT = "yes"
+CLAIM_IN_BATCH = "in_batch"  # the page: a closed batch stops at the "batch done" screen
+CLAIM_NONE = "no"
+
+
 def judgment_record(
     *,
     task_id: int,
@@ -234,82 +263,94 @@ def judgment_record(
     recorded and changes nothing. A slot taken over by someone else after its lease expired
     is a conflict; the answer is not recorded and the response says so.
     """
-    return judgment_record_in_transaction(
-        task_id=task_id, slot_id=slot_id, annotator_id=annotator_id, answer=answer, now=now
+    task = Task.objects.filter(id=task_id).first()
+    if task is None:
+        raise judgment_refusal("not_found")
+    recorded, _, _ = judgment_record_and_claim_next(
+        task=task,
+        slot_id=slot_id,
+        annotator_id=annotator_id,
+        answer=answer,
+        claim=CLAIM_NONE,
+        now=now,
     )
+    return recorded
 
 
-def judgment_record_in_transaction(
+def judgment_record_and_claim_next(
     *,
-    task_id: int,
+    task: Task,
     slot_id: int,
     annotator_id: int,
     answer: dict[str, Any],
+    claim: str = CLAIM_NEXT,
     now: datetime | None = None,
-) -> Recorded:
-    """``judgment_record`` inside the caller's transaction (no savepoint of its own)."""
+) -> tuple[Recorded, Slot | None, ProgressRow]:
+    """Records the answer and claims the annotator's next slot (``claim``) in one statement
+    (``judging.slot_judge_and_claim``): the judgment, the claim and the progress after them
+    commit together. The answer is validated first (its item read when the check needs it); a
+    refused answer is still checked against the slot, so a released or judged slot is said
+    before a bad form. A span task's spans are written in the same transaction."""
     now = now or timezone.now()
-    batch_lock(task_id=task_id, slot_id=slot_id)
-    # The slot, locked, with its task, item and any judgment already recorded: one query.
-    slot = (
-        Slot.objects.select_for_update(of=("self",))
-        .select_related("task", "item", "judgment", "skip")
-        .filter(id=slot_id, task_id=task_id)
-        .first()
-    )
-    if slot is None:
-        raise judgment_refusal("not_found")
-    existing = getattr(slot, "judgment", None)
-    if existing is not None:
-        if existing.annotator_id == annotator_id:
-            _same_answer_or_error(existing, slot, answer)
-            return Recorded(existing, created=False)
-        raise judgment_refusal("taken")
-    _task_open_or_error(slot.task)
-    if hasattr(slot, "skip"):
-        raise judgment_refusal("skipped")
-    if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
-        raise judgment_refusal("not_assigned")
-    if slot.served_at is None:
-        # Items of a batch are judged in order: one not shown yet is not answered yet.
-        raise judgment_refusal("not_served")
+    item, refused = None, None
+    values: dict[str, Any] = {}
     spans: list[CheckedSpan] = []
-    if slot.task.task_type in SPAN_TYPES:
-        try:
-            values, spans = span_answer_validated(task=slot.task, item=slot.item, answer=answer)
-        except SpanAnswerError as error:
-            raise JudgmentError("invalid", str(error)) from None
+    if item_needed(task):
+        item = Item.objects.filter(slots__id=slot_id, slots__task_id=task.id).first()
+    if item is None and item_needed(task):
+        refused = judgment_refusal("not_found")  # the check below says so (the slot is not)
     else:
-        values = answer_columns(slot.task.task_type, slot.task.scale, slot.item.candidates, answer)
-    served_at = slot.served_at
-    try:
-        with transaction.atomic():
-            judgment = Judgment.objects.create(
-                slot=slot,
-                task_id=task_id,
-                item_id=slot.item_id,
-                annotator_id=annotator_id,
-                task_type=slot.task.task_type,
-                is_repeat=slot.is_repeat,
-                served_at=served_at,
-                submitted_at=now,
-                duration_ms=max(0, int((now - served_at).total_seconds() * 1000)),
-                **values,
-            )
+        try:
+            values, spans = _validated(task, item, answer)
+        except JudgmentError as error:
+            refused = error
+    with transaction.atomic() if spans else nullcontext():
+        done = slot_judge_and_claim(
+            task_id=task.id,
+            slot_id=slot_id,
+            annotator_id=annotator_id,
+            values=None if refused else values,
+            now=now,
+            claim=claim,
+        )
+        if done.outcome == "recorded" and spans:
             # The spans commit with their judgment or not at all.
-            error_spans_create(judgment=judgment, spans=spans)
-    except IntegrityError:
-        raise judgment_refusal("judged_already") from None
-    slot.state = Slot.State.DONE
-    slot.save(update_fields=["state"])
-    batch_after_judgment(slot=slot, now=now)
-    return Recorded(judgment, created=True)
+            error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+        if done.outcome == "valid" and refused is not None:
+            raise refused
+        if done.outcome == "mine_judged":
+            assert done.judgment_id is not None
+            existing = Judgment.objects.get(id=done.judgment_id)
+            _same_answer_or_error(existing, task, item, answer)
+            recorded = Recorded(
+                existing.id, existing.duration_ms, existing.hter, False, done.batch_closed
+            )
+        elif done.outcome == "recorded":
+            assert done.judgment_id is not None
+            recorded = Recorded(
+                done.judgment_id, done.duration_ms or 0, values.get("hter"), True, done.batch_closed
+            )
+        else:
+            raise judgment_refusal(done.outcome)
+    next_slot = done.next_slot_id
+    shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
+    return recorded, shown, done.progress
 
 
 MAX_SKIP_NOTE_CHARS = 500
 
 
-@transaction.atomic
+def _text_or_error(text: str, what: str) -> str:
+    """Free text as it is stored: NUL, other control characters and lone surrogates (which
+    PostgreSQL cannot store, or a page cannot show) are refused."""
+    if any(
+        (unicodedata.category(c) == "Cc" and c not in "\t\n") or unicodedata.category(c) == "Cs"
+        for c in text
+    ):
+        raise JudgmentError("invalid", f"the {what} contains control characters or broken Unicode")
+    return text
+
+
 def skip_record(
     *,
     task_id: int,
@@ -318,43 +359,25 @@ def skip_record(
     reason: str,
     note: str = "",
     now: datetime | None = None,
-) -> Skip:
+) -> Skipped:
     """Records that the annotator skipped or flagged the slot's item with a reason; no
-    judgment is counted and the item goes to someone else (``assignment.slot_skip``)."""
-    now = now or timezone.now()
+    judgment is counted, the item's repeat and bad references in the batch are cancelled and
+    the item goes to someone else (``judging.slot_skip``: one statement)."""
     if reason not in SkipReason.values:
         raise JudgmentError(
             "invalid", f"the reason must be one of {', '.join(SkipReason.values)}, not {reason!r}"
         )
-    note = (note or "").strip()
+    note = _text_or_error((note or "").strip(), "note")
     if len(note) > MAX_SKIP_NOTE_CHARS:
         raise JudgmentError("invalid", f"the note is over {MAX_SKIP_NOTE_CHARS} characters")
-    batch_lock(task_id=task_id, slot_id=slot_id)
-    slot = (
-        Slot.objects.select_for_update(of=("self",))
-        .select_related("task")
-        .filter(id=slot_id, task_id=task_id)
-        .first()
-    )
-    if slot is None:
-        raise JudgmentError("not_found", "no such item in this task")
-    _task_open_or_error(slot.task)
-    existing = Skip.objects.filter(slot=slot).first()
-    if existing is not None and existing.annotator_id == annotator_id:
-        return existing  # a double click
-    if hasattr(slot, "judgment"):
-        raise JudgmentError("conflict", "this item was judged already; it cannot be skipped")
-    if slot.annotator_id != annotator_id or slot.state != Slot.State.LEASED:
-        raise JudgmentError("conflict", "this item is no longer assigned to you")
-    if slot.served_at is None:
-        raise JudgmentError("conflict", "this item was not shown to you yet; take the next item")
-    skip = Skip.objects.create(
-        slot=slot,
+    done = slot_skip(
         task_id=task_id,
-        item_id=slot.item_id,
+        slot_id=slot_id,
         annotator_id=annotator_id,
         reason=reason,
         note=note,
+        now=now or timezone.now(),
     )
-    slot_skip(slot=slot, now=now)
-    return skip
+    if done.outcome not in ("recorded", "mine_skipped"):
+        raise judgment_refusal(done.outcome)
+    return done

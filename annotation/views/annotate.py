@@ -24,9 +24,14 @@ from annotation.selectors.annotation import (
     progress_from_row,
     tasks_for_annotator,
 )
-from annotation.services.assignment import slot_claim_next
-from annotation.services.judging import judgment_record_and_claim_next
-from annotation.services.judgments import JudgmentError, judgment_record, skip_record
+from annotation.services.assignment import slot_available, slot_claim_next
+from annotation.services.judgments import (
+    CLAIM_IN_BATCH,
+    CLAIM_NONE,
+    JudgmentError,
+    judgment_record_and_claim_next,
+    skip_record,
+)
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -46,16 +51,30 @@ def annotate(request, task_id: int):
         return render(request, "annotate/stopped.html", {"task": task}, status=409)
     # Before the first item the instructions are open above it; then one key ("?") away.
     first_item = not annotator_has_begun(task=task, user_id=request.user.id)
+    if request.GET.get("after") == "batch":
+        # Between batches: the annotator chooses to go on (the page's link, without "after"),
+        # if there is more for them; else the done page below.
+        progress = annotator_progress(task=task, annotator_id=request.user.id)
+        between = progress.total and progress.answered >= progress.total and not progress.finished
+        if between and slot_available(task=task, annotator_id=request.user.id):
+            return render(request, "annotate/batch_done.html", {"task": task, "progress": progress})
     slot = slot_claim_next(task=task, annotator_id=request.user.id)
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
-        if participant is not None and task.completion_url:
+        # A crowd participant's completion is earned by judging, not by skipping.
+        earned = participant is not None and progress.judged_enough
+        if earned and task.completion_url:
             return redirect(task.completion_url)
         return render(
             request,
             "annotate/done.html",
-            {"task": task, "progress": progress, "crowd": participant is not None},
+            {
+                "task": task,
+                "progress": progress,
+                "crowd": participant is not None,
+                "earned": earned,
+            },
         )
     context = _item_context(task, slot, progress)
     context.update(instructions=task_instructions(task), instructions_open=first_item)
@@ -84,16 +103,15 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
 def _next_item_html(request, task: Task, slot, progress_row) -> str | None:
     """The next item's form and progress (``slot``, claimed with the judgment), for the
     page's script to swap in: one round trip per judgment. None when the page must load
-    instead: nothing left (the done page, a crowd participant's completion link), or no
-    slot was claimed (a span task: its editor sets itself up on page load)."""
+    instead: nothing left (the done page, a crowd participant's completion link), the batch
+    closed (the "batch done" stop), or no slot was claimed (a span task: its editor sets
+    itself up on page load)."""
     if task.state != Task.State.LAUNCHED or slot is None:
         return None
-    if progress_row is None:
-        progress = annotator_progress(task=task, annotator_id=request.user.id)
-    else:
-        progress = progress_from_row(task, progress_row)
     return render_to_string(
-        "annotate/_next_item.html", _item_context(task, slot, progress), request=request
+        "annotate/_next_item.html",
+        _item_context(task, slot, progress_from_row(progress_row)),
+        request=request,
     )
 
 
@@ -138,6 +156,7 @@ def submit(request, task_id: int):
     # only the other tasks claim the next item with the judgment.
     swaps_in_next = by_script and task.task_type not in SPAN_TYPES
     next_url = reverse("annotate", args=[task.id])
+    batch_done_url = f"{next_url}?after=batch"
     try:
         slot_id = int(request.POST.get("slot", ""))
         answer = _answer_from_post(task, request.POST)
@@ -147,16 +166,15 @@ def submit(request, task_id: int):
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
-        if swaps_in_next:
-            # The next item is claimed with the judgment, as the API does.
-            recorded, next_slot, progress_row = judgment_record_and_claim_next(
-                task=task, slot_id=slot_id, annotator_id=request.user.id, answer=answer
-            )
-        else:
-            recorded = judgment_record(
-                task_id=task.id, slot_id=slot_id, annotator_id=request.user.id, answer=answer
-            )
-            next_slot = progress_row = None
+        # The next item of the batch is claimed with the judgment, as the API does; a
+        # closed batch stops at the "batch done" screen.
+        recorded, next_slot, progress_row = judgment_record_and_claim_next(
+            task=task,
+            slot_id=slot_id,
+            annotator_id=request.user.id,
+            answer=answer,
+            claim=CLAIM_IN_BATCH if swaps_in_next else CLAIM_NONE,
+        )
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
@@ -165,6 +183,8 @@ def submit(request, task_id: int):
             {"detail": f"Not saved: {error}.", "code": error.kind, "next": next_url},
             status=error_status(error),
         )
+    # A closed batch stops at the "batch done" screen, unless nothing is left for them.
+    stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:
         # A retry of an answer that did reach the database is a success too. The next
         # item comes along ("html"), so the page shows it without loading again.
@@ -172,14 +192,15 @@ def submit(request, task_id: int):
         return JsonResponse(
             {
                 "status": status,
-                "judgment": recorded.judgment.id,
-                "next": next_url,
+                "judgment": recorded.judgment_id,
+                "batch_closed": recorded.batch_closed,
+                "next": batch_done_url if stop else next_url,
                 "html": _next_item_html(request, task, next_slot, progress_row),
             }
         )
     if not recorded.created:
         messages.info(request, "That answer was already saved; nothing changed.")
-    return redirect("annotate", task.id)
+    return redirect(batch_done_url if stop else next_url)
 
 
 @login_required
@@ -195,7 +216,7 @@ def skip(request, task_id: int):
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    skip_record(
+    skipped = skip_record(
         task_id=task.id,
         slot_id=slot_id,
         annotator_id=request.user.id,
@@ -203,4 +224,5 @@ def skip(request, task_id: int):
         note=request.POST.get("note", ""),
     )
     messages.info(request, "Skipped; the item goes to someone else. Thank you for flagging it.")
-    return redirect("annotate", task.id)
+    next_url = reverse("annotate", args=[task.id])
+    return redirect(f"{next_url}?after=batch" if skipped.batch_closed else next_url)

@@ -197,3 +197,24 @@ def test_the_next_item_comes_without_a_page_load(
     page.wait_for_selector("#judgment")
     assert current_slot(page) == shown
     assert list(Judgment.objects.order_by("id").values_list("score", flat=True)) == [4, 3]
+
+
+def test_a_batch_done_stop_between_batches(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    """Issue 21 §3: the last item of a batch leads to the "batch done" screen; the annotator
+    goes on with its button (Enter on the focused link)."""
+    task = launched("fluency", batch_size=2)
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    for _ in range(2):
+        slot = current_slot(page)
+        page.keyboard.press("3")
+        page.keyboard.press("Enter")
+        next_item(page, slot)
+    page.wait_for_selector("#batch-done")
+    assert "?after=batch" in page.url
+    shoot(page, "batch-done")
+    page.click("#next-batch")
+    page.wait_for_selector("#judgment")
+    assert Judgment.objects.count() == 2

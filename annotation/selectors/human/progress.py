@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, QuerySet
 from django.db.models.functions import Trunc
 
-from annotation.models import Campaign, Judgment, Slot, Task, TaskType
+from annotation.models import Campaign, Judgment, Skip, Slot, Task, TaskType
 from annotation.selectors.human.loading import Usernames
 
 TOP_ANNOTATORS = 8  # more lines than this make the chart unreadable; the rest are summed
@@ -28,8 +28,10 @@ class Series:
 class Progress:
     judgments: int
     # Judgments planned in the launched tasks, repeats and quality control included; fixed
-    # at launch, so ``judgments`` never passes it.
+    # at launch (a skipped slot is not planned: its item gets a slot of its own), so
+    # ``judgments`` never passes it.
     planned: int
+    skips: int  # items skipped or flagged: no judgments, counted apart
     annotators: int
     unit: str
     by_task_type: list[Series]
@@ -90,10 +92,13 @@ def campaign_progress(campaign: Campaign, usernames: Usernames) -> Progress:
     if rest:
         by_annotator[f"{len(busiest) - TOP_ANNOTATORS} others"] = rest
     periods = sorted({period for counts in by_type.values() for period in counts})
-    planned = Slot.objects.filter(task__campaign=campaign, task__state=Task.State.LAUNCHED).count()
+    launched = Slot.objects.filter(task__campaign=campaign, task__state=Task.State.LAUNCHED)
+    planned = launched.filter(skip__isnull=True).count()
+    skips = Skip.objects.filter(task__campaign=campaign).count()
     return Progress(
         judgments=total,
         planned=planned,
+        skips=skips,
         annotators=len(per_annotator),
         unit=unit,
         by_task_type=_cumulative(by_type, periods),
