@@ -203,3 +203,23 @@ def test_live_against_mt_metrics_eval(seed: int) -> None:
         gold.ravel().tolist(), metric.ravel().tolist(), "acc23", systems, "item", 1.0
     )
     assert acc23_tie_optimised(gold, metric) == pytest.approx((value, epsilon), abs=1e-12)
+
+
+def test_meta_cli_reports_spa_and_pdp(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m metrics meta` on the MQM TED files: SPA over the complete items, PDP."""
+    from metrics.cli import main
+
+    arguments = ["meta", "--human", str(DATA / "mqm.tsv"), "--human-lower-better"]
+    arguments += ["--metric", f"chrF={DATA / 'chrf.tsv'}", "--bootstrap", "20", "--json"]
+    assert main(arguments) == 0
+    report = json.loads(capsys.readouterr().out)["metrics"]["chrF"]
+    gold, chrf = ted_matrices()
+    assert report["segment"]["pairwise_difference_pearson"] == pytest.approx(TED["pdp_item"])
+    assert report["system"]["soft_pairwise_accuracy_items"] == 529
+    # The command orders segments as strings: other permutations than mt-metrics-eval's run.
+    order = np.argsort(np.array(TED["segments"]), kind="stable")
+    expected = soft_pairwise_accuracy(gold[:, order], chrf[:, order]).value
+    assert report["system"]["soft_pairwise_accuracy"] == pytest.approx(expected, abs=1e-12)
+    assert report["system"]["soft_pairwise_accuracy"] == pytest.approx(
+        TED["soft_pairwise_accuracy"], abs=0.01
+    )
