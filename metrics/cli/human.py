@@ -10,12 +10,15 @@ from typing import Any
 
 import numpy as np
 
+from metrics.cli.table_output import (
+    add_table_arguments,
+    ranking_table,
+    table_arguments_error,
+    write_tables,
+)
 from metrics.quality import AnnotatorQuality, annotator_quality
 from metrics.rankings import SystemScore, rank_systems
-from metrics.report.tables import PROTOCOLS, RankingTable, Row, latex_document, typst_document
 from metrics.wmt_csv import InputError, Judgments, read_appraise_scores, read_judgments
-
-TABLE_FORMATS = ("typst", "latex", "pdf")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,31 +37,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="rank the human reference (REF items) as a system of this name",
     )
-    parser.add_argument(
-        "--human-reference",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="mark this system as a human translation in --table output (repeatable; the"
-        " --reference-as name is marked without it)",
-    )
-    parser.add_argument(
-        "--table",
-        choices=TABLE_FORMATS,
-        help="write each language pair's ranking table, paper-ready, instead of the report",
-    )
-    parser.add_argument(
-        "--output", metavar="FILE", help="where --table writes (default: standard output)"
-    )
+    add_table_arguments(parser)  # the --reference-as system is marked human without it
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument("--seed", type=int, default=0)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.output and not args.table:
-        print("error: --output goes with --table", file=sys.stderr)
-        return 2
+    refused = table_arguments_error(args)
+    if refused is not None:
+        return refused
     try:
         if args.format == "appraise":
             judgments = read_appraise_scores(args.judgments)
@@ -152,53 +140,22 @@ def _annotator(quality: AnnotatorQuality, name: str) -> dict[str, Any]:
     }
 
 
-def ranking_table(pair: str, systems: list[dict[str, Any]], human: set[str]) -> RankingTable:
-    """The DA table of one pair from its ``systems`` entries (already in ranked order)."""
-    rows = [
-        Row(
-            system=s["system"],
-            rank_range=(s["rank_range"][0], s["rank_range"][1]),
-            cluster=s["cluster"],
-            score=math.nan if s["z"] is None else s["z"],
-            interval=(
-                math.nan if s["z_interval"][0] is None else s["z_interval"][0],
-                math.nan if s["z_interval"][1] is None else s["z_interval"][1],
-            ),
-            secondary=s["raw"],
-            human=s["system"] in human,
-        )
-        for s in systems
-    ]
-    return RankingTable(title=pair, protocol=PROTOCOLS["da"], rows=rows)
-
-
 def _write_table(report: dict[str, dict[str, Any]], args: argparse.Namespace) -> int:
     human = set(args.human_reference) | ({args.reference_as} if args.reference_as else set())
     tables = [
-        ranking_table(pair, section["systems"], human)
+        ranking_table(
+            pair,
+            "da",
+            section["systems"],
+            human,
+            score_key="z",
+            interval_key="z_interval",
+            secondary_key="raw",
+        )
         for pair, section in report.items()
         if section["systems"]
     ]
-    if not tables:
-        print("error: no language pair has ranked systems (TGT items)", file=sys.stderr)
-        return 2
-    if args.table == "pdf":
-        from metrics.report.pdf import tables_pdf  # the compiler loads only when asked for
-
-        data = tables_pdf(tables)
-        if args.output:
-            with open(args.output, "wb") as handle:
-                handle.write(data)
-        else:
-            sys.stdout.buffer.write(data)
-        return 0
-    text = latex_document(tables) if args.table == "latex" else typst_document(tables)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return write_tables(tables, args)
 
 
 def _cell(value: Any, width: int, digits: int = 3) -> str:

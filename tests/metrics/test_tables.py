@@ -180,3 +180,34 @@ def test_cli_output_needs_table(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     arguments = ["human", "--judgments", str(ESA_EXPORT), "--format", "appraise"]
     assert main([*arguments, "--output", str(tmp_path / "x")]) == 2
     assert "--output goes with --table" in capsys.readouterr().err
+
+
+MQM_TSV = DATA / "mqm-ted-zh-en" / "mqm_ted_zhen.tsv"
+
+
+def test_mqm_table_prints_the_published_figures(tmp_path: Path) -> None:
+    """MQM to two decimals, lower first: Freitag et al.'s TED zh-en system scores."""
+    output = tmp_path / "mqm.tex"
+    arguments = ["mqm", "--tsv", str(MQM_TSV), "--bootstrap", "0", "--table", "latex"]
+    arguments += ["--human-reference", "ref", "--human-reference", "refB"]
+    assert main([*arguments, "--output", str(output)]) == 0
+    rows = [line.split(" & ") for line in output.read_text().splitlines() if "&" in line]
+    header, rows = rows[0], rows[1:]
+    assert header == ["Rank", "Cluster", "System", "MQM", r"95\% CI \\"]
+    printed = {row[2]: row[3] for row in rows}
+    assert printed[r"\textit{refB}\textsuperscript{\dag}"] == "0.42"
+    assert printed["DIDI-NLP"] == "1.65" and printed["metricsystem3"] == "2.99"
+    assert printed[r"\textit{ref}\textsuperscript{\dag}"] == "5.52"
+    scores = [float(row[3]) for row in rows]
+    assert scores == sorted(scores)  # lower is better, best first
+    assert "lower is better" in output.read_text()
+
+
+def test_esa_table_to_one_decimal(capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["esa", "--appraise", str(ESA_EXPORT), "--bootstrap", "0", "--table", "typst"]
+    arguments += ["--exclude-system", "ende-tutorial1", "--exclude-system", "ende-tutorial2"]
+    assert main([*arguments, "--human-reference", "wmt23.refA"]) == 0
+    source = capsys.readouterr().out
+    assert 'emph("wmt23.refA") + super("†"), "93.9",' in source
+    assert source.count('"wmt23.') == 13 and '"ESA"' in source
+    assert compile_typst(source).startswith(b"%PDF")
