@@ -211,3 +211,39 @@ def test_esa_table_to_one_decimal(capsys: pytest.CaptureFixture[str]) -> None:
     assert 'emph("wmt23.refA") + super("†"), "93.9",' in source
     assert source.count('"wmt23.') == 13 and '"ESA"' in source
     assert compile_typst(source).startswith(b"%PDF")
+
+
+def test_cli_one_table_per_language_pair_in_ranked_order(tmp_path: Path) -> None:
+    """Two pairs in one evalsite judgment file: a table each, pairs sorted, rows by rank."""
+    import csv
+
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    quality = {"en-de": {"good": 85, "mid": 60, "Human_A": 90}, "cs-en": {"x&y": 40, "z": 70}}
+    path = tmp_path / "judgments.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["annotator", "language_pair", "system", "segment_id", "item_type", "score"]
+        )
+        for pair, systems in quality.items():
+            for annotator in ("a1", "a2", "a3"):
+                for system, mean in systems.items():
+                    for segment in range(40):
+                        score = float(np.clip(round(mean + rng.normal(0, 10)), 0, 100))
+                        writer.writerow([annotator, pair, system, f"s{segment}", "TGT", score])
+    output = tmp_path / "tables.tex"
+    arguments = ["human", "--judgments", str(path), "--bootstrap", "100"]
+    arguments += ["--human-reference", "Human_A", "--table", "latex", "--output", str(output)]
+    assert main(arguments) == 0
+    source = output.read_text()
+    assert source.count(r"\begin{table}") == 2
+    assert source.index(r"\caption{cs-en") < source.index(r"\caption{en-de")
+    names = [line.split(" & ")[2] for line in source.splitlines() if line.count(" & ") == 5]
+    assert names == [
+        "System", "z", r"x\&y",  # cs-en: header, then z first
+        "System", r"\textit{Human\_A}\textsuperscript{\dag}", "good", "mid",
+    ]  # fmt: skip
+    # Each pair's systems are separated into clusters (they differ by 15 points or more).
+    assert source.count(r"\midrule") == 2 + 1 + 2
