@@ -8,6 +8,12 @@ import sys
 from typing import Any
 
 from metrics.cli.spans_common import number, open_text, p_value_table, print_ranking, system_rows
+from metrics.cli.table_output import (
+    add_table_arguments,
+    ranking_table,
+    table_arguments_error,
+    write_tables,
+)
 from metrics.spans import (
     annotator_pairs,
     appraise_segments,
@@ -48,10 +54,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument("--seed", type=int, default=0)
+    add_table_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = table_arguments_error(args)
+    if refused is not None:
+        return refused
     kinds = set(args.item_type or ["TGT"])
     excluded = set(args.exclude_system)
     try:
@@ -85,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     report = _report(rows, [segments[i] for i in chosen], ranking)
+    if args.table:
+        title = ", ".join(sorted({f"{r.source_language}-{r.target_language}" for r in rows}))
+        table = ranking_table(title, "esa", report["systems"], set(args.human_reference))
+        return write_tables([table], args)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0

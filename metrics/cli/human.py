@@ -10,6 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from metrics.cli.table_output import (
+    add_table_arguments,
+    ranking_table,
+    table_arguments_error,
+    write_tables,
+)
 from metrics.quality import AnnotatorQuality, annotator_quality
 from metrics.rankings import SystemScore, rank_systems
 from metrics.wmt_csv import InputError, Judgments, read_appraise_scores, read_judgments
@@ -31,12 +37,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="rank the human reference (REF items) as a system of this name",
     )
+    add_table_arguments(parser)  # the --reference-as system is marked human without it
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument("--seed", type=int, default=0)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = table_arguments_error(args)
+    if refused is not None:
+        return refused
     try:
         if args.format == "appraise":
             judgments = read_appraise_scores(args.judgments)
@@ -48,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         pair: _language_pair(judgments, pair, args) for pair in sorted(set(judgments.language_pair))
     }
+    if args.table:
+        return _write_table(report, args)
     if args.json:
         print(json.dumps({"language_pairs": report}, indent=2))
     else:
@@ -126,6 +138,24 @@ def _annotator(quality: AnnotatorQuality, name: str) -> dict[str, Any]:
         "agreement_with_others": _number(quality.agreement_with_others),
         "correlation_with_others": _number(quality.correlation_with_others),
     }
+
+
+def _write_table(report: dict[str, dict[str, Any]], args: argparse.Namespace) -> int:
+    human = set(args.human_reference) | ({args.reference_as} if args.reference_as else set())
+    tables = [
+        ranking_table(
+            pair,
+            "da",
+            section["systems"],
+            human,
+            score_key="z",
+            interval_key="z_interval",
+            secondary_key="raw",
+        )
+        for pair, section in report.items()
+        if section["systems"]
+    ]
+    return write_tables(tables, args)
 
 
 def _cell(value: Any, width: int, digits: int = 3) -> str:

@@ -34,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "meta",
         help="meta-evaluation: system and segment-level agreement of metrics with human scores",
         description="System level: Pearson, Spearman, Kendall and pairwise accuracy of system"
-        " means. Segment level, within each source item: WMT's Kendall-like tau, acc23 and"
-        " tie-optimised acc23 (Deutsch et al. 2023), as mt-metrics-eval.",
+        " means, soft pairwise accuracy (SPA, Thompson et al. 2024). Segment level, within"
+        " each source item: WMT's Kendall-like tau, acc23, tie-optimised acc23 (Deutsch et al."
+        " 2023) and Pairwise Difference Pearson (PDP), as mt-metrics-eval.",
         epilog=FORMAT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -200,18 +201,19 @@ def _print_table(results: dict[str, MetaEvaluation], systems: int, segments: int
     print(
         f"{'metric':<16} {'pearson':>7} {'spearm':>7} {'kendall':>7}  "
         f"{'pairwise accuracy':<24} {'kendall-like (seg)':<24} {'acc23 (seg)':<24} "
-        f"{'acc23 tie-opt (seg)':<24} epsilon"
+        f"{'acc23 tie-opt (seg)':<24} {'epsilon':>7} {'SPA':>6} {'PDP':>6}"
     )
     for name, result in results.items():
+        spa = None if result.soft_accuracy is None else result.soft_accuracy.value
         segment = result.segment
         seg_columns = (
             f"{_interval(segment.kendall_like):<24} {_interval(segment.acc23):<24} "
-            f"{_interval(segment.acc23_tie_optimised):<24} {segment.tie_epsilon:.4g}"
+            f"{_interval(segment.acc23_tie_optimised):<24} {segment.tie_epsilon:>7.4g}"
             if segment is not None
             else "no item has two systems scored by both"
         )
         print(
             f"{name:<16} {_fmt(result.pearson):>7} {_fmt(result.spearman):>7} "
             f"{_fmt(result.kendall):>7}  {_interval(result.system_accuracy.accuracy):<24} "
-            f"{seg_columns}"
+            f"{seg_columns} {_fmt(spa)} {_fmt(result.pairwise_difference_pearson)}"
         )

@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from metrics.cli.spans_common import open_text, p_value_table, print_ranking, system_rows
+from metrics.cli.table_output import (
+    add_table_arguments,
+    ranking_table,
+    table_arguments_error,
+    write_tables,
+)
 from metrics.spans import MqmWeights, error_breakdown, rank_mqm, rating_scores, read_mqm_tsv
 from metrics.spans.mqm_tsv import MqmRow
 from metrics.wmt_csv import InputError
@@ -32,10 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--weights", metavar="FILE.json", help="weights as MqmWeights.as_dict()")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples")
     parser.add_argument("--seed", type=int, default=0)
+    add_table_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = table_arguments_error(args)
+    if refused is not None:
+        return refused
     try:
         weights = _weights(args.weights)
         with open_text(args.tsv) as handle:
@@ -61,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
         "p_values": p_value_table(ranking.p_values),
         "errors": breakdown.as_dict(),
     }
+    if args.table:
+        title = Path(args.tsv).name.removesuffix(".gz").removesuffix(".tsv")
+        table = ranking_table(title, "mqm", systems, set(args.human_reference))
+        return write_tables([table], args)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0

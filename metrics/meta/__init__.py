@@ -5,6 +5,8 @@
 * ``metrics.meta.segment``: segment level with item-wise grouping (WMT's Kendall-like tau,
   acc23, tie-optimised acc23), bootstrap intervals over items.
 * ``metrics.meta.system``: system-level pairwise accuracy with a bootstrap interval.
+* ``metrics.meta.soft``: soft pairwise accuracy (SPA, 1 - PCE) with its paired permutation
+  p-values, and Pairwise Difference Pearson, as mt-metrics-eval defines them.
 * ``metrics.meta.tsv``: the ``system<TAB>segment<TAB>score`` files of ``python -m metrics meta``.
 """
 
