@@ -101,7 +101,7 @@ def test_the_api_answers_400(manager, sourced):
         format="multipart",
     )
     assert response.status_code == 400
-    assert response.json() == {"error": f"s.de: 'Human' {REFUSAL}"}
+    assert response.json() == {"error": f"s.de: 'Human' {REFUSAL}", "code": "invalid"}
     assert not SystemRun.objects.exists()
 
 

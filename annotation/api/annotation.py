@@ -15,6 +15,7 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
+from annotation.api.schema import ErrorSerializer
 from annotation.lib.textfiles import read_uploaded
 from annotation.models import Slot, Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
@@ -27,8 +28,6 @@ from annotation.selectors.annotation import (
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judging import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
-
-ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
 
 
 class CandidateSerializer(serializers.Serializer):

@@ -8,7 +8,6 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.errors import refused_to
 from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
 from annotation.lib.textfiles import UploadError, format_size, read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
@@ -29,6 +28,7 @@ from annotation.services.pending_uploads import (
     pending_upload_plan,
 )
 from annotation.services.scoring import campaign_metrics_recompute
+from annotation.views.errors import refused_to
 
 
 @login_required

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.forms import InvitationAcceptForm, InvitationTokenForm
+from annotation.http_errors import error_json
 from annotation.models import Role
 from annotation.services.invitations import (
     InvitationError,
@@ -95,7 +96,7 @@ def invitation_details(request):
     try:
         invitation = invitation_usable(request.POST.get("token", ""))
     except InvitationError as error:
-        return JsonResponse({"detail": str(error)}, status=404)
+        return error_json(str(error), status=404)
     return JsonResponse(
         {
             "campaign": invitation.campaign.name,

@@ -109,7 +109,7 @@
         }
         if (response && ![502, 503, 504].includes(response.status)) {
           const data = await detail(response);
-          say((data && data.detail) || `Not saved: the server answered ${response.status}.`, "error");
+          say((data && data.error) || `Not saved: the server answered ${response.status}.`, "error");
           if (status && data && data.next && [404, 409].includes(response.status)) {
             const link = document.createElement("a");
             link.href = data.next;
@@ -277,7 +277,7 @@
       about.className = "muted";
       code.closest("label").hidden = true;  // it came with the link and works: nothing to type
     } else {
-      about.textContent = data.detail;
+      about.textContent = data.error;
       about.className = "error";
     }
   };
