@@ -16,6 +16,7 @@ from annotation.selectors.systems import system_runs_with_jobs
 from annotation.selectors.tasks import tasks_missing_systems
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import upload_plan
+from annotation.services.jobs import campaign_metrics_recompute
 from annotation.services.metric_uploads import (
     decode_scores,
     metric_scores_upload,
@@ -27,7 +28,6 @@ from annotation.services.pending_uploads import (
     pending_upload_discard,
     pending_upload_plan,
 )
-from annotation.services.scoring import campaign_metrics_recompute
 from annotation.views.errors import refused_to
 
 
