@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, RunScore, RunStatistics, Segment, SystemRun
+from annotation.models import Campaign, RunScore, RunStatistics, Segment
 from annotation.selectors.references import UPLOADED_SCORES_KEY
+from annotation.selectors.systems import first_runs as first_runs_of
 from annotation.services.scoring import campaign_significance_update
 from metrics import external
 from metrics.automatic import stats_to_bytes
@@ -123,11 +124,7 @@ def metric_scores_upload(
         key = external.key_for(name.strip(), higher_is_better=higher_is_better)
     except ValueError as error:
         raise MetricUploadError(str(error)) from None
-    first_runs: dict[str, SystemRun] = {}
-    for run in (
-        SystemRun.objects.filter(campaign=campaign).select_related("system").order_by("-number")
-    ):
-        first_runs[run.system.name] = run
+    first_runs = {run.system.name: run for run in first_runs_of(campaign).select_related("system")}
     n_segments = Segment.objects.filter(campaign=campaign).count()
     if not n_segments or not first_runs:
         raise MetricUploadError("upload the source and the systems before their metric scores")
