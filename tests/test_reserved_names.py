@@ -132,4 +132,4 @@ def test_appraise_targets_named_human_are_refused_outside_reference_items(manage
     item = next(i for i in batches[0]["items"] if i["itemType"] == "TGT")
     item["targetID"] = "human"
     with pytest.raises(AppraiseError, match="system 'human' would merge with the human reference"):
-        appraise_parse(manifest, batches)
+        appraise_parse(manifest=manifest, batches=batches)

@@ -82,13 +82,13 @@ def _texts(
     return sources, hypotheses, references
 
 
-def progress_after(done: int, steps: int) -> int:
+def progress_after(*, done: int, steps: int) -> int:
     """Percent shown after ``done`` of the job's ``steps`` metrics; 100 only once the paired
     tests are updated too."""
     return 100 * done // (steps + 1)
 
 
-def meteor_language(target_language: str) -> str:
+def meteor_language(*, target_language: str) -> str:
     """METEOR's stemmer for the campaign's target language ("de-CH" → german); exact matching
     only for a language without a Snowball stemmer."""
     from metrics.classic.meteor import NO_STEMMER, check_language
@@ -149,10 +149,10 @@ def _run_metrics_against(
             metric_signature=metric_signature,
         )
         if stored:
-            report_progress(progress_after(len(computed), steps))
+            report_progress(progress_after(done=len(computed), steps=steps))
         return stored
 
-    language = meteor_language(run.campaign.target_language)
+    language = meteor_language(target_language=run.campaign.target_language)
 
     def built_in_signature(metric: str) -> str:
         return signature(

@@ -253,7 +253,7 @@ def campaign_metric_scores_upload(request, campaign_id: int):
         campaign=request.campaign,
         name=data["name"],
         higher_is_better=data["better"] == "higher",
-        text=decode_scores(content),
+        text=decode_scores(data=content),
     )
     messages.success(
         request,
