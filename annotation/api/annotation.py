@@ -16,6 +16,7 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.api.schema import ErrorSerializer
+from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
 from annotation.models import Slot, Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
@@ -208,7 +209,7 @@ class PrefilledSpansApi(APIView):
     def post(self, request, task_id: int):
         upload = request.FILES.get("file")
         if upload is None:
-            return Response({"error": "send the JSON Lines as the file field 'file'"}, status=400)
+            raise ApplicationError("send the JSON Lines as the file field 'file'")
         # Upload and prefill errors answer 400 through the one handler.
         (named,) = read_uploaded([upload], max_bytes=settings.UPLOAD_MAX_BYTES)
         count = task_prefilled_spans_set(task=request.task, name=named[0], data=named[1])
