@@ -12,8 +12,10 @@ import logging
 from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+
+from annotation.http_errors import error_json, wants_json
 
 logger = logging.getLogger(__name__)
 
@@ -35,18 +37,11 @@ def database_unavailable(error: BaseException) -> bool:
     return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_STATES)
 
 
-def _wants_json(request: HttpRequest) -> bool:
-    return (
-        request.path.startswith("/api/")
-        or "X-Requested-With" in request.headers
-        or "application/json" in request.headers.get("Accept", "")
-    )
-
-
 def unavailable_response(request: HttpRequest) -> HttpResponse:
     response: HttpResponse
-    if _wants_json(request):
-        response = JsonResponse({"detail": MESSAGE, "retryable": True}, status=503)
+    if wants_json(request):
+        # The code "unavailable" and Retry-After say that the same request may be sent again.
+        response = error_json(MESSAGE, status=503)
     else:
         # Rendered without the request: its context processors would query the database.
         html = render_to_string(

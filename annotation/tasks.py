@@ -12,7 +12,6 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
-from annotation.models import Job
 from annotation.services import jobs as job_services
 
 logger = logging.getLogger(__name__)
@@ -20,17 +19,8 @@ logger = logging.getLogger(__name__)
 TRANSIENT_ERRORS = (OperationalError, InterfaceError)
 
 
-def _handler(kind: str):
-    if kind == Job.Kind.RUN_METRICS:
-        from annotation.services.scoring import run_metrics_compute
-
-        return run_metrics_compute
-    if kind == Job.Kind.PING:
-        return lambda *, target_id, report_progress: None
-    raise ValueError(f"unknown job kind {kind!r}")
-
-
 @shared_task(
+    name=job_services.RUN_JOB_TASK,
     bind=True,
     acks_late=True,
     autoretry_for=TRANSIENT_ERRORS,
@@ -48,7 +38,7 @@ def run_job(self, job_id: int) -> None:
         return
     try:
         with job_services.job_heartbeat(job_id=job.id, worker=worker):
-            _handler(job.kind)(
+            job_services.job_handler(kind=job.kind)(
                 target_id=job.target_id,
                 report_progress=job_services.job_progress_reporter(job_id=job.id),
             )

@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from metrics import ulc  # noqa: E402
 from metrics.automatic import corpus_score, extract_statistics  # noqa: E402
-from metrics.classic import ulc  # noqa: E402
 from metrics.resampling import bootstrap_ci  # noqa: E402
 
 EVERY_METRIC = (

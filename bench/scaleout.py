@@ -251,7 +251,7 @@ def succeeded_in_log(worker: str) -> int:
 
 def measure_jobs(processes: Processes, args: argparse.Namespace) -> bool:
     from annotation.models import Job, RunScore
-    from annotation.services.scoring import campaign_metrics_recompute
+    from annotation.services.jobs import campaign_metrics_recompute
 
     schedule = RUN / "scaleout-celerybeat-schedule"
     for name in ("scaleout1", "scaleout2"):

@@ -126,8 +126,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.DatabaseUnavailableMiddleware",
     # Pages: a service's ApplicationError becomes the error page or the refused action's
-    # message (annotation/errors.py); the API's DRF views answer through EXCEPTION_HANDLER.
-    "annotation.errors.ApplicationErrorMiddleware",
+    # message (annotation/views/errors.py); the API's DRF views answer through
+    # EXCEPTION_HANDLER, in the one JSON error body (annotation/http_errors.py).
+    "annotation.views.errors.ApplicationErrorMiddleware",
     # Last, so that it sees the response first: the user is known, the page can show them.
     "annotation.views.errors.MethodNotAllowedPageMiddleware",
 ]
@@ -183,6 +184,7 @@ if DEBUG:
 
 # Security: cookies are HTTP-only; secure cookies and HSTS whenever we are served over HTTPS.
 SESSION_COOKIE_HTTPONLY = True
+CSRF_FAILURE_VIEW = "annotation.views.errors.csrf_failure"  # the site's error page
 CSRF_COOKIE_HTTPONLY = False  # htmx and the keyboard script read the token from the page
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -218,7 +220,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "annotation.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "annotation.http_errors.api_exception_handler",
     # JSON bodies only (uploads name MultiPartParser themselves): one documented way in,
     # and 415 for anything else.
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],

@@ -40,12 +40,11 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric
 
-from metrics import classic, external
-from metrics.classic import ulc
+from metrics import classic, external, ulc
 from metrics.sacrebleu_scores import BLEU_ORDER, FloatArray, bleu_columns, chrf_columns, ter_columns
 
 SACREBLEU_METRICS: Final = ("bleu", "chrf", "chrf++", "ter")
-METRICS: Final = (*SACREBLEU_METRICS, *classic.CLASSIC_METRICS, classic.ULC)
+METRICS: Final = (*SACREBLEU_METRICS, *classic.CLASSIC_METRICS, ulc.ULC)
 TOKENIZERS: Final = tuple(BLEU.TOKENIZERS)
 HIGHER_IS_BETTER: Final = {
     "bleu": True,
@@ -53,7 +52,7 @@ HIGHER_IS_BETTER: Final = {
     "chrf++": True,
     "ter": False,
     **{key: spec.higher_is_better for key, spec in classic.SPECS.items()},
-    classic.ULC: True,
+    ulc.ULC: True,
 }
 
 _N_STATS: Final = {"bleu": 2 + 2 * BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
@@ -65,8 +64,10 @@ def check_metric(metric: str) -> str:
     if external.is_external(metric):
         return external.check_key(metric)
     key = metric.lower()
-    if classic.is_ulc(key):
-        return key if key == classic.ULC else "ulc:" + "+".join(ulc.components(key))
+    if ulc.is_ulc(key):
+        for name in ulc.names(key):
+            check_metric(name)
+        return key if key == ulc.ULC else "ulc:" + "+".join(ulc.components(key))
     if key not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     return key
@@ -77,7 +78,7 @@ def higher_is_better(metric: str) -> bool:
     key = check_metric(metric)
     if external.is_external(key):
         return external.higher_is_better(key)
-    return True if classic.is_ulc(key) else HIGHER_IS_BETTER[key]
+    return True if ulc.is_ulc(key) else HIGHER_IS_BETTER[key]
 
 
 def decomposes(metric: str) -> bool:
@@ -86,7 +87,7 @@ def decomposes(metric: str) -> bool:
     key = check_metric(metric)
     if external.is_external(key):
         return False
-    if classic.is_ulc(key):
+    if ulc.is_ulc(key):
         return all(decomposes(m) for m in ulc.components(key))
     return classic.SPECS[key].decomposes if key in classic.SPECS else True
 
@@ -96,8 +97,8 @@ def n_statistics(metric: str) -> int:
     key = check_metric(metric)
     if external.is_external(key):
         return external.N_STATS
-    if classic.is_ulc(key):
-        return ulc.n_statistics(key)
+    if ulc.is_ulc(key):
+        return sum(n_statistics(m) for m in ulc.components(key))
     return classic.n_statistics(key) if key in classic.SPECS else _N_STATS[key]
 
 
@@ -203,7 +204,7 @@ def _extract_chunk(
     language: str | None = None,
 ) -> list[NDArray[np.float64]]:
     # The references are analysed once per chunk of systems.
-    if classic.is_ulc(metric):
+    if ulc.is_ulc(metric):
         parts = [
             _extract_chunk(
                 m,
@@ -263,7 +264,7 @@ def extract_statistics_many(
     hyps = [list(hypotheses) for hypotheses in systems]
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenize!r}; expected one of {', '.join(TOKENIZERS)}")
-    if tokenize is not None and not (tokenize_applies(key) or classic.is_ulc(key)):
+    if tokenize is not None and not (tokenize_applies(key) or ulc.is_ulc(key)):
         raise ValueError(f"the tokenize option applies to BLEU and the classic metrics, not {key}")
     if not n:
         return [np.empty((0, n_statistics(key))) for _ in hyps]
@@ -306,8 +307,14 @@ def scores_from_columns(metric: str, columns: FloatArray) -> FloatArray:
         raise ValueError(f"{key} needs {width} statistics, got shape {columns.shape}")
     if external.is_external(key):
         return external.score_columns(columns)
-    if classic.is_ulc(key):
-        return ulc.score_columns(key, columns)
+    if ulc.is_ulc(key):
+        parts = ulc.components(key)
+        widths = np.cumsum([0] + [n_statistics(m) for m in parts])
+        scores = [
+            scores_from_columns(m, columns[start:end])
+            for m, start, end in zip(parts, widths[:-1], widths[1:], strict=True)
+        ]
+        return ulc.combine(scores, [higher_is_better(m) for m in parts])
     if key in classic.SPECS:
         return classic.score_function(key)(columns)
     if key == "bleu":

@@ -15,9 +15,8 @@ from multiprocessing import get_context
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics import classic
+from metrics import ulc
 from metrics.automatic import check_metric, extract_statistics_many, tokenize_applies
-from metrics.classic import ulc
 
 Table = dict[str, list[NDArray[np.float64]]]
 
@@ -27,7 +26,7 @@ def base_metrics(metrics: Sequence[str]) -> list[str]:
     out: list[str] = []
     for metric in metrics:
         key = check_metric(metric)
-        parts = ulc.components(key) if classic.is_ulc(key) else (key,)
+        parts = ulc.components(key) if ulc.is_ulc(key) else (key,)
         out += [part for part in parts if part not in out]
     return out
 
@@ -94,7 +93,7 @@ def extract_table(
                 arrays[i::jobs] = part[metric]  # undo the round-robin split
             table[metric] = arrays
     for key in keys:
-        if classic.is_ulc(key):
+        if ulc.is_ulc(key):
             columns = [table[part] for part in ulc.components(key)]
             table[key] = [np.hstack(row) for row in zip(*columns, strict=True)]
     return {key: table[key] for key in keys}

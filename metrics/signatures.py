@@ -3,9 +3,8 @@ resampling settings and version, as stored beside each score."""
 
 from __future__ import annotations
 
-from metrics import classic, external
+from metrics import classic, external, ulc
 from metrics.automatic import check_metric, make_metric
-from metrics.classic import ulc
 
 
 def signature(
@@ -53,7 +52,7 @@ def _classic_signature(
     ar: int | None,
     seed: int | None,
 ) -> str:
-    if classic.is_ulc(key):
+    if ulc.is_ulc(key):
         parts = ulc.components(key)
         fields = [f"ulc:{'+'.join(parts)}", "norm:range", f"tok:{tokenize or '13a'}"]
         if "meteor" in parts and language is not None:

@@ -50,7 +50,7 @@ def test_bearer_is_refused_with_a_message_naming_the_token_scheme(manager):
     key = token_rotate(user=manager).key
     answer = APIClient().get("/api/v1/campaigns", HTTP_AUTHORIZATION=f"Bearer {key}")
     assert answer.status_code == 401
-    assert "Authorization: Token <your token>" in answer.json()["detail"]
+    assert "Authorization: Token <your token>" in answer.json()["error"]
     assert answer["WWW-Authenticate"] == "Token"
 
 

@@ -59,7 +59,10 @@ def test_errors_are_clear(launched, loaded_campaign, make_annotator, api_for):
     api = api_for(make_annotator(loaded_campaign, "ann"))
     slot = api.get(f"/api/v1/tasks/{task.id}/next").json()["slot"]
     bad = api.post("/api/v1/judgments", {"task": task.id, "slot": slot, "score": 9}, format="json")
-    assert bad.status_code == 400 and bad.json() == {"error": "score must be from 1 to 5"}
+    assert bad.status_code == 400 and bad.json() == {
+        "error": "score must be from 1 to 5",
+        "code": "invalid",
+    }
     other = api_for(make_annotator(loaded_campaign, "other"))
     stolen = other.post(
         "/api/v1/judgments", {"task": task.id, "slot": slot, "score": 3}, format="json"
@@ -76,13 +79,16 @@ def test_bodies_must_be_json_of_the_documented_types(
     as_text = api.post(
         "/api/v1/judgments", {"task": task.id, "slot": slot, "score": "3"}, format="json"
     )
-    assert as_text.status_code == 400 and "score" in as_text.json()
+    assert as_text.status_code == 400 and "score" in as_text.json()["fields"]
     as_form = api.post("/api/v1/judgments", {"task": task.id, "slot": slot, "score": 3})
     assert as_form.status_code == 415
     assert not Judgment.objects.exists()
     # A URL that matches no route answers JSON under /api/, like the API's own 404s.
     unrouted = api.get("/api/v1/tasks/not-a-number/next")
-    assert unrouted.status_code == 404 and unrouted.json() == {"detail": "Not found."}
+    assert unrouted.status_code == 404 and unrouted.json() == {
+        "error": "Not found.",
+        "code": "not_found",
+    }
 
 
 def test_only_annotators_of_the_campaign(launched, manager, django_user_model, api_for):
@@ -261,7 +267,7 @@ def test_the_one_round_trip_refuses_as_the_general_path(
     )
     expected = _refusal_by_python(task, slot_id, me, answer)
     assert response.status_code == {"not_found": 404, "conflict": 409}[expected.kind]
-    assert response.json() == {"error": str(expected)}
+    assert response.json() == {"error": str(expected), "code": expected.kind}
     assert list(Judgment.objects.values_list("id", flat=True)) == judgments
 
 

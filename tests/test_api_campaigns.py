@@ -79,7 +79,8 @@ def test_bad_upload_is_400_with_the_message_and_writes_nothing(api, campaign):
     assert response.status_code == 400
     assert response.json() == {
         "error": "sys.de: 1 lines, but the source has 2; every line must translate the source "
-        "line with the same number"
+        "line with the same number",
+        "code": "invalid",
     }
     assert SystemRun.objects.count() == 0
 
@@ -113,5 +114,8 @@ def test_oversized_upload_is_refused_before_reading(api, campaign, settings):
     settings.UPLOAD_MAX_BYTES = 10
     response = upload(api, campaign.id, "source", "big.en", b"0123456789\n")
     assert response.status_code == 400
-    assert response.json() == {"error": "big.en: 11 bytes is over the upload limit of 10 bytes"}
+    assert response.json() == {
+        "error": "big.en: 11 bytes is over the upload limit of 10 bytes",
+        "code": "invalid",
+    }
     assert Segment.objects.count() == 0

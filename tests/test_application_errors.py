@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory, force_authenticate
 from rest_framework.views import APIView
 
-from annotation.errors import STATUS_BY_KIND, ApplicationError, error_status
+from annotation.errors import KINDS, ApplicationError
+from annotation.http_errors import error_status
 from annotation.lib.textfiles import UploadError
 from annotation.models import Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, CAN_SEE_RESULTS, authorize
@@ -43,7 +44,7 @@ class AnnotatorTaskApi(APIView):
 
 
 def test_each_kind_has_its_status_and_service_errors_are_application_errors():
-    assert [error_status(ApplicationError("x", kind=kind)) for kind in STATUS_BY_KIND] == [
+    assert [error_status(ApplicationError("x", kind=kind)) for kind in KINDS] == [
         400,
         403,
         404,
@@ -144,7 +145,7 @@ def test_a_task_of_another_campaign_is_refused_by_the_services_api_and_pages(
     ):
         answer = getattr(api, method)(url, {}, format="json")
         assert answer.status_code == 404, (method, url)
-        assert answer.json() == {"error": "no such task in this campaign"}
+        assert answer.json() == {"error": "no such task in this campaign", "code": "not_found"}
     client.force_login(manager)
     page = f"/campaigns/{loaded_campaign.id}/tasks/{task.id}"
     launch = client.post(f"{page}/launch/", follow=True)
@@ -171,7 +172,8 @@ def test_a_page_error_without_a_way_back_is_the_styled_page_with_the_message(
     refused = api.get(f"/api/v1/campaigns/{loaded_campaign.id}/results/human/judgments.wmt")
     assert refused.status_code == 400
     assert refused.json() == {
-        "error": "the WMT ranking CSV needs ?task= a pairwise or ranking task"
+        "error": "the WMT ranking CSV needs ?task= a pairwise or ranking task",
+        "code": "invalid",
     }
 
 
@@ -187,4 +189,4 @@ def test_an_exclusion_in_a_task_of_another_campaign_is_not_found(
         format="json",
     )
     assert answer.status_code == 404
-    assert answer.json() == {"error": "no such task in this campaign"}
+    assert answer.json() == {"error": "no such task in this campaign", "code": "not_found"}

@@ -94,7 +94,7 @@ def test_unknown_item_type_names_task_item_and_field(manager):
     manifest, batches = load("Direct")
     batches[0]["items"][3]["itemType"] = "XYZ"
     with pytest.raises(AppraiseError) as error:
-        appraise_parse(manifest, batches, batches_name="batches.json")
+        appraise_parse(manifest=manifest, batches=batches, batches_name="batches.json")
     item_id = batches[0]["items"][3]["itemID"]
     assert str(error.value) == (
         f"batches.json: task 1, item 4 (itemID {item_id}): unknown item "
@@ -110,11 +110,11 @@ def test_missing_field_names_task_item_and_field(manager):
         match=r"task 1, item 8 \(itemID \d+\), target 2: "
         r"missing field 'targetText'",
     ):
-        appraise_parse(manifest, batches)
+        appraise_parse(manifest=manifest, batches=batches)
     manifest, batches = load("Direct")
     del batches[0]["items"][0]["sourceText"]
     with pytest.raises(AppraiseError, match=r"item 1 \(itemID \d+\): missing field 'sourceText'"):
-        appraise_parse(manifest, batches)
+        appraise_parse(manifest=manifest, batches=batches)
 
 
 def test_any_batch_size_works(manager):
@@ -124,7 +124,7 @@ def test_any_batch_size_works(manager):
         {"items": items[:37], "task": batches[0]["task"]},
         {"items": items[37:], "task": batches[0]["task"]},
     ]
-    parsed = appraise_parse(manifest, batches)
+    parsed = appraise_parse(manifest=manifest, batches=batches)
     assert len(parsed.items) == 100
     assert {item.meta["batch"] for item in parsed.items} == {1, 2}
 

@@ -30,8 +30,10 @@ EXPORT = FOLDER / "240521rc6ESA.scores.csv"
 
 def import_batches(owner, name):
     parsed = appraise_load(
-        (FOLDER / "ruction_manifest_esa.json").read_text(encoding="utf-8"),
-        gzip.decompress((FOLDER / "batches_wmt23_en-de_esa.first12.json.gz").read_bytes()).decode(),
+        manifest_text=(FOLDER / "ruction_manifest_esa.json").read_text(encoding="utf-8"),
+        batches_text=gzip.decompress(
+            (FOLDER / "batches_wmt23_en-de_esa.first12.json.gz").read_bytes()
+        ).decode(),
         manifest_name="manifest",
         batches_name="batches",
     )

@@ -57,10 +57,11 @@ def test_prefilled_spans_make_esa_ai_with_exclusive_ends(manager, tmp_path):
 def test_bad_prefilled_span_names_the_item_and_writes_nothing(manager, tmp_path):
     manifest, batches = example("ESA", [{"start_i": 0, "end_i": 100_000, "severity": "minor"}])
     with pytest.raises(AppraiseError, match=r"task 1, item 1 .*'mqm'.*past the end"):
-        appraise_parse(manifest, batches)
+        appraise_parse(manifest=manifest, batches=batches)
     assert not Campaign.objects.exists()
 
 
 def test_both_protocols_at_once_is_refused():
     with pytest.raises(AppraiseError, match="both ESA and MQM"):
-        appraise_parse(*example("ESA;MQM"))
+        manifest, batches = example("ESA;MQM")
+        appraise_parse(manifest=manifest, batches=batches)

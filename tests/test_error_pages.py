@@ -49,9 +49,16 @@ def test_get_on_a_post_only_url_shows_a_page_not_an_empty_405(client, campaign, 
 def test_api_errors_stay_json(client, manager) -> None:
     client.force_login(manager)
     missing = client.get("/api/v1/no-such-thing")
-    assert missing.status_code == 404 and missing.json() == {"detail": "Not found."}
+    assert missing.status_code == 404 and missing.json() == {
+        "error": "Not found.",
+        "code": "not_found",
+    }
     wrong_method = client.get("/api/v1/judgments")
-    assert wrong_method.status_code == 405 and "detail" in wrong_method.json()
+    assert wrong_method.status_code == 405
+    assert wrong_method.json() == {
+        "error": 'Method "GET" not allowed.',
+        "code": "method_not_allowed",
+    }
 
 
 def test_500_page_needs_no_database_and_api_gets_json() -> None:

@@ -119,8 +119,8 @@ def test_postgres_restart_while_annotators_submit(fault_database, private_redis)
     for response in unavailable:
         assert response.headers["Retry-After"] == "2"
         assert response.json() == {
-            "detail": "The database is briefly unavailable; retry.",
-            "retryable": True,
+            "error": "The database is briefly unavailable; retry.",
+            "code": "unavailable",
         }
     # Connections the restart left stale are checked and replaced (CONN_HEALTH_CHECKS): once
     # the server accepts connections again, no request fails.

@@ -118,4 +118,4 @@ def test_the_details_of_a_used_invitation_say_it_was_used(client, campaign, mana
     invitation_accept(token=token, username="first", password="a-long-password-9")
     answer = client.post("/invite/details/", {"token": token})
     assert answer.status_code == 404
-    assert answer.json()["detail"] == "this invitation was used already; ask for a new one"
+    assert answer.json()["error"] == "this invitation was used already; ask for a new one"

@@ -120,11 +120,13 @@ def test_api_token_locks_out_and_answers_429(client, alice):
         response = api_token(client, "alice", "wrong")
         assert response.status_code == 400
         assert response.json() == {
-            "non_field_errors": ["Unable to log in with provided credentials."]
+            "error": "Unable to log in with provided credentials.",
+            "code": "invalid",
+            "fields": {"non_field_errors": ["Unable to log in with provided credentials."]},
         }
     response = api_token(client, "alice", PASSWORD)
     assert response.status_code == 429
-    assert response.json() == {"detail": LOCKED}
+    assert response.json() == {"error": LOCKED, "code": "too_many_requests"}
     assert 890 <= int(response["Retry-After"]) <= 900
 
 
@@ -147,7 +149,7 @@ def test_api_incomplete_request_is_not_a_failure(client, alice):
     response = client.post(
         "/api/v1/auth/token", {"username": "alice"}, content_type="application/json"
     )
-    assert response.status_code == 400 and "password" in response.json()
+    assert response.status_code == 400 and "password" in response.json()["fields"]
     assert (
         client.post("/api/v1/auth/token", [1], content_type="application/json").status_code == 400
     )

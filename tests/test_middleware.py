@@ -72,8 +72,8 @@ def test_answers_json_to_scripts_and_a_page_to_browsers():
     for response in (api, script):
         assert response.status_code == 503 and response["Retry-After"] == "2"
         assert json.loads(response.content) == {
-            "detail": "The database is briefly unavailable; retry.",
-            "retryable": True,
+            "error": "The database is briefly unavailable; retry.",
+            "code": "unavailable",
         }
     page = middleware.process_exception(factory.get("/annotate/1/"), refused)
     form = middleware.process_exception(factory.post("/annotate/1/submit/"), refused)

@@ -101,7 +101,7 @@ def test_the_api_answers_400(manager, sourced):
         format="multipart",
     )
     assert response.status_code == 400
-    assert response.json() == {"error": f"s.de: 'Human' {REFUSAL}"}
+    assert response.json() == {"error": f"s.de: 'Human' {REFUSAL}", "code": "invalid"}
     assert not SystemRun.objects.exists()
 
 
@@ -132,4 +132,4 @@ def test_appraise_targets_named_human_are_refused_outside_reference_items(manage
     item = next(i for i in batches[0]["items"] if i["itemType"] == "TGT")
     item["targetID"] = "human"
     with pytest.raises(AppraiseError, match="system 'human' would merge with the human reference"):
-        appraise_parse(manifest, batches)
+        appraise_parse(manifest=manifest, batches=batches)

@@ -187,8 +187,8 @@ def test_references_changed_during_the_job_are_noticed_before_storing(campaign, 
     # BLEU against A, then (the store of chrF refused) every metric against A and C.
     steps = len(JOB_METRICS)
     assert seen == [
-        progress_after(1, steps),
-        *(progress_after(done, steps) for done in range(1, steps + 1)),
+        progress_after(done=1, steps=steps),
+        *(progress_after(done=done, steps=steps) for done in range(1, steps + 1)),
         100,
     ]
     stored = {

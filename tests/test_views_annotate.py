@@ -89,9 +89,9 @@ def test_script_gets_the_reason_of_a_refusal(annotator_client, django_user_model
     url = f"/annotate/{task.id}/submit/"
     invalid = client.post(url, {"slot": slot.id, "score": "9"}, **FETCH)
     assert invalid.status_code == 400
-    assert invalid.json()["detail"] == "Not saved: score must be from 1 to 5."
+    assert invalid.json()["error"] == "Not saved: score must be from 1 to 5."
     incomplete = client.post(url, {"score": "3"}, **FETCH)
-    assert incomplete.status_code == 400 and "incomplete" in incomplete.json()["detail"]
+    assert incomplete.status_code == 400 and "incomplete" in incomplete.json()["error"]
     # Someone else's slot: a conflict, with the way to the next item.
     other = django_user_model.objects.create_user("other")
     membership_set(campaign=task.campaign, user=other, role="annotator")
@@ -115,7 +115,7 @@ def test_a_non_numeric_candidate_count_is_an_incomplete_form_not_a_500(
     url = f"/annotate/{task.id}/submit/"
     by_script = client.post(url, post, **FETCH)
     assert by_script.status_code == 400
-    assert by_script.json()["detail"] == "The form was incomplete; please answer again."
+    assert by_script.json()["error"] == "The form was incomplete; please answer again."
     plain = client.post(url, post)
     assert plain.status_code == 302 and plain.url == f"/annotate/{task.id}/"
     assert Judgment.objects.count() == 0

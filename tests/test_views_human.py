@@ -235,11 +235,11 @@ def test_api_query_parameters_are_validated(manager, results):
     for query in ("weights=cubic", "task=abc", "task=0"):
         response = api.get(f"{base}?{query}")
         assert response.status_code == 400, query
-        assert list(response.json()) == [query.split("=")[0]]
+        assert list(response.json()["fields"]) == [query.split("=")[0]]
     assert api.get(f"{base}?weights=quadratic&task={results['task'].id}").status_code == 200
     assert api.get(f"{base}/judgments.csv?included=maybe").status_code == 400
     missing = api.get(f"{base}/judgments.xlsx")
-    assert missing.status_code == 404 and ".csv, .jsonl" in missing.json()["detail"]
+    assert missing.status_code == 404 and ".csv, .jsonl" in missing.json()["error"]
 
 
 def test_page_before_any_judgment(client, manager, launched):

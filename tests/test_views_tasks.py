@@ -86,7 +86,7 @@ def test_instructions_skip_and_second_tab(launched, loaded_campaign, make_annota
         headers={"X-Requested-With": "fetch"},
     )
     assert response.status_code == 409
-    assert "already recorded as 4" in response.json()["detail"]
+    assert "already recorded as 4" in response.json()["error"]
     assert Judgment.objects.get().score == 4
 
 
@@ -96,7 +96,7 @@ def test_task_api_end_to_end(loaded_campaign, manager, launched, make_annotator)
     api.force_authenticate(manager)
     base = f"/api/v1/campaigns/{loaded_campaign.id}/tasks"
     typo = api.post(base, {"task_type": "pairwise", "judgements_per_item": 2}, format="json")
-    assert typo.status_code == 400 and "judgements_per_item" in typo.json()
+    assert typo.status_code == 400 and "judgements_per_item" in typo.json()["fields"]
     too_big = api.post(base, {"task_type": "ranking", "ranking_size": 5}, format="json")
     assert too_big.status_code == 400 and "needs at least 5 systems" in too_big.json()["error"]
     created = api.post(base, {"task_type": "pairwise", "judgments_per_item": 2}, format="json")
@@ -126,11 +126,13 @@ def test_unknown_json_fields_are_refused(manager, loaded_campaign):
     api.force_authenticate(manager)
     body = {"name": "Typo", "source_language": "en", "target_language": "de", "descripton": "x"}
     response = api.post("/api/v1/campaigns", body, format="json")
-    assert response.status_code == 400 and response.json() == {"descripton": ["unknown field"]}
+    assert response.status_code == 400 and response.json()["fields"] == {
+        "descripton": ["unknown field"]
+    }
     membership_set(campaign=loaded_campaign, user=manager, role="manager")
     response = api.post(
         f"/api/v1/campaigns/{loaded_campaign.id}/results/human/exclusions",
         {"annotator": manager.id, "excluded": True, "scope": "task"},
         format="json",
     )
-    assert response.status_code == 400 and "scope" in response.json()
+    assert response.status_code == 400 and "scope" in response.json()["fields"]

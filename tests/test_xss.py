@@ -423,4 +423,4 @@ def test_json_keeps_the_raw_text_as_json(world: Payloads, db) -> None:
     )
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
-    assert SCRIPT in response.json()["detail"]
+    assert SCRIPT in response.json()["error"]

@@ -15,6 +15,8 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
+from annotation.api.schema import ErrorSerializer
+from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
 from annotation.models import Slot, Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
@@ -27,8 +29,6 @@ from annotation.selectors.annotation import (
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
-
-ErrorSerializer = inline_serializer("AnnotationError", {"error": serializers.CharField()})
 
 
 class CandidateSerializer(serializers.Serializer):
@@ -213,7 +213,7 @@ class PrefilledSpansApi(APIView):
     def post(self, request, task_id: int):
         upload = request.FILES.get("file")
         if upload is None:
-            return Response({"error": "send the JSON Lines as the file field 'file'"}, status=400)
+            raise ApplicationError("send the JSON Lines as the file field 'file'")
         # Upload and prefill errors answer 400 through the one handler.
         (named,) = read_uploaded([upload], max_bytes=settings.UPLOAD_MAX_BYTES)
         count = task_prefilled_spans_set(task=request.task, name=named[0], data=named[1])

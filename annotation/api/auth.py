@@ -13,11 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.api.fields import StrictCharField
+from annotation.api.schema import ErrorSerializer
+from annotation.http_errors import error_body
 from annotation.lib.client_ip import client_ip
 from annotation.services.logins import LoginLocked, login_attempt
 
 TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})
-DetailSerializer = inline_serializer("Detail", {"detail": serializers.CharField()})
 
 
 class TokenApi(ObtainAuthToken):
@@ -30,7 +31,7 @@ class TokenApi(ObtainAuthToken):
 
     @extend_schema(
         request=TokenInputSerializer,
-        responses={200: TokenSerializer, 429: DetailSerializer},
+        responses={200: TokenSerializer, 429: ErrorSerializer},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # A malformed request (missing fields, NUL bytes, a username no account can have)
@@ -49,7 +50,7 @@ class TokenApi(ObtainAuthToken):
             )
         except LoginLocked as locked:
             return Response(
-                {"detail": locked.lockout.message},
+                error_body(locked.lockout.message, status=429),
                 status=status.HTTP_429_TOO_MANY_REQUESTS,
                 headers={"Retry-After": str(locked.lockout.retry_after)},
             )

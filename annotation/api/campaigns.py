@@ -202,7 +202,7 @@ class MetricScoresUploadApi(APIView):
             campaign=request.campaign,
             name=data.validated_data["name"],
             higher_is_better=data.validated_data["higher_is_better"],
-            text=decode_scores(content),
+            text=decode_scores(data=content),
         )
         return Response(
             self.MetricScoresOutputSerializer(result).data, status=status.HTTP_201_CREATED

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,6 +14,7 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
+from annotation.api.schema import ErrorSerializer
 from annotation.models import Scale, Task, TaskType
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.services.task_changes import (
@@ -24,8 +25,6 @@ from annotation.services.task_changes import (
     task_update,
 )
 from annotation.services.tasks import task_create, task_launch
-
-ErrorSerializer = inline_serializer("TaskError", {"error": serializers.CharField()})
 
 
 class TaskSettingsSerializer(NoUnknownFieldsSerializer):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from annotation.models import Campaign, Output, ReferenceSegment, Segment, SystemRun
 from annotation.selectors.references import metric_reference_names
+from annotation.selectors.systems import first_runs
 from metrics.analysis import Comparison, compare_systems, tokenise
 
 # BLEU's default tokeniser, so the words compared are the words BLEU counts.
@@ -46,9 +47,9 @@ def system_comparison(campaign: Campaign, system_1: int, system_2: int) -> Syste
     the metrics use; None if either system or the reference is missing."""
     runs = {
         run.system_id: run
-        for run in SystemRun.objects.filter(campaign=campaign, system_id__in=[system_1, system_2])
+        for run in first_runs(campaign)
+        .filter(system_id__in=[system_1, system_2])
         .select_related("system")
-        .order_by("-number")
     }
     names = metric_reference_names(campaign)
     if system_1 == system_2 or len(runs) != 2 or not names:

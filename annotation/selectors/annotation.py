@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from django.db import connection
+from django.db.models import Subquery
 
 from annotation.models import Document, Segment, Slot, Task
+from annotation.selectors.references import references_shown
 
 
 class AnnotatorProgress(NamedTuple):
@@ -111,11 +113,10 @@ def item_display(slot: Slot) -> dict[str, object]:
     segment = item.segment
     show_source = not (task.task_type == TaskType.FLUENCY or (task.monolingual and task.is_likert))
     reference = None
-    # The first reference by name; a REF item judges another one (services/tasks.py).
     if task.shows_reference:
+        shown = references_shown(segment.campaign_id).values("id")[:1]
         reference = (
-            ReferenceSegment.objects.filter(segment=segment)
-            .order_by("reference__name")
+            ReferenceSegment.objects.filter(segment=segment, reference=Subquery(shown))
             .values_list("text", flat=True)
             .first()
         )

@@ -6,12 +6,21 @@ and download reads only rows of the current key.
 
 from __future__ import annotations
 
-from annotation.models import Campaign
+from django.db.models import QuerySet
+
+from annotation.models import Campaign, Reference
 
 REFERENCE_SET_SEPARATOR = "+"
 # Uploaded metric scores were computed elsewhere, against no set known here: they are filed
 # under the empty key, which no reference set has (metrics jobs never run without one).
 UPLOADED_SCORES_KEY = ""
+
+
+def references_shown(campaign_id: int) -> QuerySet[Reference]:
+    """The campaign's references in the order items show them: a task that shows a reference
+    shows the first; a bad-reference item (services/tasks.py) judges the second. The one
+    definition of "the reference shown"."""
+    return Reference.objects.filter(campaign_id=campaign_id).order_by("name")
 
 
 def metric_reference_names(campaign: Campaign) -> list[str]:

@@ -2,10 +2,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from annotation.models import Campaign, Job, RunScore, SystemRun
 from annotation.selectors.references import current_reference_set
+
+
+def first_runs(campaign: Campaign) -> QuerySet[SystemRun]:
+    """Each system's first run, its lowest number: the run annotators judge, whose scores
+    the correlation and meta-evaluation pages use and the analysis page compares. The one
+    definition; other runs (other seeds) count in the automatic results only."""
+    earlier = SystemRun.objects.filter(
+        system_id=OuterRef("system_id"), number__lt=OuterRef("number")
+    )
+    return SystemRun.objects.filter(campaign=campaign).exclude(Exists(earlier))
 
 
 @dataclass

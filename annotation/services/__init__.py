@@ -1,1 +1,6 @@
-"""Writes: every function here is keyword-only, named ``entity_action`` and atomic."""
+"""Writes, and the rules they apply.
+
+Every public function here takes keyword arguments only (tests/test_services_keyword_only.py
+holds the package to it). A write is named ``entity_action`` and atomic; the pure helpers
+beside the writes (parsers, plans, validation rules) write nothing.
+"""

@@ -109,7 +109,7 @@ def _text(value: Any, where: str, name: str) -> str:
 
 
 def appraise_parse(
-    manifest: Any, batches: Any, *, manifest_name: str = "manifest", batches_name: str = "batches"
+    *, manifest: Any, batches: Any, manifest_name: str = "manifest", batches_name: str = "batches"
 ) -> ParsedCampaign:
     """Checks everything and returns what to import; writes nothing."""
     if not isinstance(manifest, dict):
@@ -328,7 +328,7 @@ def _link_bad_references(task: Task) -> None:
 
 
 def appraise_load(
-    manifest_text: str, batches_text: str, *, manifest_name: str, batches_name: str
+    *, manifest_text: str, batches_text: str, manifest_name: str, batches_name: str
 ) -> ParsedCampaign:
     """Parses the two JSON files' text, naming the file on a syntax error."""
     documents = []
@@ -338,5 +338,8 @@ def appraise_load(
         except json.JSONDecodeError as error:
             raise AppraiseError(f"{name}, line {error.lineno}: invalid JSON: {error.msg}") from None
     return appraise_parse(
-        documents[0], documents[1], manifest_name=manifest_name, batches_name=batches_name
+        manifest=documents[0],
+        batches=documents[1],
+        manifest_name=manifest_name,
+        batches_name=batches_name,
     )

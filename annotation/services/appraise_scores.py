@@ -130,7 +130,7 @@ def appraise_scores_import(*, task: Task, rows: list[AppraiseScore]) -> Appraise
         chosen[login] = (number, batch)
         for row in own:
             _check_row(row, items[(number, row.item_id)])
-    accounts = rater_accounts(sorted(by_login))
+    accounts = rater_accounts(usernames=sorted(by_login))
     return _write(task, chosen, by_login, accounts, superseded)
 
 
@@ -183,7 +183,7 @@ def _write(
                 duration_ms=max(0, round((submitted - served).total_seconds() * 1000)),
             )
             judgments.append(judgment)
-            span_rows.extend(error_span_row(judgment, span) for span in row.spans)
+            span_rows.extend(error_span_row(judgment=judgment, span=span) for span in row.spans)
         Slot.objects.bulk_update(done, ["annotator", "state", "served_at"])
         complete = len(done) == batch.slots.count()
         batch.annotator = user

@@ -39,7 +39,7 @@ class ParticipantParameters:
     session_id: str
 
 
-def participant_parameters(query: dict[str, str]) -> ParticipantParameters:
+def participant_parameters(*, query: dict[str, str]) -> ParticipantParameters:
     """The platform and ids from a link's query string (Prolific's names first)."""
     for platform, (pid, study, session) in PLATFORM_PARAMETERS.items():
         if query.get(pid):

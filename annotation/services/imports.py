@@ -91,7 +91,7 @@ def upload_plan(
     if documents is not None and kind != "source":
         raise UploadError(documents[0], "a document-id file goes with a source upload only")
     if kind == WMT_XML:
-        return plan_wmt_xml(campaign, files)
+        return plan_wmt_xml(campaign=campaign, files=files)
     expanded = [member for filename, data in files for member in _expand(filename, data, kind=kind)]
     if kind != "system" and len(expanded) != 1:
         raise UploadError("upload", f"a {kind} is one file; {len(expanded)} were sent")
@@ -112,15 +112,21 @@ def upload_plan(
     for position, (filename, data) in enumerate(expanded):
         parsed = parse_records(filename, data, allow_empty=kind == "system")
         texts = parsed.texts
-        digest = content_hash(texts)
+        digest = content_hash(texts=texts)
         if kind == "source":
-            planned.append(plan_source(parsed, digest, segment_count, documents))
+            planned.append(
+                plan_source(
+                    parsed=parsed, digest=digest, segment_count=segment_count, documents=documents
+                )
+            )
             continue
         if not segment_count:
             raise UploadError(filename, "upload the source first: nothing to align this file to")
         if len(texts) != segment_count:
-            raise line_count_error(filename, texts, segment_count)
-        parsed.warnings.extend(long_line_warnings(filename, texts, source_lengths))
+            raise line_count_error(filename=filename, texts=texts, segment_count=segment_count)
+        parsed.warnings.extend(
+            long_line_warnings(filename=filename, texts=texts, source_lengths=source_lengths)
+        )
         label = (
             (names[position].strip() if names is not None else None)
             or (name if len(expanded) == 1 and name else None)
@@ -129,7 +135,7 @@ def upload_plan(
         if not label or not label.strip():
             raise UploadError(filename, f"a {kind} needs a name")
         label = label.strip()
-        check_name(filename, kind, label)
+        check_name(filename=filename, kind=kind, label=label)
         if label in seen_names and not add_run:
             raise UploadError(filename, f"the name {label!r} is also that of {seen_names[label]}")
         if digest in seen_hashes:

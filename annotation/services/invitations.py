@@ -30,7 +30,7 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def invitation_usable(token: str, *, for_update: bool = False) -> Invitation:
+def invitation_usable(*, token: str, for_update: bool = False) -> Invitation:
     """The unused, unexpired invitation of this token, or InvitationError saying why not."""
     invitations = Invitation.objects.select_related("campaign")
     if for_update:
@@ -120,7 +120,7 @@ def _use(invitation: Invitation, user: User) -> Membership:
 @transaction.atomic
 def invitation_accept(*, token: str, username: str, password: str) -> User:
     """Creates the account and its membership; the token cannot be used again."""
-    invitation = invitation_usable(token, for_update=True)
+    invitation = invitation_usable(token=token, for_update=True)
     User = get_user_model()
     username = username.strip()
     if not username:
@@ -144,7 +144,7 @@ def invitation_accept(*, token: str, username: str, password: str) -> User:
 def invitation_join(*, token: str, user: User) -> Membership:
     """Joins an existing account to the invitation's campaign with its role. A member keeps
     their role and the invitation stays unused, so that a link cannot change anyone's role."""
-    invitation = invitation_usable(token, for_update=True)
+    invitation = invitation_usable(token=token, for_update=True)
     existing = Membership.objects.filter(campaign=invitation.campaign, user=user).first()
     if existing is not None:
         raise InvitationError(

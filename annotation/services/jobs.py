@@ -20,7 +20,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from annotation.models import Job
+from annotation.models import Campaign, Job, SystemRun
+from annotation.services.scoring import run_metrics_compute
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +31,28 @@ REQUEUE_AFTER = timedelta(minutes=5)
 # A job whose worker was lost this many times (it kills its process, say) fails instead.
 MAX_ATTEMPTS = 5
 STARTABLE_STATES = (Job.State.PENDING, Job.State.QUEUED)
+# The Celery task that runs a job (annotation/tasks.py, the adapter): sent by name, so that
+# this module does not import its adapter, which imports it.
+RUN_JOB_TASK = "annotation.tasks.run_job"
+
+
+def _ping(*, target_id: int, report_progress: Callable[[int], None]) -> None:
+    """A job that does nothing: the health check's probe of the worker."""
+
+
+# Job kind -> the service that does the work, called with the job's target id.
+JOB_HANDLERS: dict[str, Callable[..., None]] = {
+    Job.Kind.RUN_METRICS: run_metrics_compute,
+    Job.Kind.PING: _ping,
+}
+
+
+def job_handler(*, kind: str) -> Callable[..., None]:
+    """The service that runs a job of ``kind``; ValueError for a kind with none."""
+    try:
+        return JOB_HANDLERS[kind]
+    except KeyError:
+        raise ValueError(f"unknown job kind {kind!r}") from None
 
 
 def _worker_is_gone() -> Q:
@@ -98,10 +121,10 @@ def job_rerun(*, kind: str, target_id: int) -> Job:
 
 def job_dispatch(*, job_id: int) -> bool:
     """Hands a pending job to the broker; False (and the job stays pending) if it is down."""
-    from annotation.tasks import run_job
+    from celery import current_app
 
     try:
-        run_job.apply_async(args=[job_id], retry=False)
+        current_app.send_task(RUN_JOB_TASK, args=[job_id], retry=False)
     except Exception as error:  # any broker failure: the row stays pending for the dispatcher
         logger.warning("job %s stays pending, broker unavailable: %s", job_id, error)
         return False
@@ -268,3 +291,20 @@ def job_release(*, job_id: int, worker: str) -> None:
     Job.objects.filter(id=job_id, state=Job.State.RUNNING, worker=worker).update(
         state=Job.State.QUEUED, worker="", heartbeat=None, queued_at=timezone.now()
     )
+
+
+@transaction.atomic
+def campaign_metrics_recompute(*, campaign: Campaign, only_unfinished: bool = False) -> int:
+    """Runs the metrics job of every run again (e.g. after a failure, or a job left running
+    by a worker that died); returns how many were asked for."""
+    run_ids = list(SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True))
+    if only_unfinished:
+        done = set(
+            Job.objects.filter(
+                kind=Job.Kind.RUN_METRICS, target_id__in=run_ids, state=Job.State.DONE
+            ).values_list("target_id", flat=True)
+        )
+        run_ids = [run_id for run_id in run_ids if run_id not in done]
+    for run_id in run_ids:
+        job_rerun(kind=Job.Kind.RUN_METRICS, target_id=run_id)
+    return len(run_ids)

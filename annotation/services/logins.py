@@ -51,7 +51,7 @@ class LoginLocked(Exception):
         self.lockout = lockout
 
 
-def username_normalise(username: str) -> str:
+def username_normalise(*, username: str) -> str:
     """The key failures are counted under: "Alice" and "alice " are the same account."""
     return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
 
@@ -76,9 +76,9 @@ def login_lockout_check(*, username: str, ip: str | None) -> Lockout | None:
     until = [
         _locked_until(
             list(
-                recent.filter(username=username_normalise(username)).values_list("at", flat=True)[
-                    : settings.LOGIN_LOCKOUT_FAILURES
-                ]
+                recent.filter(username=username_normalise(username=username)).values_list(
+                    "at", flat=True
+                )[: settings.LOGIN_LOCKOUT_FAILURES]
             ),
             settings.LOGIN_LOCKOUT_FAILURES,
         )
@@ -97,12 +97,14 @@ def login_lockout_check(*, username: str, ip: str | None) -> Lockout | None:
 @transaction.atomic
 def login_failure_record(*, username: str, ip: str | None) -> LoginFailure:
     LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()
-    return LoginFailure.objects.create(username=username_normalise(username), ip=ip)
+    return LoginFailure.objects.create(username=username_normalise(username=username), ip=ip)
 
 
 @transaction.atomic
 def login_failures_clear(*, username: str) -> int:
-    deleted, _ = LoginFailure.objects.filter(username=username_normalise(username)).delete()
+    deleted, _ = LoginFailure.objects.filter(
+        username=username_normalise(username=username)
+    ).delete()
     return deleted
 
 
@@ -119,7 +121,7 @@ def login_attempt(
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-            [_LOCK_CLASS, username_normalise(username)],
+            [_LOCK_CLASS, username_normalise(username=username)],
         )
     lockout = login_lockout_check(username=username, ip=ip)
     if lockout is not None:

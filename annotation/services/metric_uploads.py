@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, RunScore, RunStatistics, Segment, SystemRun
+from annotation.models import Campaign, RunScore, RunStatistics, Segment
 from annotation.selectors.references import UPLOADED_SCORES_KEY
+from annotation.selectors.systems import first_runs as first_runs_of
 from annotation.services.scoring import campaign_significance_update
 from metrics import external
 from metrics.automatic import stats_to_bytes
@@ -43,7 +44,7 @@ class MetricUploadResult:
     layout: str  # "tsv" or "seg.score"
 
 
-def decode_scores(data: bytes) -> str:
+def decode_scores(*, data: bytes) -> str:
     """The file's text (UTF-8, with or without a byte-order mark)."""
     try:
         return data.decode("utf-8-sig")
@@ -64,7 +65,7 @@ def _number(text: str, line_number: int) -> float:
 
 
 def parse_metric_scores(
-    text: str, *, systems: set[str], n_segments: int
+    *, text: str, systems: set[str], n_segments: int
 ) -> tuple[str, dict[str, list[float]]]:
     """(layout, system → one score per segment), or ``MetricUploadError``."""
     lines = [(n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1)]
@@ -123,15 +124,11 @@ def metric_scores_upload(
         key = external.key_for(name.strip(), higher_is_better=higher_is_better)
     except ValueError as error:
         raise MetricUploadError(str(error)) from None
-    first_runs: dict[str, SystemRun] = {}
-    for run in (
-        SystemRun.objects.filter(campaign=campaign).select_related("system").order_by("-number")
-    ):
-        first_runs[run.system.name] = run
+    first_runs = {run.system.name: run for run in first_runs_of(campaign).select_related("system")}
     n_segments = Segment.objects.filter(campaign=campaign).count()
     if not n_segments or not first_runs:
         raise MetricUploadError("upload the source and the systems before their metric scores")
-    layout, scores = parse_metric_scores(text, systems=set(first_runs), n_segments=n_segments)
+    layout, scores = parse_metric_scores(text=text, systems=set(first_runs), n_segments=n_segments)
     names = [external.key_for(name.strip(), higher_is_better=h) for h in (True, False)]
     RunStatistics.objects.filter(run__campaign=campaign, metric__in=names).delete()
     RunScore.objects.filter(run__campaign=campaign, metric__in=names).delete()

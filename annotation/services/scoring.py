@@ -35,14 +35,14 @@ from annotation.selectors.references import (
     metric_reference_names,
     reference_set_key,
 )
-from metrics import external
+from metrics import external, ulc
 from metrics.automatic import (
     SACREBLEU_METRICS,
     extract_statistics,
     stats_from_bytes,
     stats_to_bytes,
 )
-from metrics.classic import CLASSIC_METRICS, ULC, ulc
+from metrics.classic import CLASSIC_METRICS
 from metrics.neural import checked_scores, configured_scorers
 from metrics.resampling import (
     BOOTSTRAP_SAMPLES,
@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 # Every metric of the registry; ULC is assembled from its components' stored statistics.
 EXTRACTED_METRICS = (*SACREBLEU_METRICS, *CLASSIC_METRICS)
-JOB_METRICS = (*EXTRACTED_METRICS, ULC)
+JOB_METRICS = (*EXTRACTED_METRICS, ulc.ULC)
 # A job starts again this many times when the references change while it computes.
 REFERENCE_CHANGES_FOLLOWED = 3
 
@@ -85,13 +85,13 @@ def _texts(
     return sources, hypotheses, references
 
 
-def progress_after(done: int, steps: int) -> int:
+def progress_after(*, done: int, steps: int) -> int:
     """Percent shown after ``done`` of the job's ``steps`` metrics; 100 only once the paired
     tests are updated too."""
     return 100 * done // (steps + 1)
 
 
-def meteor_language(target_language: str) -> str:
+def meteor_language(*, target_language: str) -> str:
     """METEOR's stemmer for the campaign's target language ("de-CH" → german); exact matching
     only for a language without a Snowball stemmer."""
     from metrics.classic.meteor import NO_STEMMER, check_language
@@ -170,10 +170,10 @@ def _run_metrics_against(
             metric_signature=metric_signature,
         )
         if stored:
-            report_progress(progress_after(len(computed), steps))
+            report_progress(progress_after(done=len(computed), steps=steps))
         return stored
 
-    language = meteor_language(run.campaign.target_language)
+    language = meteor_language(target_language=run.campaign.target_language)
 
     def built_in_signature(metric: str) -> str:
         return signature(
@@ -181,7 +181,7 @@ def _run_metrics_against(
             n_refs=len(references),
             bs=BOOTSTRAP_SAMPLES,
             seed=SACREBLEU_SEED,
-            language=language if metric in ("meteor", ULC) else None,
+            language=language if metric in ("meteor", ulc.ULC) else None,
         )
 
     for metric in EXTRACTED_METRICS:
@@ -191,8 +191,8 @@ def _run_metrics_against(
             )
         if not store(metric, stats, built_in_signature(metric)):
             return False
-    ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ULC)])
-    if not store(ULC, ulc_stats, built_in_signature(ULC)):
+    ulc_stats = np.hstack([computed[metric] for metric in ulc.components(ulc.ULC)])
+    if not store(ulc.ULC, ulc_stats, built_in_signature(ulc.ULC)):
         return False
     for scorer in scorers:
         metric = external.key_for(scorer.name, higher_is_better=scorer.higher_is_better)
@@ -304,23 +304,3 @@ def campaign_significance_update(*, campaign_id: int, metrics: list[str] | None 
     replaced.delete()
     PairSignificance.objects.bulk_create(tests)
     return len(tests)
-
-
-@transaction.atomic
-def campaign_metrics_recompute(*, campaign: Campaign, only_unfinished: bool = False) -> int:
-    """Runs the metrics job of every run again (e.g. after a failure, or a job left running
-    by a worker that died); returns how many were asked for."""
-    from annotation.models import Job
-    from annotation.services.jobs import job_rerun
-
-    run_ids = list(SystemRun.objects.filter(campaign=campaign).values_list("id", flat=True))
-    if only_unfinished:
-        done = set(
-            Job.objects.filter(
-                kind=Job.Kind.RUN_METRICS, target_id__in=run_ids, state=Job.State.DONE
-            ).values_list("target_id", flat=True)
-        )
-        run_ids = [run_id for run_id in run_ids if run_id not in done]
-    for run_id in run_ids:
-        job_rerun(kind=Job.Kind.RUN_METRICS, target_id=run_id)
-    return len(run_ids)

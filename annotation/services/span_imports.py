@@ -55,7 +55,7 @@ def _checked(ratings: list[MqmRating]) -> None:
             span.check_within(rating.target if span.side == "target" else rating.source)
 
 
-def rater_accounts(usernames: list[str]) -> dict[str, User]:
+def rater_accounts(*, usernames: list[str]) -> dict[str, User]:
     """An account per imported rater, that cannot log in (no usable password); a name that
     belongs to a real account stops the import (its owner did not give these ratings)."""
     raters = {}
@@ -139,7 +139,7 @@ def mqm_ratings_import(
                 source_meta={"doc_id": rating.doc_id, "seg_id": rating.seg_id},
             )
     Item.objects.bulk_create(items.values())
-    raters = rater_accounts(sorted({rating.rater for rating in ratings}))
+    raters = rater_accounts(usernames=sorted({rating.rater for rating in ratings}))
     batches = {
         username: Batch(
             task=task,
@@ -185,7 +185,7 @@ def mqm_ratings_import(
     Slot.objects.bulk_create(slots)
     Judgment.objects.bulk_create(judgments)
     ErrorSpan.objects.bulk_create(
-        error_span_row(judgment, span)
+        error_span_row(judgment=judgment, span=span)
         for judgment, rating in zip(judgments, ratings, strict=True)
         for span in rating.spans
     )

@@ -48,7 +48,7 @@ class CheckedSpan:
     origin: dict[str, Any] | None = None
 
 
-def task_mqm_categories(task: Task) -> tuple[str, ...]:
+def task_mqm_categories(*, task: Task) -> tuple[str, ...]:
     """The task's MQM typology: its own list, or Google's."""
     return tuple(task.mqm_categories) or GOOGLE_MQM_CATEGORIES
 
@@ -81,11 +81,11 @@ def mqm_settings_problem(categories: object, weights: object) -> str | None:
     return None
 
 
-def is_non_translation(category: str | None, weights: MqmWeights = DEFAULT_MQM_WEIGHTS) -> bool:
+def is_non_translation(*, category: str | None, weights: MqmWeights = DEFAULT_MQM_WEIGHTS) -> bool:
     return (category or "").lower() in weights.non_translation_categories
 
 
-def item_prefilled(item: Item) -> list[Span]:
+def item_prefilled(*, item: Item) -> list[Span]:
     """The item's pre-filled spans (ESA^AI), as stored at import."""
     return [span_from_dict({**entry, "prefilled": True}) for entry in item.prefilled_spans]
 
@@ -127,7 +127,7 @@ def _span(task: Task, entry: object, target: str, source: str, categories: Seque
     if task.task_type == TaskType.MQM:
         if category not in categories:
             raise SpanAnswerError(f"unknown MQM category {category!r}")
-        if is_non_translation(category, task_mqm_weights(task)):
+        if is_non_translation(category=category, weights=task_mqm_weights(task)):
             return Span(0, len(target), MAJOR, category)
     text = source if span.side == "source" else target
     try:
@@ -152,8 +152,8 @@ def span_answer_validated(
         raise SpanAnswerError(f"at most {MAX_SPANS_PER_JUDGMENT} spans per item")
     target = item.candidates[0]["text"]
     source = item.segment.source
-    categories = task_mqm_categories(task)
-    prefilled = item_prefilled(item) if task.task_type == TaskType.ESA_PREFILLED else []
+    categories = task_mqm_categories(task=task)
+    prefilled = item_prefilled(item=item) if task.task_type == TaskType.ESA_PREFILLED else []
     checked: list[CheckedSpan] = []
     used: set[int] = set()
     for entry in raw:
@@ -183,7 +183,7 @@ def span_answer_validated(
     return {"score": _score(task.task_type, answer)}, checked
 
 
-def error_span_row(judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
+def error_span_row(*, judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
     """The (unsaved) row of one span of a judgment; ``changes``: ``changed``, ``origin``."""
     return ErrorSpan(
         judgment=judgment,
@@ -200,7 +200,9 @@ def error_span_row(judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
 def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> list[ErrorSpan]:
     """Stores a judgment's spans; called inside the judgment's transaction."""
     return ErrorSpan.objects.bulk_create(
-        error_span_row(judgment, checked.span, changed=checked.changed, origin=checked.origin)
+        error_span_row(
+            judgment=judgment, span=checked.span, changed=checked.changed, origin=checked.origin
+        )
         for checked in spans
     )
 

@@ -66,7 +66,7 @@ class ImportedFile:
     documents: int = 0  # of a source with document ids
 
 
-def content_hash(texts: list[str]) -> str:
+def content_hash(*, texts: list[str]) -> str:
     """Hash of the segments themselves, so CRLF or a BOM does not make a new system."""
     digest = hashlib.sha256()
     for text in texts:
@@ -82,7 +82,7 @@ LONG_LINE_FLOOR = 50  # characters: short sources have long enough translations
 LONG_LINE_WARNINGS = 5  # named one by one; the rest are counted
 
 
-def long_line_warnings(filename: str, texts: list[str], source_lengths: list[int]) -> list[str]:
+def long_line_warnings(*, filename: str, texts: list[str], source_lengths: list[int]) -> list[str]:
     """Lines far longer than their source line, which validation alone lets through."""
     pairs = zip(texts, source_lengths, strict=True)
     long_lines = [
@@ -103,7 +103,7 @@ def long_line_warnings(filename: str, texts: list[str], source_lengths: list[int
     return warnings
 
 
-def line_count_error(filename: str, texts: list[str], segment_count: int) -> UploadError:
+def line_count_error(*, filename: str, texts: list[str], segment_count: int) -> UploadError:
     """A file whose lines do not match the source's, naming trailing blank lines as the cause."""
     extra = len(texts) - segment_count
     if extra > 0 and not any(text.strip() for text in texts[segment_count:]):
@@ -120,7 +120,7 @@ def line_count_error(filename: str, texts: list[str], segment_count: int) -> Upl
     )
 
 
-def check_name(filename: str, kind: str, label: str) -> None:
+def check_name(*, filename: str, kind: str, label: str) -> None:
     """The rules for a reference or system name, whichever way it was uploaded."""
     longest = (Reference if kind == "reference" else System)._meta.get_field("name").max_length
     if longest is not None and len(label) > longest:
@@ -136,6 +136,7 @@ def check_name(filename: str, kind: str, label: str) -> None:
 
 
 def plan_source(
+    *,
     parsed: ParsedFile,
     digest: str,
     segment_count: int,
@@ -168,7 +169,7 @@ def plan_source(
     return PlannedFile("source", "source", parsed, digest, "create")
 
 
-def plan_wmt_xml(campaign: Campaign, files: list[tuple[str, bytes]]) -> UploadPlan:
+def plan_wmt_xml(*, campaign: Campaign, files: list[tuple[str, bytes]]) -> UploadPlan:
     """A WMT XML file fills an empty campaign: source with documents, references, systems."""
     if len(files) != 1:
         raise UploadError("upload", f"a WMT XML test set is one file; {len(files)} were sent")
@@ -189,12 +190,19 @@ def plan_wmt_xml(campaign: Campaign, files: list[tuple[str, bytes]]) -> UploadPl
         )
     source = test_set.source
     existing = Segment.objects.filter(campaign=campaign).count()
-    planned = [plan_source(source, content_hash(source.texts), existing, None)]
+    planned = [
+        plan_source(
+            parsed=source,
+            digest=content_hash(texts=source.texts),
+            segment_count=existing,
+            documents=None,
+        )
+    ]
     seen_hashes: dict[str, str] = {}
     for kind, named in (("reference", test_set.references), ("system", test_set.systems)):
         for label, parsed in named.items():
-            check_name(parsed.filename, kind, label)
-            digest = content_hash(parsed.texts)
+            check_name(filename=parsed.filename, kind=kind, label=label)
+            digest = content_hash(texts=parsed.texts)
             if kind == "system" and digest in seen_hashes:
                 raise UploadError(
                     filename, f"system {label!r} has the same outputs as {seen_hashes[digest]!r}"

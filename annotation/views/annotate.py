@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.errors import error_status, refused_to
+from annotation.http_errors import error_json, error_status
 from annotation.instructions import task_instructions
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
@@ -33,6 +33,7 @@ from annotation.services.judgments import (
     skip_record,
 )
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
+from annotation.views.errors import refused_to
 from metrics.spans.mqm import NON_TRANSLATION
 
 
@@ -162,7 +163,7 @@ def submit(request, task_id: int):
         answer = _answer_from_post(task, request.POST)
     except ValueError:
         if by_script:
-            return JsonResponse({"detail": INCOMPLETE}, status=400)
+            return error_json(INCOMPLETE, status=400)
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
     try:
@@ -179,10 +180,7 @@ def submit(request, task_id: int):
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
         # The script shows the reason itself, and the way on to the next item.
-        return JsonResponse(
-            {"detail": f"Not saved: {error}.", "code": error.kind, "next": next_url},
-            status=error_status(error),
-        )
+        return error_json(f"Not saved: {error}.", status=error_status(error), next_url=next_url)
     # A closed batch stops at the "batch done" screen, unless nothing is left for them.
     stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:

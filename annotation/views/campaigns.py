@@ -8,7 +8,6 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.errors import refused_to
 from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
 from annotation.lib.textfiles import UploadError, format_size, read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
@@ -17,6 +16,7 @@ from annotation.selectors.systems import system_runs_with_jobs
 from annotation.selectors.tasks import tasks_missing_systems
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.imports import upload_plan
+from annotation.services.jobs import campaign_metrics_recompute
 from annotation.services.metric_uploads import (
     decode_scores,
     metric_scores_upload,
@@ -28,7 +28,7 @@ from annotation.services.pending_uploads import (
     pending_upload_discard,
     pending_upload_plan,
 )
-from annotation.services.scoring import campaign_metrics_recompute
+from annotation.views.errors import refused_to
 
 
 @login_required
@@ -253,7 +253,7 @@ def campaign_metric_scores_upload(request, campaign_id: int):
         campaign=request.campaign,
         name=data["name"],
         higher_is_better=data["better"] == "higher",
-        text=decode_scores(content),
+        text=decode_scores(data=content),
     )
     messages.success(
         request,

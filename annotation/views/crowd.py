@@ -26,7 +26,7 @@ def crowd_start(request, task_id: int, secret: str):
     participant in and sends them to the task."""
     query = request.POST if request.method == "POST" else request.GET
     try:
-        parameters = participant_parameters({key: query.get(key, "") for key in query})
+        parameters = participant_parameters(query={key: query.get(key, "") for key in query})
         task_for_link(task_id=task_id, secret=secret)
         if request.method != "POST":
             return render(

@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotation.errors import ApplicationError, refused_to
+from annotation.errors import ApplicationError
 from annotation.exports import (
     csv_stream,
     judgments_download,
@@ -38,6 +38,7 @@ from annotation.span_exports import (
     span_download,
     spans_jsonl_lines,
 )
+from annotation.views.errors import refused_to
 from metrics.agreement.coefficients import Weights
 
 JUDGMENT_FORMATS = {"csv", "jsonl", "appraise", "wmt"}

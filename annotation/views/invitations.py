@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.forms import InvitationAcceptForm, InvitationTokenForm
+from annotation.http_errors import error_json
 from annotation.models import Role
 from annotation.services.invitations import (
     InvitationError,
@@ -30,7 +31,7 @@ BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 def _invitation_or_none(token: str):
     try:
-        return invitation_usable(token) if token else None
+        return invitation_usable(token=token) if token else None
     except InvitationError:
         return None
 
@@ -55,12 +56,12 @@ def invitation_accept_view(request):
     if action is not None:
         try:
             if action == "create" and create_form.is_valid():
-                invitation = invitation_usable(token)
+                invitation = invitation_usable(token=token)
                 user = invitation_accept(**create_form.cleaned_data)
                 login(request, user, backend=BACKEND)
                 return _joined(request, user, invitation.campaign, invitation.role)
             if action == "login" and login_form.is_valid():
-                invitation = invitation_usable(token)
+                invitation = invitation_usable(token=token)
                 user = login_form.get_user()
                 invitation_join(token=token, user=user)
                 login(request, user, backend=BACKEND)
@@ -68,7 +69,7 @@ def invitation_accept_view(request):
             if action == "join" and join_form.is_valid():
                 if not request.user.is_authenticated:
                     raise InvitationError("log in first, or create an account")
-                invitation = invitation_usable(token)
+                invitation = invitation_usable(token=token)
                 invitation_join(token=token, user=request.user)
                 return _joined(request, request.user, invitation.campaign, invitation.role)
         except InvitationError as error:
@@ -93,9 +94,9 @@ def invitation_accept_view(request):
 def invitation_details(request):
     """What an invitation is for, so the landing page can say it; the token comes in the body."""
     try:
-        invitation = invitation_usable(request.POST.get("token", ""))
+        invitation = invitation_usable(token=request.POST.get("token", ""))
     except InvitationError as error:
-        return JsonResponse({"detail": str(error)}, status=404)
+        return error_json(str(error), status=404)
     return JsonResponse(
         {
             "campaign": invitation.campaign.name,

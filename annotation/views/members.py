@@ -8,13 +8,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.errors import refused_to
 from annotation.exports import csv_stream, streaming_response
 from annotation.forms import InvitationsCreateForm, MemberAddForm
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
 from annotation.selectors.members import campaign_members, pending_invitations
 from annotation.services.campaigns import CampaignError, membership_add
 from annotation.services.invitations import InvitationError, invitation_revoke, invitations_create
+from annotation.views.errors import refused_to
 
 
 def invitation_link(request, token: str) -> str:

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.confirmations import confirmation, needs_confirmation
-from annotation.errors import ApplicationError, refused_to
+from annotation.errors import ApplicationError
 from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
@@ -35,6 +35,7 @@ from annotation.services.tasks import (
     task_reference_warning,
 )
 from annotation.views.campaigns import campaign_page
+from annotation.views.errors import refused_to
 
 
 @login_required

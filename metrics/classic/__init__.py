@@ -1,12 +1,12 @@
 """The classic MT metrics beyond sacrebleu's: METEOR, NIST, WER, PER, RIBES, LEPOR, hLEPOR,
-ROUGE-L, GTM and Asiya's ULC, on the same contract as ``metrics.automatic``.
+ROUGE-L and GTM, on the same contract as ``metrics.automatic``.
 
 Each metric turns a system into a per-segment statistics matrix once; corpus scores, bootstrap
 resamples and paired tests then sum rows of that matrix. ``decomposes(key)`` says what the rows
 are: sufficient statistics from which the corpus score is computed (METEOR, NIST, WER, PER,
 GTM; as BLEU), or, for metrics defined as a mean of sentence scores (RIBES, LEPOR, hLEPOR,
 ROUGE-L), each sentence's score and a count, so that resampling reuses stored sentence scores.
-ULC stacks its components' statistics side by side.
+ULC (``metrics.ulc``) stacks its components' statistics side by side.
 
 Scales: NIST on its own scale, everything else 0-100. Lower is better for WER and PER.
 """
@@ -19,6 +19,8 @@ from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
+
+from metrics.ulc import ULC, is_ulc  # noqa: F401 (ULC: the key, for the registry's tables)
 
 VERSION: Final = "1.0"  # of these implementations, in every signature
 
@@ -48,7 +50,6 @@ SPECS: Final = {
     "gtm": Spec("GTM", True, True, False, "gtm", "extract"),
 }
 CLASSIC_METRICS: Final = tuple(SPECS)
-ULC: Final = "ulc"
 # Sentence-mean metrics score from the shared (score, count) columns.
 _SENTENCE_SCORE_MODULE: Final = "sentence"
 
@@ -61,10 +62,6 @@ def _module(name: str) -> Any:
 
 def is_classic(key: str) -> bool:
     return key in SPECS or is_ulc(key)
-
-
-def is_ulc(key: str) -> bool:
-    return key == ULC or key.startswith(ULC + ":")
 
 
 def _scoring_module(key: str) -> Any:

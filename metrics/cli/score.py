@@ -39,9 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics import classic
+from metrics import ulc
 from metrics.automatic import METRICS, TOKENIZERS, check_metric, tokenize_applies
-from metrics.classic import ulc
 from metrics.cli.score_output import as_json, as_text
 from metrics.extraction import default_jobs, extract_table
 from metrics.resampling import (
@@ -182,10 +181,10 @@ def _parse_metrics(text: str) -> dict[str, str]:
     if not keys:
         raise InputError("no metric given")
     named = {key: key for key in keys}
-    if classic.ULC in named:
-        others = [key for key in named if not classic.is_ulc(key)]
+    if ulc.ULC in named:
+        others = [key for key in named if not ulc.is_ulc(key)]
         try:
-            named[classic.ULC] = ulc.key_for(others)
+            named[ulc.ULC] = ulc.key_for(others)
         except ValueError as error:
             raise InputError(str(error)) from None
     return named

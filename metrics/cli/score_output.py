@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metrics import classic
+from metrics import classic, ulc
 from metrics.automatic import decomposes, higher_is_better
 from metrics.resampling import Comparison, Estimate
 
@@ -19,7 +19,7 @@ _NAMES = {
 
 
 def _label(metric: str) -> str:
-    return "ULC" if classic.is_ulc(metric) else _NAMES[metric]
+    return "ULC" if ulc.is_ulc(metric) else _NAMES[metric]
 
 
 def as_json(

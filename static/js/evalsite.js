@@ -109,7 +109,7 @@
         }
         if (response && ![502, 503, 504].includes(response.status)) {
           const data = await detail(response);
-          say((data && data.detail) || `Not saved: the server answered ${response.status}.`, "error");
+          say((data && data.error) || `Not saved: the server answered ${response.status}.`, "error");
           if (status && data && data.next && [404, 409].includes(response.status)) {
             const link = document.createElement("a");
             link.href = data.next;
@@ -280,7 +280,7 @@
       code.closest("label").hidden = true;  // it came with the link and works: nothing to type
     } else {
       title.textContent = "This invitation cannot be used";
-      about.textContent = data.detail.charAt(0).toUpperCase() + data.detail.slice(1) + ".";
+      about.textContent = data.error.charAt(0).toUpperCase() + data.error.slice(1) + ".";
       about.className = "error";
     }
   };

@@ -29,8 +29,8 @@ class Command(BaseCommand):
             raise CommandError(f"no user named {owner!r}")
         try:
             parsed = appraise_load(
-                manifest.read_text(encoding="utf-8"),
-                batches.read_text(encoding="utf-8"),
+                manifest_text=manifest.read_text(encoding="utf-8"),
+                batches_text=batches.read_text(encoding="utf-8"),
                 manifest_name=str(manifest),
                 batches_name=str(batches),
             )

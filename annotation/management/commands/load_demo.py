@@ -20,7 +20,7 @@ from annotation.demo import demo_task_simulate
 from annotation.models import Campaign, Role
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
-from annotation.services.scoring import campaign_metrics_recompute
+from annotation.services.jobs import campaign_metrics_recompute
 from annotation.services.tasks import task_create, task_launch
 
 DEMO_XML = Path(settings.BASE_DIR) / "demo" / "wmt21-de-fr" / "newstest2021.de-fr.demo.xml"

@@ -31,7 +31,7 @@ class Command(BaseCommand):
         if campaign is None:
             raise CommandError(f"no campaign {campaign_id}")
         try:
-            text = decode_scores(file.read_bytes())
+            text = decode_scores(data=file.read_bytes())
             result = metric_scores_upload(
                 campaign=campaign, name=name, higher_is_better=not lower_is_better, text=text
             )

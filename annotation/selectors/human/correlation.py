@@ -8,27 +8,24 @@ from dataclasses import dataclass
 from annotation.models import Campaign, RunScore
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import metric_order
+from annotation.selectors.systems import first_runs
 from metrics.correlation import Correlation, system_correlations
 
 
 def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
     """metric → {system: score} from each system's first run, against the current reference
     set (a system not yet scored against it is left out), and the uploaded metric scores."""
-    rows = list(
+    rows = (
         RunScore.objects.filter(
-            run__campaign=campaign,
+            run__in=first_runs(campaign),
             references__in=[current_reference_set(campaign), UPLOADED_SCORES_KEY],
         )
-        .order_by("run__system__name", "run__number")
-        .values_list("run__system__name", "run__number", "metric", "score")
+        .order_by("run__system__name")
+        .values_list("run__system__name", "metric", "score")
     )
-    first_run: dict[str, int] = {}
-    for system, number, *_ in rows:
-        first_run.setdefault(system, number)
     found: dict[str, dict[str, float]] = {}
-    for system, number, metric, score in rows:
-        if number == first_run[system]:
-            found.setdefault(metric, {})[system] = score
+    for system, metric, score in rows:
+        found.setdefault(metric, {})[system] = score
     return {metric: found[metric] for metric in metric_order(set(found))}
 
 

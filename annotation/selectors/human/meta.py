@@ -30,6 +30,7 @@ from annotation.models import (
 )
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import metric_label, metric_order
+from annotation.selectors.systems import first_runs
 from metrics.automatic import higher_is_better, sentence_scores, stats_from_bytes
 from metrics.meta import DA_THRESHOLD
 from metrics.meta.report import MetaEvaluation, meta_evaluate
@@ -83,13 +84,13 @@ def metric_segment_scores(campaign: Campaign) -> dict[str, dict[str, np.ndarray]
     references = current_reference_set(campaign)
     stored = (
         RunStatistics.objects.filter(
-            run__campaign=campaign, references__in=[references, UPLOADED_SCORES_KEY]
+            run__in=first_runs(campaign), references__in=[references, UPLOADED_SCORES_KEY]
         )
-        .order_by("metric", "run__system__name", "-run__number")
+        .order_by("metric", "run__system__name")
         .values_list("metric", "run__system__name", "data")
     )
     result: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
-    for metric, system, data in stored:  # the lowest run number comes last and stays
+    for metric, system, data in stored:
         sign = 1.0 if higher_is_better(metric) else -1.0
         result[metric][system] = sign * sentence_scores(metric, stats_from_bytes(metric, data))
     return dict(result)

@@ -10,33 +10,46 @@ it) depends on that system alone. NIST, which has no upper bound, cannot be comb
 
 A ULC key names its components, ``ulc:bleu+meteor+ter``; ``ulc`` alone is ``DEFAULT``. Its
 statistics are the components' statistics side by side, in that order.
+
+This module knows ULC keys and the combination; the registry (``metrics.automatic``) checks
+the components and scores them, so it imports this module and not the other way round.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 
+ULC: Final = "ulc"
 DEFAULT: Final = ("bleu", "chrf", "ter", "meteor", "wer", "per", "ribes", "lepor", "rougel", "gtm")
 _UNBOUNDED: Final = frozenset({"nist"})
 
 
-def components(key: str) -> tuple[str, ...]:
-    """Component metrics of a ULC key, checked."""
-    from metrics.automatic import check_metric
+def is_ulc(key: str) -> bool:
+    return key == ULC or key.startswith(ULC + ":")
 
+
+def names(key: str) -> tuple[str, ...]:
+    """The component names a ULC key spells, as written (the registry checks each)."""
     _, sep, rest = key.partition(":")
-    names = tuple(rest.split("+")) if sep else DEFAULT
-    if not names or any(not name for name in names):
+    parts = tuple(rest.split("+")) if sep else DEFAULT
+    if not parts or any(not part for part in parts):
         raise ValueError(f"bad ULC key {key!r}; expected ulc or ulc:METRIC+METRIC...")
+    return parts
+
+
+def components(key: str) -> tuple[str, ...]:
+    """Component metrics of a ULC key whose names are metrics, refused if they cannot be
+    combined."""
     checked = []
-    for name in names:
-        metric = check_metric(name)
+    for name in names(key):
+        metric = name.lower()
         if metric in _UNBOUNDED or metric.startswith("ext"):
-            raise ValueError(f"ULC combines 0-100 metrics; {metric} has no upper bound")
-        if metric.startswith("ulc"):
+            raise ValueError(f"ULC combines 0-100 metrics; {name} has no upper bound")
+        if is_ulc(metric):
             raise ValueError("ULC cannot contain ULC")
         checked.append(metric)
     if len(set(checked)) != len(checked):
@@ -46,29 +59,18 @@ def components(key: str) -> tuple[str, ...]:
 
 def key_for(metrics: list[str]) -> str:
     """The ULC key combining ``metrics`` (those that can be combined), in their order."""
-    usable = [m for m in metrics if m not in _UNBOUNDED and not m.startswith("ulc")]
+    usable = [m for m in metrics if m not in _UNBOUNDED and not is_ulc(m)]
     if not usable:
         raise ValueError("ULC needs at least one 0-100 metric besides NIST")
     return "ulc:" + "+".join(usable)
 
 
-def n_statistics(key: str) -> int:
-    from metrics.automatic import n_statistics as width
-
-    return sum(width(metric) for metric in components(key))
-
-
-def score_columns(key: str, cols: NDArray[np.floating]) -> NDArray[np.float64]:
-    """ULC (0-100) from column-major summed statistics of every component."""
-    from metrics.automatic import higher_is_better, n_statistics, scores_from_columns
-
-    total = np.zeros(cols.shape[1])
-    start = 0
-    names = components(key)
-    for metric in names:
-        width = n_statistics(metric)
-        score = np.asarray(scores_from_columns(metric, cols[start : start + width]), np.float64)
-        start += width
-        unit = np.clip(score / 100.0, 0.0, 1.0)
-        total += unit if higher_is_better(metric) else 1.0 - unit
-    return 100.0 * total / len(names)
+def combine(
+    scores: Sequence[NDArray[np.floating]], higher_is_better: Sequence[bool]
+) -> NDArray[np.float64]:
+    """ULC (0-100) from the components' scores (0-100 each) and their directions."""
+    total = np.zeros(np.shape(scores[0]))
+    for score, higher in zip(scores, higher_is_better, strict=True):
+        unit = np.clip(np.asarray(score, np.float64) / 100.0, 0.0, 1.0)
+        total += unit if higher else 1.0 - unit
+    return 100.0 * total / len(scores)
