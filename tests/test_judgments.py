@@ -190,7 +190,7 @@ def test_skips_are_counted_apart_from_judgments_in_every_progress_figure(
 def test_a_skip_note_with_nul_or_a_lone_surrogate_is_refused_clearly(
     note, launched, loaded_campaign, make_annotator
 ):
-    from annotation.errors import error_status
+    from annotation.http_errors import error_status
     from annotation.models import Skip
     from annotation.services.judgments import skip_record
 
