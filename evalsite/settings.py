@@ -220,8 +220,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.errors.api_exception_handler",
     # JSON bodies only (uploads name MultiPartParser themselves): one documented way in,
-    # and 415 for anything else.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # and 415 for anything else. Nesting is limited (annotation/lib/json_limits.py).
+    "DEFAULT_PARSER_CLASSES": ["annotation.api.parsers.DepthLimitedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
 }

@@ -6,13 +6,14 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, parsers, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.api.fields import StrictCharField
+from annotation.api.parsers import DepthLimitedJSONParser
 from annotation.lib.client_ip import client_ip
 from annotation.services.logins import LoginLocked, login_attempt
 
@@ -23,6 +24,9 @@ DetailSerializer = inline_serializer("Detail", {"detail": serializers.CharField(
 class TokenApi(ObtainAuthToken):
     """A token for a username and password; 429 with Retry-After while the account or the
     client's address is locked out after repeated failures."""
+
+    # DRF's view names its own parsers; JSON here too is depth-limited.
+    parser_classes = (parsers.FormParser, parsers.MultiPartParser, DepthLimitedJSONParser)
 
     class TokenInputSerializer(serializers.Serializer):
         username = StrictCharField(max_length=150)

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import error_status, refused_to
 from annotation.instructions import task_instructions
+from annotation.lib import json_limits
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
@@ -107,7 +108,7 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
         raise ValueError("a negative number of candidates")
     if task.task_type in SPAN_TYPES:
         # The span editor (static/js/spans.js) sends its spans as one JSON field.
-        spans = json.loads(post.get("spans") or "[]")
+        spans = json_limits.loads(post.get("spans") or "[]")
         return {"spans": spans, "score": post.get("score")}
     if task.task_type == TaskType.RANKING:
         return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
