@@ -1,5 +1,6 @@
 """The API's JSON parser: DRF's, refusing bodies nested deeper than ``json_limits.MAX_DEPTH``
-with a 400 (DRF's own recurses until ``RecursionError``, a 500)."""
+or holding a lone surrogate with a 400 (DRF's own recurses until ``RecursionError``, and lets
+surrogates through to the database: 500s)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ class DepthLimitedJSONParser(JSONParser):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         body = stream.read() if stream is not None else b""
         try:
-            json_limits.depth_check(body.decode(encoding))
+            text = body.decode(encoding)
+            json_limits.depth_check(text)
+            value = super().parse(io.BytesIO(body), media_type, parser_context)
+            json_limits.characters_check(value, text)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ParseError(f"JSON parse error - {error}") from None
-        return super().parse(io.BytesIO(body), media_type, parser_context)
+        return value

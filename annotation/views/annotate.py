@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from annotation.errors import error_status, refused_to
 from annotation.instructions import task_instructions
 from annotation.lib import json_limits
+from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
@@ -140,7 +141,7 @@ def submit(request, task_id: int):
     swaps_in_next = by_script and task.task_type not in SPAN_TYPES
     next_url = reverse("annotate", args=[task.id])
     try:
-        slot_id = int(request.POST.get("slot", ""))
+        slot_id = database_id(request.POST.get("slot"))
         answer = _answer_from_post(task, request.POST)
     except ValueError:
         if by_script:
@@ -192,7 +193,7 @@ def skip(request, task_id: int):
     task = request.task
     try:
         # Not "slot": the page's judgment form holds that one.
-        slot_id = int(request.POST.get("skipped_slot", ""))
+        slot_id = database_id(request.POST.get("skipped_slot"))
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
