@@ -210,6 +210,9 @@ CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", DEFAULT_POLI
 LOGIN_LOCKOUT_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_FAILURES", "5"))
 LOGIN_LOCKOUT_IP_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_IP_FAILURES", "30"))
 LOGIN_LOCKOUT_WINDOW_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_WINDOW_SECONDS", "900"))
+# An API token stops working this many days after it was issued (POST /api/v1/auth/token
+# then issues a new one); a password change deletes the account's token at once.
+API_TOKEN_MAX_AGE_DAYS = int(os.environ.get("API_TOKEN_MAX_AGE_DAYS", "90"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

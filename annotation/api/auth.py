@@ -7,15 +7,15 @@ from typing import Any
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, parsers, serializers, status
-from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from annotation.api.fields import StrictCharField
 from annotation.api.parsers import DepthLimitedJSONParser
 from annotation.lib.client_ip import client_ip
-from annotation.services.logins import LoginLocked, login_attempt
+from annotation.services.logins import LoginLocked, login_attempt, token_for, token_rotate
 
 TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})
 DetailSerializer = inline_serializer("Detail", {"detail": serializers.CharField()})
@@ -62,5 +62,13 @@ class TokenApi(ObtainAuthToken):
                 {"non_field_errors": ["Unable to log in with provided credentials."]},
                 code="authorization",
             )
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        return Response({"token": token_for(user=user).key})
+
+
+class TokenRotateApi(APIView):
+    """A new token for the caller (authenticated by token or session); the old one stops
+    working at once. Tokens also expire after ``API_TOKEN_MAX_AGE_DAYS`` days."""
+
+    @extend_schema(request=None, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        return Response({"token": token_rotate(user=request.user).key})

@@ -1,4 +1,6 @@
-"""Failed log-ins and lockouts, for the login page, the admin login and the API token.
+"""Failed log-ins and lockouts, for the login page, the admin login and the API token; and
+the API token's life (issued, expired after ``API_TOKEN_MAX_AGE_DAYS``, rotated, deleted when
+the password changes).
 
 An account (by the username tried, whether or not it exists, so that a lockout reveals
 nothing) is locked after ``LOGIN_LOCKOUT_FAILURES`` failures within
@@ -15,11 +17,12 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from annotation.models import LoginFailure
 
@@ -27,6 +30,41 @@ T = TypeVar("T")
 
 # The first key of the two-key advisory lock: our namespace for per-username login locks.
 _LOCK_CLASS = 0x4C4F47
+
+
+def token_expired(created: datetime) -> bool:
+    """The one rule of a token's age (checked on every API request, in its one query's row)."""
+    return created <= timezone.now() - timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
+
+
+@transaction.atomic
+def token_for(*, user: Any) -> Token:
+    """The user's token, a new one if it has none or it has expired."""
+    token = Token.objects.select_for_update().filter(user=user).first()
+    if token is not None and not token_expired(token.created):
+        return token
+    return token_rotate(user=user)
+
+
+@transaction.atomic
+def token_rotate(*, user: Any) -> Token:
+    """A new token for the user; the old one stops working at once."""
+    tokens_delete(user=user)
+    return Token.objects.create(user=user)
+
+
+@transaction.atomic
+def tokens_delete(*, user: Any) -> int:
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return deleted
+
+
+def tokens_delete_on_password_change(sender: Any, instance: Any, created: bool, **kwargs: Any):
+    """``post_save`` of the user model: a saved password change (a reset, the admin's form,
+    ``changepassword``) ends the account's API token, as it ends its other sessions.
+    ``set_password`` leaves the new raw password in ``_password`` until the save is done."""
+    if not created and getattr(instance, "_password", None) is not None:
+        tokens_delete(user=instance)
 
 
 @dataclass(frozen=True)
