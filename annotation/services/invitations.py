@@ -17,6 +17,7 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Invitation, Membership, Role
 from annotation.services.campaigns import membership_insert
+from annotation.services.logins import UsernameError, username_clean
 
 INVITATION_DAYS = 7
 # Enough for a crowd of annotators at once; more is a script's job, in several calls.
@@ -123,9 +124,10 @@ def invitation_accept(*, token: str, username: str, password: str) -> User:
     """Creates the account and its membership; the token cannot be used again."""
     invitation = invitation_usable(token, for_update=True)
     User = get_user_model()
-    username = username.strip()
-    if not username:
-        raise InvitationError("choose a username")
+    try:
+        username = username_clean(username)
+    except UsernameError as error:
+        raise InvitationError(str(error)) from None
     taken = InvitationError("that username is taken: if it is yours, log in below to join with it")
     if User.objects.filter(username__iexact=username).exists():
         raise taken

@@ -20,14 +20,18 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from annotation.errors import ApplicationError
 from annotation.models import LoginFailure
 
 T = TypeVar("T")
 
+USERNAME_MAX_LENGTH = 150  # Django's user model
 # The first key of the two-key advisory lock: our namespace for per-username login locks.
 _LOCK_CLASS = 0x4C4F47
 
@@ -59,6 +63,14 @@ def tokens_delete(*, user: Any) -> int:
     return deleted
 
 
+def username_validator(username: str) -> None:
+    """``username_clean`` as a Django validator, for the user model's forms (the admin's)."""
+    try:
+        username_clean(username)
+    except UsernameError as error:
+        raise ValidationError(str(error)) from None
+
+
 def tokens_delete_on_password_change(sender: Any, instance: Any, created: bool, **kwargs: Any):
     """``post_save`` of the user model: a saved password change (a reset, the admin's form,
     ``changepassword``) ends the account's API token, as it ends its other sessions.
@@ -87,9 +99,45 @@ class LoginLocked(Exception):
         self.lockout = lockout
 
 
+class UsernameError(ApplicationError):
+    """A username no new account may take, and why."""
+
+
+# Scripts whose letters look alike ("а" is Cyrillic, "a" Latin): a name mixing them is refused.
+_CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
+
+
+def username_clean(username: str) -> str:
+    """The one rule for a new account's name, on every path that creates one (invitation
+    sign-up, imported raters, the admin's forms): NFKC (a full-width "ｂｏｂ" is "bob"), no
+    invisible or control characters (zero-width joiners, right-to-left overrides), Django's
+    username characters, and no Latin, Cyrillic and Greek letters mixed. Returns the name to
+    store, or raises ``UsernameError``."""
+    name = unicodedata.normalize("NFKC", username).strip()
+    if not name:
+        raise UsernameError("choose a username")
+    if len(name) > USERNAME_MAX_LENGTH:
+        raise UsernameError(f"a username has at most {USERNAME_MAX_LENGTH} characters")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            raise UsernameError(
+                f"a username cannot contain the invisible or control character U+{ord(char):04X}"
+            )
+    try:
+        UnicodeUsernameValidator()(name)
+    except ValidationError as error:
+        raise UsernameError(" ".join(error.messages)) from None
+    scripts = {unicodedata.name(c, "").split(" ")[0] for c in name if c.isalpha()}
+    if len(scripts & _CONFUSABLE_SCRIPTS) > 1:
+        raise UsernameError(
+            "a username cannot mix Latin, Cyrillic and Greek letters (they look alike)"
+        )
+    return name
+
+
 def username_normalise(username: str) -> str:
     """The key failures are counted under: "Alice" and "alice " are the same account."""
-    return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
+    return unicodedata.normalize("NFKC", username).strip().casefold()[:USERNAME_MAX_LENGTH]
 
 
 def _window() -> timedelta:
