@@ -109,3 +109,20 @@ def test_options_on_the_api_docs_page_is_a_405():
     response = _quiet().options("/api/docs/")
     assert response.status_code == 405
     assert _quiet().get("/api/docs/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/annotate/{huge}/",
+        "/campaigns/{huge}/",
+        "/campaigns/{huge}/results/automatic/",
+        "/api/v1/tasks/{huge}/next",
+        "/api/v1/campaigns/{huge}/results/automatic",
+    ],
+)
+def test_ids_past_bigint_in_paths_are_not_found(annotating, manager, path):
+    _, user = annotating
+    for who in (user, manager):
+        response = _quiet(who).get(path.format(huge=HUGE * 10))
+        assert response.status_code == 404, (path, response.status_code)
