@@ -81,3 +81,26 @@ def test_authenticated_pages_and_api_answers_are_private_and_not_stored(client, 
     response = api.get("/api/v1/campaigns")
     assert response.status_code == 200
     assert {"private", "no-store"} <= {d.strip() for d in response["Cache-Control"].split(",")}
+
+
+def test_imported_mqm_raters_follow_the_same_rule(manager, tmp_path):
+    from django.core.management import call_command
+
+    from annotation.models import Campaign
+
+    path = tmp_path / "raters.tsv"
+    header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    path.write_text(header + "A\td\t1\t1\tr\u202e1\tsrc\tt<v>x</v>\tOther\tMajor\n")
+    with pytest.raises(Exception, match="U\\+202E"):
+        call_command(
+            "import_mqm",
+            str(path),
+            "--name",
+            "Raters",
+            "--owner",
+            "manager",
+            "--languages",
+            "zh-en",
+        )
+    assert not Campaign.objects.filter(name="Raters").exists()
+    assert not get_user_model().objects.filter(username__startswith="r").exists()
