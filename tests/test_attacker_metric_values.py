@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
@@ -70,3 +71,36 @@ def test_every_results_page_survives_any_stored_value(client, manager, systems):
         assert response.status_code == 200, url
         if url.endswith(".json") or "/api/" in url:
             _strict_json(response.content.decode())
+
+
+def test_human_results_with_absurd_stored_sentence_scores(client, django_user_model):
+    """The meta-evaluation and the correlations read stored sentence scores: an absurd one
+    (written before uploads refused it) leaves that system out, not the page."""
+    from annotation.models import RunStatistics, Segment
+    from annotation.services.metric_uploads import metric_scores_upload
+    from metrics.automatic import stats_to_bytes
+    from tests.test_meta_evaluation_page import judged as judged_fixture
+
+    campaign = judged_fixture.__wrapped__()
+    names = sorted(
+        SystemRun.objects.filter(campaign=campaign)
+        .values_list("system__name", flat=True)
+        .distinct()
+    )
+    n = Segment.objects.filter(campaign=campaign).count()
+    text = "".join(f"{s}\t{i + 1}\t{0.5 + 0.01 * (i % 7)}\n" for s in names for i in range(n))
+    metric_scores_upload(campaign=campaign, name="COMET-22", higher_is_better=True, text=text)
+    for stored, value in zip(
+        RunStatistics.objects.filter(run__campaign=campaign, metric="ext:COMET-22"),
+        [1e308, math.inf, math.nan],
+        strict=False,
+    ):
+        stats = np.array([[value, 1.0]] * stored.rows)
+        RunStatistics.objects.filter(id=stored.id).update(data=stats_to_bytes(stats))
+    RunScore.objects.filter(run__campaign=campaign, metric="ext:COMET-22").update(score=1e308)
+    admin = django_user_model.objects.create_superuser("meta-admin", password="x-long-pass-1!")
+    client.force_login(admin)
+    assert client.get(f"/campaigns/{campaign.id}/results/human/").status_code == 200
+    response = client.get(f"/api/v1/campaigns/{campaign.id}/results/human")
+    assert response.status_code == 200
+    _strict_json(response.content.decode())
