@@ -164,3 +164,20 @@ def test_one_crowd_participant_signs_in_twice_at_once(launched):
     participant = CrowdParticipant.objects.get(task=task, participant_id="PID42")
     assert response.wsgi_request.user == participant.user  # the first visit's account
     assert get_user_model().objects.filter(username__startswith=f"crowd-{task.id}-").count() == 1
+
+
+def test_one_user_rotates_the_token_twice_at_once(django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    from annotation.services.logins import token_rotate
+
+    erin = django_user_model.objects.create_user("erin", password=PASSWORD)
+    Token.objects.create(user=erin)
+    client = _client(erin)
+    response = race(
+        lambda: token_rotate(user=erin), lambda: client.post("/api/v1/auth/token/rotate")
+    )
+    assert response.status_code == 200, response.content
+    assert list(Token.objects.filter(user=erin).values_list("key", flat=True)) == [
+        response.json()["token"]
+    ]

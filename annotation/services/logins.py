@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -41,10 +42,17 @@ def token_expired(created: datetime) -> bool:
     return created <= timezone.now() - timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
 
 
+def _user_lock(user: Any) -> None:
+    """Token writes of one user wait for each other: two first requests (or two rotations) at
+    once would otherwise both insert, and one would fail on the one-token-per-user index."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk").first()
+
+
 @transaction.atomic
 def token_for(*, user: Any) -> Token:
     """The user's token, a new one if it has none or it has expired."""
-    token = Token.objects.select_for_update().filter(user=user).first()
+    _user_lock(user)
+    token = Token.objects.filter(user=user).first()
     if token is not None and not token_expired(token.created):
         return token
     return token_rotate(user=user)
@@ -53,6 +61,7 @@ def token_for(*, user: Any) -> Token:
 @transaction.atomic
 def token_rotate(*, user: Any) -> Token:
     """A new token for the user; the old one stops working at once."""
+    _user_lock(user)
     tokens_delete(user=user)
     return Token.objects.create(user=user)
 
