@@ -1,4 +1,5 @@
-"""A lost database connection answers 503 with Retry-After, not a 500.
+"""A lost database connection answers 503 with Retry-After, not a 500; and answers meant for
+one person are marked so that no cache keeps them (``PrivateCacheMiddleware``).
 
 While PostgreSQL restarts, requests in flight and new ones fail to reach it. That is not a
 bug in the request: the same request sent again a moment later succeeds (answers are recorded
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.cache import patch_cache_control
 
 from annotation.http_errors import error_json, wants_json
 
@@ -70,3 +72,23 @@ class DatabaseUnavailableMiddleware:
             "database unavailable, %s %s answered 503: %s", request.method, request.path, exception
         )
         return unavailable_response(request)
+
+
+class PrivateCacheMiddleware:
+    """``Cache-Control: private, no-store`` on every answer to a signed-in user (session or
+    API token) and on every attachment (exports name annotators): neither a shared proxy nor
+    the browser's disk keeps a copy another person of the same machine could open."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)  # DRF sets the token's user here too
+        personal = (user is not None and user.is_authenticated) or (
+            "HTTP_AUTHORIZATION" in request.META
+        )
+        attachment = response.get("Content-Disposition", "").startswith("attachment")
+        if personal or attachment:
+            patch_cache_control(response, private=True, no_store=True)
+        return response

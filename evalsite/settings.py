@@ -122,6 +122,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication, so that it knows whose answer it marks private.
+    "annotation.middleware.PrivateCacheMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.DatabaseUnavailableMiddleware",
@@ -212,6 +214,9 @@ CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", DEFAULT_POLI
 LOGIN_LOCKOUT_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_FAILURES", "5"))
 LOGIN_LOCKOUT_IP_FAILURES = int(os.environ.get("LOGIN_LOCKOUT_IP_FAILURES", "30"))
 LOGIN_LOCKOUT_WINDOW_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_WINDOW_SECONDS", "900"))
+# An API token stops working this many days after it was issued (POST /api/v1/auth/token
+# then issues a new one); a password change deletes the account's token at once.
+API_TOKEN_MAX_AGE_DAYS = int(os.environ.get("API_TOKEN_MAX_AGE_DAYS", "90"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -222,8 +227,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.http_errors.api_exception_handler",
     # JSON bodies only (uploads name MultiPartParser themselves): one documented way in,
-    # and 415 for anything else.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # and 415 for anything else. Nesting is limited (annotation/lib/json_limits.py).
+    "DEFAULT_PARSER_CLASSES": ["annotation.api.parsers.DepthLimitedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
 }

@@ -22,6 +22,9 @@ HIGHER_PREFIX: Final = "ext:"
 LOWER_PREFIX: Final = "ext-lower:"
 N_STATS: Final = 2  # sentence score, 1
 NAME_MAX_LENGTH: Final = 60
+# No metric scores beyond this magnitude (BLEU, chrF and TER live within hundreds, COMET and
+# MetricX within tens); beyond it, sums and squares of a few thousand scores overflow.
+SCORE_LIMIT: Final = 1e6
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 

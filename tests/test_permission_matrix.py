@@ -416,6 +416,7 @@ CASES = [
         data=lambda w: {"username": w.users[ANN].username, "password": "wrong"},
         label="wrong password",
     ),
+    Case("api-token-rotate", "post", row(401, *[200] * 6)),
     Case("api-campaigns", "get", row(401, *[200] * 6)),
     Case(
         "api-campaigns",

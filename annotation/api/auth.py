@@ -6,17 +6,18 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, serializers, status
-from rest_framework.authtoken.models import Token
+from rest_framework import exceptions, parsers, serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from annotation.api.fields import StrictCharField
+from annotation.api.parsers import DepthLimitedJSONParser
 from annotation.api.schema import ErrorSerializer
 from annotation.http_errors import error_body
 from annotation.lib.client_ip import client_ip
-from annotation.services.logins import LoginLocked, login_attempt
+from annotation.services.logins import LoginLocked, login_attempt, token_for, token_rotate
 
 TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})
 
@@ -24,6 +25,9 @@ TokenSerializer = inline_serializer("Token", {"token": serializers.CharField()})
 class TokenApi(ObtainAuthToken):
     """A token for a username and password; 429 with Retry-After while the account or the
     client's address is locked out after repeated failures."""
+
+    # DRF's view names its own parsers; JSON here too is depth-limited.
+    parser_classes = (parsers.FormParser, parsers.MultiPartParser, DepthLimitedJSONParser)
 
     class TokenInputSerializer(serializers.Serializer):
         username = StrictCharField(max_length=150)
@@ -59,5 +63,13 @@ class TokenApi(ObtainAuthToken):
                 {"non_field_errors": ["Unable to log in with provided credentials."]},
                 code="authorization",
             )
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        return Response({"token": token_for(user=user).key})
+
+
+class TokenRotateApi(APIView):
+    """A new token for the caller (authenticated by token or session); the old one stops
+    working at once. Tokens also expire after ``API_TOKEN_MAX_AGE_DAYS`` days."""
+
+    @extend_schema(request=None, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        return Response({"token": token_rotate(user=request.user).key})

@@ -1,5 +1,6 @@
 """API token authentication with the token and its user in one raw query: every API
-request (the annotator's judgments above all) pays no ORM compilation for it."""
+request (the annotator's judgments above all) pays no ORM compilation for it. The token's
+age comes in the same row, so expiry costs no query."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.authtoken.models import Token
+
+from annotation.services.logins import token_expired
 
 _User = get_user_model()
 _TOKEN_USER_SQL = (
@@ -44,4 +47,8 @@ class TokenUserAuthentication(TokenAuthentication):
         user = found[0]
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        if token_expired(user.token_created):
+            raise exceptions.AuthenticationFailed(
+                "Token expired; get a new one with POST /api/v1/auth/token."
+            )
         return user, Token(key=key, user=user, created=user.token_created)

@@ -11,6 +11,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from annotation.lib.ids import BIGINT_MAX
+
 
 class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
@@ -20,6 +22,14 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictIntegerField(serializers.IntegerField):
+    """Bounded by PostgreSQL's bigint unless narrower bounds are given: an id of 2^63 is
+    refused with a 400 rather than failing in the database."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_value", BIGINT_MAX)
+        kwargs.setdefault("min_value", -BIGINT_MAX - 1)
+        super().__init__(**kwargs)
+
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")

@@ -4,6 +4,7 @@ from annotation.api import annotation, auth, campaigns, members, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
+    path("auth/token/rotate", auth.TokenRotateApi.as_view(), name="api-token-rotate"),
     path("campaigns", campaigns.CampaignListApi.as_view(), name="api-campaigns"),
     path(
         "campaigns/<int:campaign_id>",

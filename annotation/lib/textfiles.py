@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from annotation.errors import ApplicationError
+from annotation.lib import json_limits
 
 TEXT_FIELDS = ("text",)
 # Tab is allowed inside plain text segments; every other C0/C1 control character is not
@@ -216,7 +217,7 @@ def _parse_jsonl(filename: str, text: str, *, allow_empty: bool, warnings: list[
         if not line.strip():
             raise UploadError(filename, "empty line; JSON Lines needs one object a line", number)
         try:
-            value = json.loads(line)
+            value = json_limits.loads(line)
         except json.JSONDecodeError as error:
             raise UploadError(filename, f"invalid JSON: {error.msg}", number) from None
         if not isinstance(value, dict):

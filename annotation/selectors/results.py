@@ -6,6 +6,8 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db.models import Q
+
 from annotation.models import Campaign, PairSignificance, RunScore
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from metrics import classic, external
@@ -21,6 +23,19 @@ METRIC_LABELS = {
     **{key: spec.label for key, spec in classic.SPECS.items()},
     classic.ULC: "ULC",
 }
+
+
+# A stored score no page can draw or JSON can carry (infinite, NaN, or so large that its
+# interval overflows) is left out of every result rather than answered with a 500. Uploads
+# refuse such scores; this guards rows written before they did, or by hand. PostgreSQL orders
+# NaN above every number, so the range leaves it out too.
+def _within_limit(*columns: str) -> Q:
+    limit = external.SCORE_LIMIT
+    return Q(*(Q(**{f"{c}__gte": -limit, f"{c}__lte": limit}) for c in columns))
+
+
+PLAUSIBLE_SCORE = _within_limit("score", "ci_low", "ci_high")
+PLAUSIBLE_TEST = _within_limit("p_value", "win_a", "win_b", "tie")
 
 
 def metric_label(metric: str) -> str:
@@ -101,7 +116,9 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
     by_system: dict[int, SystemResult] = {}
     per_metric: dict[tuple[int, str], list[RunScore]] = defaultdict(list)
     current = RunScore.objects.filter(
-        run__campaign=campaign, references__in=[reference_set, UPLOADED_SCORES_KEY]
+        PLAUSIBLE_SCORE,
+        run__campaign=campaign,
+        references__in=[reference_set, UPLOADED_SCORES_KEY],
     )
     for score in current.select_related("run__system"):
         system = score.run.system
@@ -124,7 +141,7 @@ def automatic_results(campaign: Campaign, *, sort_by: str = "bleu") -> Automatic
         key=lambda s: (-sign * s.scores[sort_by].score if sort_by in s.scores else 0, s.name),
     )
     tests: dict[tuple[str, str], dict[tuple[int, int], PairSignificance]] = defaultdict(dict)
-    for test in PairSignificance.objects.filter(campaign=campaign):
+    for test in PairSignificance.objects.filter(PLAUSIBLE_TEST, campaign=campaign):
         tests[(test.metric, test.method)][(test.system_a_id, test.system_b_id)] = test
         mirrored = PairSignificance(
             metric=test.metric,

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.errors import ApplicationError
+from annotation.lib import json_limits
 from annotation.models import (
     Campaign,
     Document,
@@ -334,7 +335,7 @@ def appraise_load(
     documents = []
     for name, text in ((manifest_name, manifest_text), (batches_name, batches_text)):
         try:
-            documents.append(json.loads(text))
+            documents.append(json_limits.loads(text))
         except json.JSONDecodeError as error:
             raise AppraiseError(f"{name}, line {error.lineno}: invalid JSON: {error.msg}") from None
     return appraise_parse(

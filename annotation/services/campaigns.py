@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation.errors import ApplicationError
 from annotation.lib.languages import LanguageCodeError, language_code_normalise
@@ -26,8 +26,9 @@ def campaign_create(
     name = name.strip()
     if not name:
         raise CampaignError("a campaign needs a name")
+    taken = CampaignError(f"a campaign named {name!r} exists already")
     if Campaign.objects.filter(name=name).exists():
-        raise CampaignError(f"a campaign named {name!r} exists already")
+        raise taken
     codes = {}
     for label, code in (("source", source_language), ("target", target_language)):
         if len(code) > 16:
@@ -36,13 +37,19 @@ def campaign_create(
             codes[label] = language_code_normalise(code)
         except LanguageCodeError as error:
             raise CampaignError(f"{label} language: {error}") from None
-    campaign = Campaign.objects.create(
-        name=name,
-        source_language=codes["source"],
-        target_language=codes["target"],
-        description=description,
-        owner=owner,
-    )
+    try:
+        # A savepoint: a concurrent request that created the name first (after the check
+        # above) makes this insert fail on the unique index, refused like the check.
+        with transaction.atomic():
+            campaign = Campaign.objects.create(
+                name=name,
+                source_language=codes["source"],
+                target_language=codes["target"],
+                description=description,
+                owner=owner,
+            )
+    except IntegrityError:
+        raise taken from None
     Membership.objects.create(campaign=campaign, user=owner, role=Role.MANAGER)
     return campaign
 
@@ -67,6 +74,19 @@ def membership_add(*, campaign: Campaign, username: str, role: str) -> Membershi
     if user is None or not username.strip():
         raise CampaignError(f"no account is called {username.strip()!r}; send an invitation")
     existing = Membership.objects.filter(campaign=campaign, user=user).first()
-    if existing is not None:
-        raise CampaignError(f"{user.username} is {existing.role} of this campaign already")
-    return Membership.objects.create(campaign=campaign, user=user, role=role)
+    if existing is None:
+        membership = membership_insert(campaign=campaign, user=user, role=role)
+        if membership is not None:
+            return membership
+        existing = Membership.objects.get(campaign=campaign, user=user)
+    raise CampaignError(f"{user.username} is {existing.role} of this campaign already")
+
+
+def membership_insert(*, campaign: Campaign, user: User, role: str) -> Membership | None:
+    """The new membership, or None when the user became a member meanwhile (a concurrent
+    request's row won the unique index; the caller's transaction goes on)."""
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(campaign=campaign, user=user, role=role)
+    except IntegrityError:
+        return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, CrowdParticipant, Membership, Role, Task
@@ -85,13 +85,22 @@ def participant_sign_in(
     link and the platform's ids are the credentials), member of the campaign as an
     annotator."""
     task = task_for_link(task_id=task_id, secret=secret)
-    existing = (
-        CrowdParticipant.objects.select_related("user")
-        .filter(task=task, platform=parameters.platform, participant_id=parameters.participant_id)
-        .first()
+    participants = CrowdParticipant.objects.select_related("user").filter(
+        task=task, platform=parameters.platform, participant_id=parameters.participant_id
     )
+    existing = participants.first()
     if existing is not None:
         return existing.user
+    try:
+        # A savepoint: when the same participant's concurrent first visit created the account
+        # after the check above, this one is undone and theirs is signed in.
+        with transaction.atomic():
+            return _participant_create(task, parameters)
+    except IntegrityError:
+        return participants.get().user
+
+
+def _participant_create(task: Task, parameters: ParticipantParameters) -> AbstractBaseUser:
     users = get_user_model()
     user = users(username=f"crowd-{task.id}-{secrets.token_hex(6)}")
     user.set_unusable_password()

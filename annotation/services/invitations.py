@@ -11,11 +11,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Invitation, Membership, Role
+from annotation.services.campaigns import membership_insert
+from annotation.services.logins import UsernameError, username_clean
 
 INVITATION_DAYS = 7
 # Enough for a crowd of annotators at once; more is a script's job, in several calls.
@@ -108,9 +110,9 @@ def invitation_revoke(*, campaign: Campaign, invitation_id: int) -> None:
 
 
 def _use(invitation: Invitation, user: User) -> Membership:
-    membership = Membership.objects.create(
-        campaign=invitation.campaign, user=user, role=invitation.role
-    )
+    membership = membership_insert(campaign=invitation.campaign, user=user, role=invitation.role)
+    if membership is None:
+        raise _already_member(invitation, user)
     invitation.used_at = timezone.now()
     invitation.used_by = user
     invitation.save(update_fields=["used_at", "used_by"])
@@ -122,20 +124,26 @@ def invitation_accept(*, token: str, username: str, password: str) -> User:
     """Creates the account and its membership; the token cannot be used again."""
     invitation = invitation_usable(token=token, for_update=True)
     User = get_user_model()
-    username = username.strip()
-    if not username:
-        raise InvitationError("choose a username")
+    try:
+        username = username_clean(username=username)
+    except UsernameError as error:
+        raise InvitationError(str(error)) from None
+    taken = InvitationError("that username is taken: if it is yours, log in below to join with it")
     if User.objects.filter(username__iexact=username).exists():
-        raise InvitationError(
-            "that username is taken: if it is yours, log in below to join with it"
-        )
+        raise taken
     user = User(username=username)
     try:
         validate_password(password, user)
     except ValidationError as error:
         raise InvitationError(" ".join(error.messages)) from None
     user.set_password(password)
-    user.save()
+    try:
+        # A savepoint: the same name (in any case, by the index on lower(username)) taken by
+        # a concurrent sign-up after the check above is refused like the check.
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise taken from None
     _use(invitation, user)
     return user
 
@@ -145,10 +153,14 @@ def invitation_join(*, token: str, user: User) -> Membership:
     """Joins an existing account to the invitation's campaign with its role. A member keeps
     their role and the invitation stays unused, so that a link cannot change anyone's role."""
     invitation = invitation_usable(token=token, for_update=True)
-    existing = Membership.objects.filter(campaign=invitation.campaign, user=user).first()
-    if existing is not None:
-        raise InvitationError(
-            f"you are {existing.role} of {invitation.campaign.name} already; "
-            "this invitation was not used"
-        )
+    if Membership.objects.filter(campaign=invitation.campaign, user=user).exists():
+        raise _already_member(invitation, user)
     return _use(invitation, user)
+
+
+def _already_member(invitation: Invitation, user: User) -> InvitationError:
+    existing = Membership.objects.get(campaign=invitation.campaign, user=user)
+    return InvitationError(
+        f"you are {existing.role} of {invitation.campaign.name} already; "
+        "this invitation was not used"
+    )

@@ -1,4 +1,6 @@
-"""Failed log-ins and lockouts, for the login page, the admin login and the API token.
+"""Failed log-ins and lockouts, for the login page, the admin login and the API token; and
+the API token's life (issued, expired after ``API_TOKEN_MAX_AGE_DAYS``, rotated, deleted when
+the password changes).
 
 An account (by the username tried, whether or not it exists, so that a lockout reveals
 nothing) is locked after ``LOGIN_LOCKOUT_FAILURES`` failures within
@@ -15,20 +17,75 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
-from django.contrib.auth.models import User
+from django.contrib.auth import get_user_model
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from annotation.errors import ApplicationError
 from annotation.models import LoginFailure
 
 T = TypeVar("T")
 
+USERNAME_MAX_LENGTH = 150  # Django's user model
 # The first key of the two-key advisory lock: our namespace for per-username login locks.
 _LOCK_CLASS = 0x4C4F47
+
+
+def token_expired(created: datetime) -> bool:
+    """The one rule of a token's age (checked on every API request, in its one query's row)."""
+    return created <= timezone.now() - timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
+
+
+def _user_lock(user: Any) -> None:
+    """Token writes of one user wait for each other: two first requests (or two rotations) at
+    once would otherwise both insert, and one would fail on the one-token-per-user index."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk").first()
+
+
+@transaction.atomic
+def token_for(*, user: Any) -> Token:
+    """The user's token, a new one if it has none or it has expired."""
+    _user_lock(user)
+    token = Token.objects.filter(user=user).first()
+    if token is not None and not token_expired(token.created):
+        return token
+    return token_rotate(user=user)
+
+
+@transaction.atomic
+def token_rotate(*, user: Any) -> Token:
+    """A new token for the user; the old one stops working at once."""
+    _user_lock(user)
+    tokens_delete(user=user)
+    return Token.objects.create(user=user)
+
+
+@transaction.atomic
+def tokens_delete(*, user: Any) -> int:
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return deleted
+
+
+def username_validator(username: str) -> None:
+    """``username_clean`` as a Django validator, for the user model's forms (the admin's)."""
+    try:
+        username_clean(username=username)
+    except UsernameError as error:
+        raise ValidationError(str(error)) from None
+
+
+def tokens_delete_on_password_change(sender: Any, instance: Any, created: bool, **kwargs: Any):
+    """``post_save`` of the user model: a saved password change (a reset, the admin's form,
+    ``changepassword``) ends the account's API token, as it ends its other sessions.
+    ``set_password`` leaves the new raw password in ``_password`` until the save is done."""
+    if not created and getattr(instance, "_password", None) is not None:
+        tokens_delete(user=instance)
 
 
 @dataclass(frozen=True)
@@ -51,9 +108,45 @@ class LoginLocked(Exception):
         self.lockout = lockout
 
 
+class UsernameError(ApplicationError):
+    """A username no new account may take, and why."""
+
+
+# Scripts whose letters look alike ("а" is Cyrillic, "a" Latin): a name mixing them is refused.
+_CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
+
+
+def username_clean(*, username: str) -> str:
+    """The one rule for a new account's name, on every path that creates one (invitation
+    sign-up, imported raters, the admin's forms): NFKC (a full-width "ｂｏｂ" is "bob"), no
+    invisible or control characters (zero-width joiners, right-to-left overrides), Django's
+    username characters, and no Latin, Cyrillic and Greek letters mixed. Returns the name to
+    store, or raises ``UsernameError``."""
+    name = unicodedata.normalize("NFKC", username).strip()
+    if not name:
+        raise UsernameError("choose a username")
+    if len(name) > USERNAME_MAX_LENGTH:
+        raise UsernameError(f"a username has at most {USERNAME_MAX_LENGTH} characters")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            raise UsernameError(
+                f"a username cannot contain the invisible or control character U+{ord(char):04X}"
+            )
+    try:
+        UnicodeUsernameValidator()(name)
+    except ValidationError as error:
+        raise UsernameError(" ".join(error.messages)) from None
+    scripts = {unicodedata.name(c, "").split(" ")[0] for c in name if c.isalpha()}
+    if len(scripts & _CONFUSABLE_SCRIPTS) > 1:
+        raise UsernameError(
+            "a username cannot mix Latin, Cyrillic and Greek letters (they look alike)"
+        )
+    return name
+
+
 def username_normalise(*, username: str) -> str:
     """The key failures are counted under: "Alice" and "alice " are the same account."""
-    return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
+    return unicodedata.normalize("NFKC", username).strip().casefold()[:USERNAME_MAX_LENGTH]
 
 
 def _window() -> timedelta:
@@ -134,10 +227,3 @@ def login_attempt(
     else:
         login_failures_clear(username=username)
     return user
-
-
-@transaction.atomic
-def token_rotate(*, user: User) -> Token:
-    """A new API token for ``user``; the old one, if any, stops working at once."""
-    Token.objects.filter(user=user).delete()
-    return Token.objects.create(user=user)

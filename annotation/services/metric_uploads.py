@@ -59,8 +59,11 @@ def _number(text: str, line_number: int) -> float:
         raise MetricUploadError(
             f"line {line_number}: score {text[:40]!r} is not a number"
         ) from None
-    if not math.isfinite(value):
-        raise MetricUploadError(f"line {line_number}: score {text!r} is not a finite number")
+    if not math.isfinite(value) or abs(value) > external.SCORE_LIMIT:
+        raise MetricUploadError(
+            f"line {line_number}: score {text[:40]!r} is not a finite number between "
+            f"-{external.SCORE_LIMIT:,.0f} and {external.SCORE_LIMIT:,.0f}"
+        )
     return value
 
 
@@ -91,7 +94,10 @@ def parse_metric_scores(
         scores = by_system.setdefault(system, {})
         if layout == "tsv":
             segment_text = fields[1].strip()
-            if not segment_text.isdigit() or not 1 <= int(segment_text) <= n_segments:
+            # ASCII digits only: "²" is a digit to str.isdigit, not to int().
+            if not (segment_text.isascii() and segment_text.isdecimal()) or not (
+                1 <= int(segment_text) <= n_segments
+            ):
                 raise MetricUploadError(
                     f"line {line_number}: segment {segment_text[:20]!r} is not a number "
                     f"from 1 to {n_segments}"

@@ -29,6 +29,7 @@ from annotation.models import (
     TaskType,
 )
 from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.logins import UsernameError, username_clean
 from annotation.services.spans import error_span_row
 from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
 
@@ -60,10 +61,16 @@ def rater_accounts(*, usernames: list[str]) -> dict[str, User]:
     belongs to a real account stops the import (its owner did not give these ratings)."""
     raters = {}
     for username in usernames:
-        user, created = User.objects.get_or_create(username=username[:150])
-        if created:
+        try:
+            name = username_clean(username=username)
+        except UsernameError as error:
+            raise SpanImportError(f"rater {username[:150]!r}: {error}") from None
+        # In any case: usernames are unique whatever their case (migration 0025).
+        user = User.objects.filter(username__iexact=name).first()
+        if user is None:
+            user = User(username=name)
             user.set_unusable_password()
-            user.save(update_fields=["password"])
+            user.save()
         elif user.has_usable_password():
             raise SpanImportError(f"rater {username!r} is the name of an account; rename it")
         raters[username] = user

@@ -8,6 +8,7 @@ task's typology, and Non-translation is always major and covers the whole transl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from django.db import transaction
 
 from annotation.errors import ApplicationError
+from annotation.lib import json_limits
 from annotation.models import ESA_TYPES, ErrorSpan, Item, ItemType, Judgment, Task, TaskType
 from metrics.spans import (
     DEFAULT_MQM_WEIGHTS,
@@ -235,6 +237,12 @@ def task_prefilled_spans_set(*, task: Task, name: str, data: bytes) -> int:
             task=task, system__isnull=False, item_type=ItemType.TGT
         ).select_related("system", "segment")
     }
+    for line_number, line in enumerate(text.splitlines(), 1):
+        try:
+            if line.strip():
+                json_limits.loads(line)
+        except json.JSONDecodeError as error:  # too deep, or a lone surrogate
+            raise PrefillError(f"{name}, line {line_number}: not JSON: {error.msg}") from None
     updates: dict[int, Item] = {}
     try:
         for line_number, entry in enumerate(read_spans_jsonl(text.splitlines(), name=name), 1):

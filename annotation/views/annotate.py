@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 
 from annotation.http_errors import error_json, error_status
 from annotation.instructions import task_instructions
+from annotation.lib import json_limits
+from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
@@ -126,7 +128,7 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
         raise ValueError("a negative number of candidates")
     if task.task_type in SPAN_TYPES:
         # The span editor (static/js/spans.js) sends its spans as one JSON field.
-        spans = json.loads(post.get("spans") or "[]")
+        spans = json_limits.loads(post.get("spans") or "[]")
         return {"spans": spans, "score": post.get("score")}
     if task.task_type == TaskType.RANKING:
         return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
@@ -159,7 +161,7 @@ def submit(request, task_id: int):
     next_url = reverse("annotate", args=[task.id])
     batch_done_url = f"{next_url}?after=batch"
     try:
-        slot_id = int(request.POST.get("slot", ""))
+        slot_id = database_id(request.POST.get("slot"))
         answer = _answer_from_post(task, request.POST)
     except ValueError:
         if by_script:
@@ -210,7 +212,7 @@ def skip(request, task_id: int):
     task = request.task
     try:
         # Not "slot": the page's judgment form holds that one.
-        slot_id = int(request.POST.get("skipped_slot", ""))
+        slot_id = database_id(request.POST.get("skipped_slot"))
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)

@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from annotation.exports import _csv_safe
+from annotation.lib.ids import database_id
 from annotation.permissions import CAN_SEE_RESULTS, authorize
 from annotation.plots.intervals import interval_plot
 from annotation.selectors.analysis import system_comparison
@@ -91,7 +92,10 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
 
 
 def _system_id(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and len(value) < 12 else None
+    try:
+        return database_id(value)
+    except ValueError:
+        return None
 
 
 def error_analysis_context(request, campaign, results) -> dict[str, object]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from annotation.models import Campaign, RunScore
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
-from annotation.selectors.results import metric_order
+from annotation.selectors.results import PLAUSIBLE_SCORE, metric_order
 from annotation.selectors.systems import first_runs
 from metrics.correlation import Correlation, system_correlations
 
@@ -17,6 +17,7 @@ def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
     set (a system not yet scored against it is left out), and the uploaded metric scores."""
     rows = (
         RunScore.objects.filter(
+            PLAUSIBLE_SCORE,
             run__in=first_runs(campaign),
             references__in=[current_reference_set(campaign), UPLOADED_SCORES_KEY],
         )

@@ -29,8 +29,9 @@ from annotation.models import (
     Task,
 )
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
-from annotation.selectors.results import metric_label, metric_order
+from annotation.selectors.results import PLAUSIBLE_SCORE, metric_label, metric_order
 from annotation.selectors.systems import first_runs
+from metrics import external
 from metrics.automatic import higher_is_better, sentence_scores, stats_from_bytes
 from metrics.meta import DA_THRESHOLD
 from metrics.meta.report import MetaEvaluation, meta_evaluate
@@ -92,7 +93,10 @@ def metric_segment_scores(campaign: Campaign) -> dict[str, dict[str, np.ndarray]
     result: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
     for metric, system, data in stored:
         sign = 1.0 if higher_is_better(metric) else -1.0
-        result[metric][system] = sign * sentence_scores(metric, stats_from_bytes(metric, data))
+        values = sign * sentence_scores(metric, stats_from_bytes(metric, data))
+        # Stored before uploads refused them: an infinite, NaN or absurd score is left out.
+        if np.all(np.abs(values) <= external.SCORE_LIMIT):
+            result[metric][system] = values
     return dict(result)
 
 
@@ -131,7 +135,7 @@ def meta_evaluation_key(campaign: Campaign, excluded: set[int], n_resamples: int
         n=Count("id"), last=Max("id")
     )
     scores = RunScore.objects.filter(run__campaign=campaign).aggregate(
-        n=Count("id"), total=Sum("score")
+        n=Count("id"), last=Max("id"), total=Sum("score", filter=PLAUSIBLE_SCORE)
     )
     tasks = list(
         campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
