@@ -136,9 +136,7 @@ def test_saving_a_draft_mqm_task_unchanged_keeps_its_typology(
     assert "[]" not in shown and (shown == categories or not categories)
 
 
-def test_a_setting_the_protocol_does_not_implement_is_refused(
-    loaded_campaign, manager_client, api
-):
+def test_a_setting_the_protocol_does_not_implement_is_refused(loaded_campaign, manager_client, api):
     with pytest.raises(TaskError, match="do not implement bad_reference_rate"):
         task_create(campaign=loaded_campaign, task_type="esa", bad_reference_rate=0.1)
     answer = api.post(
@@ -314,7 +312,8 @@ def test_the_schema_states_the_declared_bounds(api):
     from annotation.protocols import SETTINGS, protocol_for
 
     schema = api.get("/api/schema/?format=json")
-    settings = json.loads(schema.content)["components"]["schemas"]["TaskCreateRequest"]["properties"]
+    schemas = json.loads(schema.content)["components"]["schemas"]
+    settings = schemas["TaskCreateRequest"]["properties"]
     for name, setting in SETTINGS.items():
         if setting.kind == "int":
             assert settings[name]["maximum"] == setting.maximum, name
