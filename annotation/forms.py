@@ -5,7 +5,7 @@ from django import forms
 
 from annotation.lib.languages import LanguageCodeError, language_code_normalise
 from annotation.models import Role, TaskType
-from annotation.protocols import PROTOCOLS, SETTINGS, Setting, protocols_applying
+from annotation.protocols import PROTOCOLS, SETTINGS, Protocol, Setting, protocols_applying
 from annotation.services.imports import KINDS, WMT_XML
 from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
 
@@ -96,6 +96,16 @@ class JsonObjectField(forms.Field):
         return parsed
 
 
+def _applies_note(applying: list[Protocol]) -> str:
+    """ "For A, B" or, for a setting most protocols have, "Not for C"; "" for every one."""
+    others = [p for p in PROTOCOLS.values() if p not in applying]
+    if not others:
+        return ""
+    if len(others) < len(applying):
+        return "Not for " + ", ".join(p.label for p in others)
+    return "For " + ", ".join(p.label for p in applying)
+
+
 def _setting_field(setting: Setting) -> forms.Field:
     """The page's field for one declared setting, with the declaration's bounds."""
     common = {
@@ -131,8 +141,7 @@ def _setting_field(setting: Setting) -> forms.Field:
     # Read by the template: the protocols the field belongs to (static/js/task_form.js shows
     # it for those only) and, for the page without a script, a note saying so.
     field.protocols = " ".join(p.task_type for p in applying)  # type: ignore[attr-defined]
-    every = len(applying) == len(PROTOCOLS)
-    field.applies_to = "" if every else ", ".join(p.label for p in applying)  # type: ignore[attr-defined]
+    field.applies_to = _applies_note(applying)  # type: ignore[attr-defined]
     return field
 
 

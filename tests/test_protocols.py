@@ -230,6 +230,7 @@ def test_the_task_form_marks_the_fields_of_each_protocol(manager_client, loaded_
     assert 'data-protocols="ranking"' in page  # Outputs per ranking (N)
     assert 'data-protocols="mqm"' in page  # the typology and the weights
     assert "For MQM error annotation" in page  # the note shown without the script
+    assert "Not for Fluency" in page  # show_reference
     assert "js/task_form" in page and "<script>" not in page
 
 

@@ -10,8 +10,15 @@ from annotation.protocols.likert import (
     likert_answer,
 )
 
+INSTRUCTIONS = (
+    "Below you see a sentence in the source language and a candidate translation. "
+    "How accurately does the candidate text convey the original semantics of the "
+    "source text? Score it from 'no meaning preserved' to 'all meaning preserved'."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY,
+    instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
     settings=LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,

@@ -9,8 +9,14 @@ from annotation.protocols.likert import (
     likert_answer,
 )
 
+INSTRUCTIONS = (
+    "Rate the candidate translation twice: how much of the meaning of the source it "
+    "conveys (adequacy), and how fluent it reads in the target language (fluency)."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY_FLUENCY,
+    instructions=INSTRUCTIONS,
     answer=likert_answer("score", "fluency"),
     settings=LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,

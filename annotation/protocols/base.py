@@ -301,11 +301,13 @@ class Protocol:
     - ``template`` and ``script``: the answer part of the item screen and its script;
     - ``quality_control``: kinds from ``QUALITY_CONTROL``;
     - ``results_section``: the template of its section on the human results page;
-    - ``export_columns``: the judgment columns its exports fill.
+    - ``export_columns``: the judgment columns its exports fill;
+    - ``instructions``: the default wording annotators read first and behind "?".
     """
 
     task_type: TaskType
     answer: Answer
+    instructions: str = ""  # the default wording annotators read (WMT's)
     settings: frozenset[str] = frozenset()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     quality_control: frozenset[str] = frozenset({"repeat"})

@@ -13,8 +13,19 @@ from annotation.protocols.spans import (
     esa_answer,
 )
 
+# Error Span Annotation (Kocmi et al., 2024), as WMT24 worded it.
+INSTRUCTIONS = (
+    "Highlight the errors in the translation: a minor error is a problem of style, "
+    "grammar or word choice that does not change the meaning; a major error changes the "
+    "meaning or makes the text hard to understand. Mark missing content as well. Then "
+    "score the translation from 0 to 100: 0 no meaning preserved, 33 some meaning "
+    "preserved, 66 most meaning preserved with few grammar mistakes, 100 perfect meaning "
+    "and grammar."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.ESA,
+    instructions=INSTRUCTIONS,
     answer=esa_answer,
     settings=SPAN_SETTINGS,
     quality_control=SPAN_QUALITY_CONTROL,

@@ -13,8 +13,17 @@ from annotation.protocols.spans import (
     esa_answer,
 )
 
+INSTRUCTIONS = (
+    "The translation comes with errors marked by an automatic system: keep the ones that "
+    "are right, change the severity of those that are wrong, remove the ones that are not "
+    "errors, and mark what it missed (minor: style, grammar or word choice that does not "
+    "change the meaning; major: changes the meaning or makes it hard to understand). Then "
+    "score the translation from 0 to 100 as in ESA."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.ESA_PREFILLED,
+    instructions=INSTRUCTIONS,
     answer=esa_answer,
     settings=SPAN_SETTINGS,
     quality_control=SPAN_QUALITY_CONTROL,

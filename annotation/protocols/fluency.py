@@ -9,8 +9,14 @@ from annotation.protocols.likert import (
     likert_answer,
 )
 
+INSTRUCTIONS = (
+    "Read the text below and rate it by how much you agree that: the text is fluent "
+    "in the target language (grammatical, natural, easy to read)."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.FLUENCY,
+    instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
     settings=frozenset({"scale"}),
     quality_control=LIKERT_QUALITY_CONTROL,

@@ -22,8 +22,19 @@ def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any
     return {}  # everything is in the spans; the score is computed from them
 
 
+# Google's MQM rater guidelines (Freitag et al., 2021).
+INSTRUCTIONS = (
+    "Identify all errors in the translation, given the source and its context. For each "
+    "error, mark the span, choose its category (accuracy, fluency, terminology, style, "
+    "locale convention, other) and its severity: major if it may mislead or confuse the "
+    "reader, minor if it does not. A translation that is not a translation of the "
+    "source at all is one Non-translation error over the whole segment. The score is "
+    "computed from the errors."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.MQM,
+    instructions=INSTRUCTIONS,
     answer=answer,
     settings=SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
     quality_control=SPAN_QUALITY_CONTROL,

@@ -39,8 +39,14 @@ def _side_by_side(
     return {"candidate_scores": scored, "preference": preference}
 
 
+INSTRUCTIONS = (
+    "You are shown a source sentence followed by two candidate translations. Which of "
+    "the two translations is better? Choose a tie only when they are equally good."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.PAIRWISE,
+    instructions=INSTRUCTIONS,
     answer=answer,
     settings=frozenset({"scale", "context_size", "show_reference"}),
     # No human-reference items (a pair of outputs per segment) and no bad references.

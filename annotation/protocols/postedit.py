@@ -31,8 +31,14 @@ def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any
     }
 
 
+INSTRUCTIONS = (
+    "Correct the machine translation so that it is an accurate and fluent translation "
+    "of the source, changing as little as possible."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.POSTEDIT,
+    instructions=INSTRUCTIONS,
     answer=answer,
     settings=frozenset({"context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),

@@ -19,8 +19,14 @@ def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any
     return {"ranks": ranked}
 
 
+INSTRUCTIONS = (
+    "You are shown a source sentence followed by several candidate translations. Your "
+    "task is to rank the translations from best to worst (ties are allowed)."
+)
+
 PROTOCOL = Protocol(
     task_type=TaskType.RANKING,
+    instructions=INSTRUCTIONS,
     answer=answer,
     settings=frozenset({"ranking_size", "context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),

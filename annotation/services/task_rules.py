@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import System, Task, TaskType
+from annotation.models import Campaign, System, Task, TaskType
 from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
@@ -78,7 +78,9 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
 
 def task_name_set(task: Task, name: str | None) -> None:
     """Names the task ``name``, refused when another task of the campaign has it (in any
-    case); blank: the protocol's name, numbered if taken."""
+    case); blank: the protocol's name, numbered if taken. The campaign is locked, so that
+    two tasks named at once cannot both take a name."""
+    list(Campaign.objects.select_for_update().filter(id=task.campaign_id).values_list("id"))
     name = (name or "").strip()
     if not name:
         label = protocol_for(task.task_type).label
