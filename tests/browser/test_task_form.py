@@ -8,7 +8,7 @@ import pytest
 from annotation.models import Task
 from annotation.protocols import PROTOCOLS, SETTINGS
 from annotation.services.campaigns import membership_set
-from annotation.services.tasks import task_create
+from annotation.services.tasks import task_create, task_launch
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -65,3 +65,15 @@ def test_the_edit_page_of_each_protocol(page, live_server, loaded_campaign, mana
         page.wait_for_selector("text=Task saved.")
     mqm = Task.objects.get(campaign=loaded_campaign, task_type="mqm")
     assert (mqm.mqm_categories, mqm.mqm_weights) == ([], {})
+    # Launched: its own fields still show, only the name, wording, lease and crowd settings
+    # can change.
+    ranking = Task.objects.get(campaign=loaded_campaign, task_type="ranking")
+    task_launch(task_id=ranking.id)
+    page.goto(f"{live_server.url}/campaigns/{loaded_campaign.id}/tasks/{ranking.id}/edit/")
+    assert shown_settings(page, "#task-edit") == set(PROTOCOLS["ranking"].setting_names)
+    assert page.is_disabled("[name=seed]") and page.is_enabled("[name=name]")
+    page.fill("[name=name]", "Ranking, round 2")
+    shoot(page, "task-edit-launched")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_selector("text=Task saved.")
+    assert Task.objects.get(id=ranking.id).name == "Ranking, round 2"
