@@ -12,19 +12,26 @@ quality-control kinds, its results section and its export columns. ``PROTOCOLS``
 - the task rules (``annotation.services.task_rules``): bounds, and a setting the protocol
   does not implement is refused unless left at its default,
 - the answer check (``annotation.services.judgments.answer_columns`` delegates here),
-- the annotator permission cases (``tests/test_permission_matrix.py``).
+- the manager permission cases (``tests/test_permission_matrix.py``),
+- the default instructions (``annotation/instructions.py`` reads ``instructions``).
 
-A new protocol (document-level ESA, contrastive ESA) needs:
+A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 
-1. a ``TaskType`` value (``annotation/models/tasks.py``) and a migration for its choices;
+1. a ``TaskType`` value (``annotation/models/tasks.py``) and a migration for its choices
+   (and a check constraint on ``Judgment`` if its answer fills a column of its own);
 2. one module here with its ``PROTOCOL``: which settings apply (a new setting is one entry
-   in ``base.SETTINGS`` plus its model field), its answer check, its template and script,
-   quality control, results section and export columns;
-3. its line in ``PROTOCOLS`` below (a test checks every ``TaskType`` has one);
-4. the template and script it names, and default instructions
-   (``annotation/instructions.py``) if it has its own wording.
+   in ``base.SETTINGS`` plus its model field), its answer check, its instructions, its
+   template and script, quality control, results section and export columns;
+3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
+   has one; ``tests/browser/test_task_form.py`` looks at its form and edit page);
+4. the template and script it names.
 
-The form, the edit page, the API, the schema and the refusals follow without other edits.
+The form, the edit page, the API, the schema, the refusals, the answer check and the
+permission cases follow with no other edit. Not yet read from the declaration (they still
+branch on the type, and the declared names say what they use today): the annotate view's
+answer parsing and item template (``views/annotate.py``, ``templates/annotate/``), the
+bad-reference share in ``services/assignment.py``, the results selectors
+(``selectors/human``) and the exports.
 """
 
 from __future__ import annotations
