@@ -77,3 +77,27 @@ def test_the_edit_page_of_each_protocol(page, live_server, loaded_campaign, mana
     page.get_by_role("button", name="Save").click()
     page.wait_for_selector("text=Task saved.")
     assert Task.objects.get(id=ranking.id).name == "Ranking, round 2"
+
+
+def test_without_the_script_every_field_shows_with_its_note(
+    browser, live_server, loaded_campaign, manager
+):
+    membership_set(campaign=loaded_campaign, user=manager, role="manager")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, java_script_enabled=False
+    )
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/login/")
+        page.fill("[name=username]", "manager")
+        page.fill("[name=password]", "manager-password-1")
+        page.click("button[type=submit], form button")
+        page.wait_for_url(lambda url: "/login/" not in url)
+        page.goto(f"{live_server.url}/campaigns/{loaded_campaign.id}/")
+        page.click("#add-task summary")
+        assert shown_settings(page, "#add-task form") == set(SETTINGS)
+        assert page.is_visible(".task-form-note")
+        assert page.is_visible("text=For MQM error annotation")
+        page.locator("#add-task").screenshot(path=str(SHOTS / "task-add-no-script.png"))
+    finally:
+        context.close()
