@@ -40,7 +40,7 @@ def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: A
         if name != "name":
             setattr(task, name, value)
     if "name" in settings:
-        task_name_set(task, settings["name"])
+        task_name_set(task=task, name=settings["name"])
     task_validate(task, chosen=list(settings))
     task.save()
     return task

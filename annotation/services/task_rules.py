@@ -76,7 +76,7 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
         )
 
 
-def task_name_set(task: Task, name: str | None) -> None:
+def task_name_set(*, task: Task, name: str | None) -> None:
     """Names the task ``name``, refused when another task of the campaign has it (in any
     case); blank: the protocol's name, numbered if taken. The campaign is locked, so that
     two tasks named at once cannot both take a name."""

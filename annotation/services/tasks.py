@@ -60,7 +60,7 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
         raise TaskError(f"the campaign is {campaign.state}: no new tasks")
     defaults = {key: value for key, value in protocol.defaults.items() if key not in settings}
     task = Task(campaign=campaign, task_type=task_type, **defaults, **settings)
-    task_name_set(task, name)
+    task_name_set(task=task, name=name)
     task_validate(task, chosen=list(settings))
     task.save()
     return task
