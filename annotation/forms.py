@@ -1,9 +1,11 @@
 import json
+from typing import Any
 
 from django import forms
 
 from annotation.lib.languages import LanguageCodeError, language_code_normalise
-from annotation.models import Role, Scale, Task, TaskType
+from annotation.models import Role, TaskType
+from annotation.protocols import PROTOCOLS, SETTINGS, Protocol, Setting, protocols_applying
 from annotation.services.imports import KINDS, WMT_XML
 from annotation.services.invitations import INVITATION_DAYS, MAX_INVITATIONS_AT_ONCE
 
@@ -54,89 +56,130 @@ class UploadForm(forms.Form):
     )
 
 
-class TaskForm(forms.Form):
-    task_type = forms.ChoiceField(choices=TaskType.choices)
-    scale = forms.ChoiceField(choices=Scale.choices, initial=Scale.LIKERT5)
-    judgments_per_item = forms.IntegerField(
-        min_value=1, max_value=20, initial=1, label="Judgments per item (k)"
-    )
-    ranking_size = forms.IntegerField(
-        min_value=2, max_value=10, initial=5, label="Outputs per ranking (N)"
-    )
-    monolingual = forms.BooleanField(
-        required=False, help_text="Adequacy against the reference, not the source"
-    )
-    show_reference = forms.BooleanField(required=False)
-    context_size = forms.IntegerField(
-        min_value=0, max_value=5, initial=0, label="Context (segments each side)"
-    )
-    items_per_annotator = forms.IntegerField(
-        min_value=0,
-        initial=0,
-        label="Items per annotator",
-        help_text="0: no limit; rounded up to whole batches",
-    )
-    batch_size = forms.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=1000,
-        initial=Task._meta.get_field("batch_size").default,
-        label="Items per batch",
-        help_text="An annotator takes a whole batch (WMT: 100); repeats come on top",
-    )
-    # Their bounds are the task service's (quality_control_check), with its messages.
-    repeat_rate = forms.FloatField(initial=0.0, help_text="A share below 1: 0.1 is 10%")
-    bad_reference_rate = forms.FloatField(initial=0.0, help_text="A share below 1")
-    reference_rate = forms.FloatField(
-        initial=0.0, label="Human reference rate", help_text="A share below 1"
-    )
+class LinesField(forms.Field):
+    """A list of strings, one a line in a text box (an MQM typology). Shows a list as its
+    lines, so that an unchanged form saves the same list (never the text ``[]``)."""
 
-    mqm_categories = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        label="MQM typology",
-        help_text="MQM tasks: one category a line; empty: Google's MQM typology",
-    )
-    mqm_weights = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        label="MQM weights (JSON)",
-        help_text='e.g. {"severity": {"major": 5, "minor": 1}, "non_translation": 25}; '
-        "empty: Google's",
-    )
-    instructions = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Blank: the default wording for the task type (WMT's)",
-    )
-    completion_code = forms.CharField(
-        required=False, max_length=64, help_text="Crowd studies: shown at the end of the batch"
-    )
-    completion_url = forms.URLField(
-        required=False,
-        max_length=500,
-        help_text="Crowd studies: participants are sent here at the end (instead of a code)",
-    )
+    widget = forms.Textarea(attrs={"rows": 3})
 
-    def clean_batch_size(self) -> int:
-        # Left out by older forms and scripts: the task's default.
-        return self.cleaned_data.get("batch_size") or self.fields["batch_size"].initial
+    def prepare_value(self, value: Any) -> str:
+        return "\n".join(value) if isinstance(value, list) else (value or "")
 
-    def clean_mqm_categories(self) -> list[str]:
-        lines = (self.cleaned_data.get("mqm_categories") or "").splitlines()
-        return [line.strip() for line in lines if line.strip()]
+    def to_python(self, value: Any) -> list[str]:
+        if isinstance(value, list):
+            return value
+        return [line.strip() for line in (value or "").splitlines() if line.strip()]
 
-    def clean_mqm_weights(self) -> dict:
-        text = (self.cleaned_data.get("mqm_weights") or "").strip()
+
+class JsonObjectField(forms.Field):
+    """A JSON object in a text box (MQM weights); empty is ``{}`` and shows empty."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def prepare_value(self, value: Any) -> str:
+        if isinstance(value, dict):
+            return json.dumps(value, ensure_ascii=False) if value else ""
+        return value or ""
+
+    def to_python(self, value: Any) -> dict:
+        if isinstance(value, dict):
+            return value
+        text = (value or "").strip()
         if not text:
             return {}
         try:
-            weights = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise forms.ValidationError(f"not JSON: {error.msg}") from None
-        if not isinstance(weights, dict):
+            parsed = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise forms.ValidationError(f"not JSON: {getattr(error, 'msg', error)}") from None
+        if not isinstance(parsed, dict):
             raise forms.ValidationError("give a JSON object")
-        return weights
+        return parsed
+
+
+def _applies_note(applying: list[Protocol]) -> str:
+    """ "For A, B" or, for a setting most protocols have, "Not for C"; "" for every one."""
+    others = [p for p in PROTOCOLS.values() if p not in applying]
+    if not others:
+        return ""
+    if len(others) < len(applying):
+        return "Not for " + ", ".join(p.label for p in others)
+    return "For " + ", ".join(p.label for p in applying)
+
+
+def _setting_field(setting: Setting) -> forms.Field:
+    """The page's field for one declared setting, with the declaration's bounds."""
+    common = {
+        "required": False,
+        "label": setting.label,
+        "help_text": setting.help,
+        "initial": setting.default,
+    }
+    if setting.kind == "int":
+        field: forms.Field = forms.IntegerField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
+    elif setting.kind == "share":
+        # Bounded by the task rules' quality-control check, whose messages say why.
+        field = forms.FloatField(**common)
+    elif setting.kind == "bool":
+        field = forms.BooleanField(**common)
+    elif setting.kind == "choice":
+        field = forms.ChoiceField(choices=setting.choices, **common)
+    elif setting.kind == "url":
+        field = forms.URLField(max_length=setting.max_length, **common)
+    elif setting.kind == "text":
+        field = forms.CharField(
+            max_length=setting.max_length, widget=forms.Textarea(attrs={"rows": 4}), **common
+        )
+    elif setting.kind == "lines":
+        field = LinesField(**common)
+    elif setting.kind == "json":
+        field = JsonObjectField(**common)
+    else:
+        field = forms.CharField(max_length=setting.max_length, **common)
+    applying = protocols_applying(setting.name)
+    # Read by the template: the protocols the field belongs to (static/js/task_form.js shows
+    # it for those only) and, for the page without a script, a note saying so.
+    field.protocols = " ".join(p.task_type for p in applying)  # type: ignore[attr-defined]
+    field.applies_to = _applies_note(applying)  # type: ignore[attr-defined]
+    return field
+
+
+class TaskForm(forms.Form):
+    """A task's settings, built from the protocol declarations (annotation/protocols): one
+    field per declared setting, with its bounds; the add-task form and the edit page."""
+
+    task_type = forms.ChoiceField(choices=TaskType.choices, label="Task type")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        for name, setting in SETTINGS.items():
+            value = data.get(name)
+            if name not in self.errors and (problem := setting.problem(value)):
+                self.add_error(name, problem)
+        return data
+
+    def settings(self) -> dict[str, Any]:
+        """The settings given, for the task services. A setting the chosen protocol does not
+        implement and the page did not send (the script leaves out the fields it hides)
+        takes the protocol's default; sent with another value it goes to the service,
+        which refuses it. Blank ones (None) are left to the service (a seed drawn, a name
+        from the type)."""
+        protocol = PROTOCOLS[self.cleaned_data["task_type"]]
+        given = {}
+        for name in SETTINGS:
+            value = self.cleaned_data.get(name)
+            field = self.fields[name]
+            if not protocol.applies(name) and name not in self.data and not field.disabled:
+                value = protocol.default(name)
+            if value is not None:
+                given[name] = value
+        return given
+
+
+TaskForm.base_fields.update({name: _setting_field(setting) for name, setting in SETTINGS.items()})
+TaskForm.base_fields["task_type"].protocols = ""  # type: ignore[attr-defined]
+TaskForm.base_fields["task_type"].applies_to = ""  # type: ignore[attr-defined]
 
 
 class InvitationAcceptForm(forms.Form):

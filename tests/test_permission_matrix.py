@@ -23,6 +23,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.models import Invitation, Judgment, Task
+from annotation.protocols import PROTOCOLS, SETTINGS
 from annotation.services.imports import WMT_XML
 from tests.security_world import (
     ADMIN,
@@ -160,7 +161,43 @@ def pairwise_query(w: World) -> str:
 
 
 NEW_CAMPAIGN = {"name": "Made by the matrix", "source_language": "en", "target_language": "fr"}
+# The task types the world launched (tests/security_world.py) for the annotator's pages.
 TASK_TYPES = ("adequacy", "fluency", "adequacy_fluency", "pairwise", "ranking", "postedit")
+
+
+def unimplemented_setting(task_type: str) -> dict[str, Any]:
+    """A setting the protocol does not implement, off its default (so it must be refused)."""
+    protocol = PROTOCOLS[task_type]
+    name = next(n for n in ("ranking_size", "bad_reference_rate") if not protocol.applies(n))
+    return {name: 3 if name == "ranking_size" else 0.1}
+
+
+# Built from the protocol declarations: every protocol can be added by a manager on the
+# page and through the API, and each refuses a setting it does not implement.
+PROTOCOL_CASES = [
+    case
+    for task_type in PROTOCOLS
+    for case in (
+        Case(
+            "task-add",
+            "post",
+            manager_page(302),
+            lambda w: {"campaign_id": w.campaign.id},
+            data=lambda w, t=task_type: {"task_type": t},
+            label=task_type,
+        ),
+        Case(
+            "api-tasks",
+            "post",
+            manager_api(400),
+            lambda w: {"campaign_id": w.campaign.id},
+            data=lambda w, t=task_type: {"task_type": t, **unimplemented_setting(t)},
+            json=True,
+            label=f"{task_type} with a setting it lacks",
+        ),
+    )
+]
+assert set(SETTINGS) >= {"ranking_size", "bad_reference_rate"}
 
 CASES = [
     # Pages: accounts.
@@ -219,15 +256,16 @@ CASES = [
     # An unknown system: the manager passes, is sent back to the campaign with the error.
     Case("campaign-metric-scores", "post", manager_page(302), campaign, data=metric_scores),
     Case("task-add", "get", POST_ONLY_PAGE, campaign),
-    # An incomplete form: the manager passes, and gets the campaign page back with the form
-    # as sent and the error beside it (400).
+    # A setting fluency does not implement: the manager passes, and gets the campaign page
+    # back with the form as sent and the error beside it (400).
     Case(
         "task-add",
         "post",
         manager_page(400),
         campaign,
-        data=lambda w: {"task_type": "fluency", "scale": "likert5", "judgments_per_item": 1},
+        data=lambda w: {"task_type": "fluency", "scale": "likert5", "ranking_size": 4},
     ),
+    *PROTOCOL_CASES,
     Case(
         "task-launch",
         "get",

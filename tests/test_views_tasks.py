@@ -28,7 +28,6 @@ def test_manager_edits_pauses_and_closes_on_the_pages(
         "task_type": "fluency",
         "scale": "likert5",
         "judgments_per_item": "2",
-        "ranking_size": "3",
         "context_size": "0",
         "items_per_annotator": "0",
         "batch_size": "40",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -15,8 +17,9 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.api.schema import ErrorSerializer
-from annotation.models import Scale, Task, TaskType
+from annotation.models import Task, TaskType
 from annotation.permissions import CAN_MANAGE, authorize
+from annotation.protocols import PROTOCOLS, SETTINGS, Setting, protocols_applying
 from annotation.services.task_changes import (
     task_close,
     task_delete,
@@ -27,50 +30,90 @@ from annotation.services.task_changes import (
 from annotation.services.tasks import task_create, task_launch
 
 
-class TaskSettingsSerializer(NoUnknownFieldsSerializer):
-    scale = serializers.ChoiceField(choices=Scale.choices, required=False)
-    monolingual = StrictBooleanField(required=False)
-    show_reference = StrictBooleanField(required=False)
-    ranking_size = StrictIntegerField(required=False, min_value=2, max_value=50)
-    judgments_per_item = StrictIntegerField(required=False, min_value=1, max_value=50)
-    context_size = StrictIntegerField(required=False, min_value=0, max_value=20)
-    repeat_rate = serializers.FloatField(required=False)
-    bad_reference_rate = serializers.FloatField(required=False)
-    reference_rate = serializers.FloatField(required=False)
-    lease_seconds = StrictIntegerField(required=False, min_value=60, max_value=86_400)
-    seed = StrictIntegerField(required=False, min_value=0, max_value=2**62)
-    items_per_annotator = StrictIntegerField(required=False, min_value=0, max_value=1_000_000)
-    batch_size = StrictIntegerField(required=False, min_value=1, max_value=10_000)
-    instructions = StrictCharField(required=False, allow_blank=True, max_length=20_000)
-    completion_code = StrictCharField(required=False, allow_blank=True, max_length=64)
-    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
+def _applies_note(setting: Setting) -> str:
+    applying = protocols_applying(setting.name)
+    if len(applying) == len(PROTOCOLS):
+        return setting.help
+    types = ", ".join(p.task_type for p in applying)
+    note = f"Only for task types {types}; other types refuse a value other than the default."
+    return f"{setting.help}. {note}" if setting.help else note
 
 
-class TaskCreateSerializer(TaskSettingsSerializer):
-    task_type = serializers.ChoiceField(choices=TaskType.choices)
+def _input_field(setting: Setting) -> serializers.Field:
+    """The API's field for one declared setting (annotation/protocols/base.py), with the
+    declaration's bounds, so that the schema states them."""
+    common: dict[str, Any] = {"required": False, "help_text": _applies_note(setting)}
+    if setting.kind == "int":
+        return StrictIntegerField(
+            min_value=setting.minimum,
+            max_value=setting.maximum,
+            allow_null=setting.optional,
+            **common,
+        )
+    if setting.kind == "share":
+        # Bounded by the task rules' quality-control check, whose messages say why.
+        return serializers.FloatField(**common)
+    if setting.kind == "bool":
+        return StrictBooleanField(**common)
+    if setting.kind == "choice":
+        return serializers.ChoiceField(choices=setting.choices, **common)
+    if setting.kind == "url":
+        return serializers.URLField(allow_blank=True, max_length=setting.max_length, **common)
+    if setting.kind == "lines":
+        return serializers.ListField(child=StrictCharField(max_length=setting.max_length), **common)
+    if setting.kind == "json":
+        return serializers.DictField(**common)
+    return StrictCharField(allow_blank=True, max_length=setting.max_length, **common)
 
 
-class TaskOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    campaign = serializers.IntegerField(source="campaign_id")
-    task_type = serializers.CharField()
-    state = serializers.CharField()
-    scale = serializers.CharField()
-    monolingual = serializers.BooleanField()
-    show_reference = serializers.BooleanField()
-    ranking_size = serializers.IntegerField()
-    judgments_per_item = serializers.IntegerField()
-    context_size = serializers.IntegerField()
-    repeat_rate = serializers.FloatField()
-    bad_reference_rate = serializers.FloatField()
-    reference_rate = serializers.FloatField()
-    lease_seconds = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    items_per_annotator = serializers.IntegerField()
-    batch_size = serializers.IntegerField()
-    instructions = serializers.CharField()
-    completion_code = serializers.CharField()
-    completion_url = serializers.CharField()
+def _output_field(setting: Setting) -> serializers.Field:
+    kinds: dict[str, type[serializers.Field]] = {
+        "int": serializers.IntegerField,
+        "share": serializers.FloatField,
+        "bool": serializers.BooleanField,
+        "lines": serializers.ListField,
+        "json": serializers.DictField,
+    }
+    if setting.kind == "lines":
+        return serializers.ListField(child=serializers.CharField())
+    return kinds.get(setting.kind, serializers.CharField)()
+
+
+class _SettingsValidation(NoUnknownFieldsSerializer):
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        problems = {
+            name: [problem]
+            for name, value in attrs.items()
+            if name in SETTINGS and (problem := SETTINGS[name].problem(value))
+        }
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
+
+
+# Built from the declarations: one field per setting, its bounds and note from there.
+TaskSettingsSerializer = type(
+    "TaskSettingsSerializer",
+    (_SettingsValidation,),
+    {name: _input_field(setting) for name, setting in SETTINGS.items()},
+)
+TaskCreateSerializer = type(
+    "TaskCreateSerializer",
+    (TaskSettingsSerializer,),
+    {"task_type": serializers.ChoiceField(choices=TaskType.choices)},
+)
+TaskOutputSerializer = type(
+    "TaskOutputSerializer",
+    (serializers.Serializer,),
+    {
+        "id": serializers.IntegerField(),
+        "campaign": serializers.IntegerField(source="campaign_id"),
+        "task_type": serializers.CharField(),
+        "state": serializers.CharField(),
+        **{name: _output_field(setting) for name, setting in SETTINGS.items()},
+    },
+)
 
 
 class TaskListApi(APIView):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 
 from annotation.models.campaigns import Campaign, Role, Segment, System
 
@@ -35,6 +38,15 @@ class Scale(models.TextChoices):
     DA100 = "da100", "0–100 (Direct Assessment)"
 
 
+# Seeds drawn for new tasks stay below 2^31, so that they read well and fit any tool.
+SEED_DRAWN_BELOW = 2**31
+
+
+def task_seed_new() -> int:
+    """A fresh seed per task: two tasks of a campaign shuffle their items differently."""
+    return secrets.randbelow(SEED_DRAWN_BELOW)
+
+
 class Task(models.Model):
     """One kind of judgment asked in a campaign, with its settings."""
 
@@ -46,6 +58,9 @@ class Task(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
     task_type = models.CharField(max_length=20, choices=TaskType.choices)
+    # What annotators and managers call the task; unique in its campaign (any case), so that
+    # two tasks of one type can be told apart (annotation/services/tasks.py names them).
+    name = models.CharField(max_length=100)
     state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
     scale = models.CharField(max_length=10, choices=Scale.choices, default=Scale.LIKERT5)
     # Adequacy for monolingual raters: the reference instead of the source.
@@ -63,7 +78,7 @@ class Task(models.Model):
     items_per_annotator = models.PositiveIntegerField(default=0)
     # Items per batch, the unit an annotator claims (WMT HITs: 100); repeats come on top.
     batch_size = models.PositiveIntegerField(default=100)
-    seed = models.BigIntegerField(default=12345)
+    seed = models.BigIntegerField(default=task_seed_new)
     # MQM: the campaign's typology (a list of category names) and error weights
     # (``metrics.spans.MqmWeights.as_dict``); empty means Google's defaults.
     mqm_categories = models.JSONField(default=list, blank=True)
@@ -86,6 +101,7 @@ class Task(models.Model):
                 name="task_sizes_positive",
             ),
             models.CheckConstraint(condition=Q(batch_size__gte=1), name="task_batch_positive"),
+            models.UniqueConstraint("campaign", Lower("name"), name="task_name_unique_in_campaign"),
             models.CheckConstraint(
                 condition=Q(repeat_rate__gte=0, repeat_rate__lte=1)
                 & Q(bad_reference_rate__gte=0, bad_reference_rate__lte=1)
@@ -95,7 +111,13 @@ class Task(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_task_type_display()} in {self.campaign}"
+        return f"{self.name or self.get_task_type_display()} in {self.campaign}"
+
+    def save(self, *args, **kwargs) -> None:
+        # Every path that makes a task (the services, imports, fixtures) gets a name.
+        if not self.name:
+            self.name = task_name_free(self.campaign_id, self.get_task_type_display())
+        super().save(*args, **kwargs)
 
     @property
     def is_likert(self) -> bool:
@@ -108,6 +130,21 @@ class Task(models.Model):
         return self.task_type != TaskType.FLUENCY and (
             self.show_reference or (self.monolingual and self.is_likert)
         )
+
+
+def task_name_free(campaign_id: int, wanted: str, exclude_id: int | None = None) -> str:
+    """``wanted``, or ``wanted 2``, ``wanted 3``…: the first not taken in the campaign (by
+    another task than ``exclude_id``)."""
+    tasks = Task.objects.filter(campaign_id=campaign_id, name__istartswith=wanted)
+    if exclude_id is not None:
+        tasks = tasks.exclude(id=exclude_id)
+    taken = {name.lower() for name in tasks.values_list("name", flat=True)}
+    number = 1
+    name = wanted
+    while name.lower() in taken:
+        number += 1
+        name = f"{wanted} {number}"
+    return name
 
 
 class ItemType(models.TextChoices):

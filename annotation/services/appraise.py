@@ -254,8 +254,10 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         # Tutorial items may show a span to remove; that does not make the campaign ESA^AI.
         prefilled = any(item.prefilled and "tutorial" not in item.meta for item in parsed.items)
         task_type = "esa_prefilled" if prefilled else "esa"
+    # Error-span protocols have no scale (ESA's score is 0-100 by definition).
+    scaled = {} if parsed.span_protocol else {"scale": scale}
     task = task_create(
-        campaign=campaign, task_type=task_type, scale=scale, judgments_per_item=parsed.redundancy
+        campaign=campaign, task_type=task_type, judgments_per_item=parsed.redundancy, **scaled
     )
     items = []
     for parsed_item in parsed.items:

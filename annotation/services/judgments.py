@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.lib.scales import CONTINUOUS, scale_range
+from annotation.lib.scales import CONTINUOUS
 from annotation.models import (
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -24,6 +24,7 @@ from annotation.models import (
     Task,
     TaskType,
 )
+from annotation.protocols import AnswerError, protocol_for
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
@@ -32,9 +33,6 @@ from annotation.services.spans import (
     error_spans_create,
     span_answer_validated,
 )
-from metrics.postedit import hter
-
-MAX_POST_EDIT_CHARS = 10_000
 
 
 class JudgmentError(ApplicationError):
@@ -71,87 +69,15 @@ class Recorded:
         return Judgment.objects.get(id=self.judgment_id)
 
 
-def _int(answer: dict[str, Any], key: str) -> int:
-    value = answer.get(key)
-    if isinstance(value, bool) or value is None:
-        raise JudgmentError("invalid", f"{key} is required")
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise JudgmentError("invalid", f"{key} must be a whole number, not {value!r}") from None
-    if str(number) != str(value).strip():
-        raise JudgmentError("invalid", f"{key} must be a whole number, not {value!r}")
-    return number
-
-
 def answer_columns(
     task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
 ) -> dict[str, Any]:
-    """The typed columns of a judgment from the submitted answer, or a clear error."""
-    if task_type in LIKERT_TYPES:
-        low, high = scale_range(scale)
-        fields = (
-            {"score": "score"}
-            if task_type != TaskType.ADEQUACY_FLUENCY
-            else {"score": "score", "fluency": "fluency"}
-        )
-        values = {}
-        for column, key in fields.items():
-            value = _int(answer, key)
-            if not low <= value <= high:
-                raise JudgmentError("invalid", f"{key} must be from {low} to {high}")
-            values[column] = value
-        return values
-    if task_type == TaskType.PAIRWISE and scale in CONTINUOUS:
-        return _side_by_side(scale, candidates, answer)
-    if task_type == TaskType.PAIRWISE:
-        preference = str(answer.get("preference", "")).upper()
-        if preference not in {"A", "B", "T"}:
-            raise JudgmentError("invalid", "preference must be A, B or T (tie)")
-        return {"preference": preference}
-    if task_type == TaskType.RANKING:
-        ranks = answer.get("ranks")
-        if not isinstance(ranks, list) or len(ranks) != len(candidates):
-            raise JudgmentError(
-                "invalid", f"ranks must list one rank for each of the {len(candidates)} outputs"
-            )
-        given = [_int({"rank": rank}, "rank") for rank in ranks]
-        if any(not 1 <= rank <= len(candidates) for rank in given):
-            raise JudgmentError("invalid", f"ranks go from 1 (best) to {len(candidates)}")
-        return {"ranks": given}
-    post_edit = answer.get("post_edit")
-    if not isinstance(post_edit, str) or not post_edit.strip():
-        raise JudgmentError("invalid", "the post-edited translation is empty")
-    post_edit = post_edit.replace("\r\n", "\n").strip()
-    if len(post_edit) > MAX_POST_EDIT_CHARS:
-        raise JudgmentError("invalid", f"the post-edit is over {MAX_POST_EDIT_CHARS} characters")
-    if any(unicodedata.category(c) == "Cc" and c not in "\t\n" for c in post_edit):
-        raise JudgmentError("invalid", "the post-edit contains control characters")
-    result = hter(candidates[0]["text"], post_edit)
-    return {
-        "post_edit": post_edit,
-        "hter": result.score,
-        "edits": result.edits,
-        "post_edit_length": result.length,
-    }
-
-
-def _side_by_side(
-    scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
-) -> dict[str, Any]:
-    scores = answer.get("candidate_scores")
-    if not isinstance(scores, list) or len(scores) != len(candidates):
-        raise JudgmentError(
-            "invalid",
-            f"candidate_scores must give one score for each of the {len(candidates)} outputs",
-        )
-    low, high = scale_range(scale)
-    given = [_int({"candidate score": score}, "candidate score") for score in scores]
-    if any(not low <= score <= high for score in given):
-        raise JudgmentError("invalid", f"candidate scores must be from {low} to {high}")
-    first, second = (given + given)[:2]  # one candidate: a tie with itself
-    preference = "A" if first > second else "B" if second > first else "T"
-    return {"candidate_scores": given, "preference": preference}
+    """The typed columns of a judgment from the submitted answer, or a clear error: the
+    task type's protocol checks it (annotation/protocols)."""
+    try:
+        return protocol_for(task_type).answer(scale, candidates, answer)
+    except AnswerError as error:
+        raise JudgmentError("invalid", str(error)) from None
 
 
 # Columns that hold the answer itself (the others are derived from it, like HTER).

@@ -8,15 +8,13 @@ from django.db import transaction
 
 from annotation.models import Campaign, Task, TaskType
 from annotation.services import assignment
+from annotation.services.task_rules import EDITABLE_AFTER_LAUNCH, task_name_set
 from annotation.services.tasks import (
     TaskError,
     task_locked,
     task_settings_check,
     task_validate,
 )
-
-# Settings a launched task keeps changing: its items and batches were planned from the others.
-EDITABLE_AFTER_LAUNCH = ("instructions", "completion_code", "completion_url", "lease_seconds")
 
 
 @transaction.atomic
@@ -36,8 +34,13 @@ def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: A
             )
     if "task_type" in settings and settings["task_type"] not in TaskType.values:
         raise TaskError(f"unknown task type {settings['task_type']!r}")
+    if settings.get("seed", 0) is None:
+        settings.pop("seed")  # left blank on the page: the task keeps its seed
     for name, value in settings.items():
-        setattr(task, name, value)
+        if name != "name":
+            setattr(task, name, value)
+    if "name" in settings:
+        task_name_set(task=task, name=settings["name"])
     task_validate(task, chosen=list(settings))
     task.save()
     return task

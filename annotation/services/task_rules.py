@@ -8,30 +8,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import System, Task, TaskType
+from annotation.models import Campaign, System, Task, TaskType
+from annotation.models.tasks import task_name_free
+from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
+from annotation.protocols import protocol_for
 from annotation.selectors.annotation import campaign_has_documents
 from annotation.services.spans import mqm_settings_problem
 
-SETTINGS = (
-    "scale",
-    "monolingual",
-    "show_reference",
-    "ranking_size",
-    "judgments_per_item",
-    "context_size",
-    "repeat_rate",
-    "bad_reference_rate",
-    "reference_rate",
-    "lease_seconds",
-    "seed",
-    "items_per_annotator",
-    "batch_size",
-    "mqm_categories",
-    "mqm_weights",
-)
-
-
-TEXT_SETTINGS = ("instructions", "completion_code", "completion_url")
+# Every setting, with its bounds: declared once in annotation/protocols/base.py.
+SETTINGS = tuple(SETTING_DECLARATIONS)
+# Settings a launched task keeps changing: its items and batches were planned from the others.
+EDITABLE_AFTER_LAUNCH = tuple(name for name, s in SETTING_DECLARATIONS.items() if s.after_launch)
 # The quality-control rates, each a share of a batch's items in [0, 1), and why 1 is too many.
 QUALITY_CONTROL_RATES = {
     "repeat_rate": "every item would be judged twice",
@@ -50,6 +37,14 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
     """Every rule a task's settings obey, each with its own message (creation and edits).
     ``chosen``: the settings the manager set now; a ranking size left at its default shows
     every system when there are fewer (older scripts rely on it), a chosen one must fit."""
+    protocol = protocol_for(task.task_type)
+    values = {name: getattr(task, name) for name in SETTINGS}
+    for name, value in values.items():
+        if problem := SETTING_DECLARATIONS[name].problem(value):
+            raise TaskError(problem)
+    # Never ignored: a setting the protocol does not implement would plan another task.
+    if problem := protocol.unimplemented(values):
+        raise TaskError(problem)
     quality_control_check(
         repeat_rate=task.repeat_rate,
         bad_reference_rate=task.bad_reference_rate,
@@ -81,6 +76,27 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
         )
 
 
+def task_name_set(*, task: Task, name: str | None) -> None:
+    """Names the task ``name``, refused when another task of the campaign has it (in any
+    case); blank: the protocol's name, numbered if taken. The campaign is locked, so that
+    two tasks named at once cannot both take a name."""
+    list(Campaign.objects.select_for_update().filter(id=task.campaign_id).values_list("id"))
+    name = (name or "").strip()
+    if not name:
+        label = protocol_for(task.task_type).label
+        task.name = task_name_free(task.campaign_id, label, exclude_id=task.pk)
+        return
+    others = Task.objects.filter(campaign_id=task.campaign_id, name__iexact=name)
+    if task.pk is not None:
+        others = others.exclude(pk=task.pk)
+    if others.exists():
+        raise TaskError(
+            f"the campaign has a task named {name!r} already: annotators tell tasks apart "
+            "by their names, so choose another"
+        )
+    task.name = name
+
+
 def quality_control_check(
     *, repeat_rate: float, bad_reference_rate: float, reference_rate: float
 ) -> None:
@@ -109,6 +125,6 @@ def quality_control_check(
 
 
 def task_settings_check(settings: dict[str, Any]) -> None:
-    unknown = set(settings) - set(SETTINGS) - set(TEXT_SETTINGS)
+    unknown = set(settings) - set(SETTINGS)
     if unknown:
         raise TaskError(f"unknown task settings: {', '.join(sorted(unknown))}")

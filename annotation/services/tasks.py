@@ -27,14 +27,15 @@ from annotation.models import (
     Task,
     TaskType,
 )
-from annotation.services import assignment
 
 # Re-exported: callers import the task errors and rules from here.
+from annotation.protocols import PROTOCOLS
+from annotation.services import assignment
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
-    TEXT_SETTINGS,
     TaskError,
     quality_control_check,
+    task_name_set,
     task_settings_check,
     task_validate,
 )
@@ -44,12 +45,22 @@ MAX_PAIRS_PER_SEGMENT = 10
 
 @transaction.atomic
 def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
-    if task_type not in TaskType.values:
+    """A draft task of the protocol ``task_type``. Settings left out (or None) take the
+    protocol's defaults; a blank name is the protocol's (numbered if taken), a left-out seed
+    is drawn for this task."""
+    if task_type not in PROTOCOLS:
         raise TaskError(f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}")
+    protocol = PROTOCOLS[task_type]
     task_settings_check(settings)
+    settings = {name: value for name, value in settings.items() if value is not None}
+    name = settings.pop("name", "")
+    # Locked, so that two tasks created at once cannot take the same name.
+    campaign = Campaign.objects.select_for_update().get(id=campaign.id)
     if campaign.state in (Campaign.State.CLOSED, Campaign.State.ARCHIVED):
         raise TaskError(f"the campaign is {campaign.state}: no new tasks")
-    task = Task(campaign=campaign, task_type=task_type, **settings)
+    defaults = {key: value for key, value in protocol.defaults.items() if key not in settings}
+    task = Task(campaign=campaign, task_type=task_type, **defaults, **settings)
+    task_name_set(task=task, name=name)
     task_validate(task, chosen=list(settings))
     task.save()
     return task

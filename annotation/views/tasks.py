@@ -46,7 +46,11 @@ def task_add(request, campaign_id: int):
     try:
         if not form.is_valid():
             raise TaskError(form.errors.as_text())
-        task = task_create(campaign=request.campaign, **form.cleaned_data)
+        task = task_create(
+            campaign=request.campaign,
+            task_type=form.cleaned_data["task_type"],
+            **form.settings(),
+        )
     except ApplicationError as error:
         # A form re-rendered with the error beside it, so the manager's choices are kept.
         return campaign_page(
@@ -59,7 +63,8 @@ def task_add(request, campaign_id: int):
         )
     messages.success(
         request,
-        f"{task.get_task_type_display()} task created; launch it when the data is complete.",
+        f"Task “{task.name}” ({task.get_task_type_display()}, seed {task.seed}) created; "
+        "launch it when the data is complete.",
     )
     if warning := task_reference_warning(task):
         messages.warning(request, f"Note: {warning}.")
@@ -124,7 +129,8 @@ def task_edit(request, campaign_id: int, task_id: int):
         for name, field in form.fields.items():
             field.disabled = name not in EDITABLE_AFTER_LAUNCH
     if request.method == "POST" and form.is_valid():
-        changed = {name: form.cleaned_data[name] for name in form.changed_data}
+        given = {"task_type": form.cleaned_data["task_type"], **form.settings()}
+        changed = {name: value for name, value in given.items() if getattr(task, name) != value}
         try:
             task_update(task_id=task.id, campaign=campaign, **changed)
         except TaskError as error:  # shown beside the form, the manager's choices kept

@@ -1,0 +1,101 @@
+"""Protocols: one module per way of asking for judgments, each declared once.
+
+A protocol module defines ``PROTOCOL``, a ``base.Protocol``: the settings it implements
+(names from ``base.SETTINGS``, where every setting's bounds, default, label and help live
+once), its own defaults, its answer check, its screen template and script, its
+quality-control kinds, its results section and its export columns. ``PROTOCOLS`` maps each
+``TaskType`` to its declaration. Built from them:
+
+- the page form and the edit page (``annotation.forms.TaskForm``; ``static/js/task_form.js``
+  shows the fields of the chosen type),
+- the API serializers and so the OpenAPI schema (``annotation.api.tasks``),
+- the task rules (``annotation.services.task_rules``): bounds, and a setting the protocol
+  does not implement is refused unless left at its default,
+- the answer check (``annotation.services.judgments.answer_columns`` delegates here),
+- the manager permission cases (``tests/test_permission_matrix.py``),
+- the default instructions (``annotation/instructions.py`` reads ``instructions``).
+
+A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
+
+1. a ``TaskType`` value (``annotation/models/tasks.py``) and a migration for its choices
+   (and a check constraint on ``Judgment`` if its answer fills a column of its own);
+2. one module here with its ``PROTOCOL``: which settings apply (a new setting is one entry
+   in ``base.SETTINGS`` plus its model field), its answer check, its instructions, its
+   template and script, quality control, results section and export columns;
+3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
+   has one; ``tests/browser/test_task_form.py`` looks at its form and edit page);
+4. the template and script it names.
+
+The form, the edit page, the API, the schema, the refusals, the answer check and the
+permission cases follow with no other edit. Not yet read from the declaration (they still
+branch on the type, and the declared names say what they use today): the annotate view's
+answer parsing and item template (``views/annotate.py``, ``templates/annotate/``), the
+bad-reference share in ``services/assignment.py``, the results selectors
+(``selectors/human``) and the exports.
+"""
+
+from __future__ import annotations
+
+from annotation.models import TaskType
+from annotation.protocols import (
+    adequacy,
+    adequacy_fluency,
+    esa,
+    esa_prefilled,
+    fluency,
+    mqm,
+    pairwise,
+    postedit,
+    ranking,
+)
+from annotation.protocols.base import (
+    QUALITY_CONTROL,
+    SETTINGS,
+    AnswerError,
+    Protocol,
+    Setting,
+)
+
+__all__ = [
+    "PROTOCOLS",
+    "QUALITY_CONTROL",
+    "SETTINGS",
+    "AnswerError",
+    "Protocol",
+    "Setting",
+    "protocol_for",
+    "protocols_applying",
+]
+
+PROTOCOLS: dict[str, Protocol] = {
+    module.PROTOCOL.task_type: module.PROTOCOL
+    for module in (
+        adequacy,
+        fluency,
+        adequacy_fluency,
+        pairwise,
+        ranking,
+        postedit,
+        esa,
+        esa_prefilled,
+        mqm,
+    )
+}
+
+
+class UnknownProtocolError(AnswerError):
+    pass
+
+
+def protocol_for(task_type: str) -> Protocol:
+    try:
+        return PROTOCOLS[task_type]
+    except KeyError:
+        raise UnknownProtocolError(
+            f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}"
+        ) from None
+
+
+def protocols_applying(name: str) -> list[Protocol]:
+    """The protocols that implement setting ``name``, in TaskType order."""
+    return [protocol for protocol in PROTOCOLS.values() if protocol.applies(name)]

@@ -1,0 +1,26 @@
+"""Adequacy: how much of the source's (or, monolingual, the reference's) meaning one output
+keeps, on a Likert scale or 0-100 (Direct Assessment is this protocol on ``da100``)."""
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.likert import (
+    LIKERT_EXPORT_COLUMNS,
+    LIKERT_QUALITY_CONTROL,
+    LIKERT_SETTINGS,
+    likert_answer,
+)
+
+INSTRUCTIONS = (
+    "Below you see a sentence in the source language and a candidate translation. "
+    "How accurately does the candidate text convey the original semantics of the "
+    "source text? Score it from 'no meaning preserved' to 'all meaning preserved'."
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.ADEQUACY,
+    instructions=INSTRUCTIONS,
+    answer=likert_answer("score"),
+    settings=LIKERT_SETTINGS,
+    quality_control=LIKERT_QUALITY_CONTROL,
+    export_columns=LIKERT_EXPORT_COLUMNS,
+)

@@ -1,0 +1,356 @@
+"""What a protocol declares, and the catalogue of task settings with their bounds.
+
+Every task setting is described once here (``SETTINGS``): its kind, bounds, label, help and
+whether it may change after launch. A protocol (one module beside this one) names the
+settings it implements; the page form (``annotation.forms``), the API serializers and so the
+OpenAPI schema (``annotation.api.tasks``), the edit page and the task rules
+(``annotation.services.task_rules``) are built from these two declarations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import models
+
+from annotation.errors import ApplicationError
+from annotation.models import Scale, Task, TaskType
+
+MAX_SEED = 2**62
+MQM_CATEGORY_CHARS = 100
+MAX_MQM_CATEGORIES = 200
+MAX_MQM_WEIGHTS_CHARS = 10_000
+MAX_TASK_NAME_CHARS = 100
+
+
+class AnswerError(ApplicationError):
+    """Why an annotator's answer does not fit the protocol (a 400 with the message)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="invalid")
+
+
+def whole_number(answer: Mapping[str, Any], key: str) -> int:
+    """``answer[key]`` as an int; "3" passes (a posted form), 3.5, True and "3x" do not."""
+    value = answer.get(key)
+    if isinstance(value, bool) or value is None:
+        raise AnswerError(f"{key} is required")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise AnswerError(f"{key} must be a whole number, not {value!r}") from None
+    if str(number) != str(value).strip():
+        raise AnswerError(f"{key} must be a whole number, not {value!r}")
+    return number
+
+
+def json_value_problem(value: Any, where: str = "") -> str | None:
+    """Why a JSON value cannot be stored: a number that is not finite (``1e999``, NaN) or a
+    NUL character, which PostgreSQL's jsonb refuses."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where or 'a value'} is not a finite number ({value})"
+    if isinstance(value, str) and "\x00" in value:
+        return f"{where or 'a value'} contains a NUL character"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in str(key):
+                return "a key contains a NUL character"
+            if problem := json_value_problem(item, f"{where}.{key}".lstrip(".")):
+                return problem
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if problem := json_value_problem(item, f"{where}[{index}]"):
+                return problem
+    return None
+
+
+def _mqm_categories_problem(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        return "a list of category names"
+    if any(len(c) > MQM_CATEGORY_CHARS for c in value):
+        return f"a category name is at most {MQM_CATEGORY_CHARS} characters"
+    if len(value) > MAX_MQM_CATEGORIES:
+        return f"at most {MAX_MQM_CATEGORIES} categories"
+    return json_value_problem(value, "a category")
+
+
+def _mqm_weights_problem(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return "a JSON object"
+    return json_value_problem(value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One task setting. ``kind``: int, share (a rate in [0, 1), bounded by the task rules'
+    quality-control check with its own messages), bool, choice, line, text, url, lines (a
+    list of strings, a line each on the page) or json (an object)."""
+
+    name: str
+    kind: str
+    label: str
+    help: str = ""
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    max_length: int | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    after_launch: bool = False  # may change once the task is launched
+    optional: bool = False  # blank on the page / left out: the service chooses (name, seed)
+    check: Callable[[Any], str | None] | None = None  # a rule beyond the bounds
+
+    @property
+    def default(self) -> Any:
+        """The database's default (a callable one, such as the seed's, is drawn later)."""
+        column = Task._meta.get_field(self.name)
+        assert isinstance(column, models.Field)  # a setting is a column, never a relation
+        default = column.default
+        return None if callable(default) and default not in (list, dict) else _fresh(default)
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` breaks this setting's bounds, or None (the form and the serializer
+        check the same bounds first, each in its own words)."""
+        if value is None:
+            return None
+        if self.kind == "int" and not isinstance(value, bool) and isinstance(value, int):
+            if self.minimum is not None and value < self.minimum:
+                return f"{self.name} is at least {self.minimum}, not {value}"
+            if self.maximum is not None and value > self.maximum:
+                return f"{self.name} is at most {self.maximum}, not {value}"
+        limit = self.max_length
+        if isinstance(value, str) and limit is not None and len(value) > limit:
+            return f"{self.name} is at most {self.max_length} characters"
+        if self.check is not None and (problem := self.check(value)):
+            return f"{self.name}: {problem}"
+        return None
+
+
+def _fresh(default: Any) -> Any:
+    return default() if default in (list, dict) else default
+
+
+# Every task setting, once. Their order is the form's.
+SETTINGS: dict[str, Setting] = {
+    setting.name: setting
+    for setting in (
+        Setting(
+            "name",
+            "line",
+            "Name",
+            "Shown to annotators; blank: the task type's name (numbered if the campaign has "
+            "one of that name)",
+            max_length=MAX_TASK_NAME_CHARS,
+            after_launch=True,
+            optional=True,
+        ),
+        Setting("scale", "choice", "Scale", choices=tuple(Scale.choices)),
+        Setting("judgments_per_item", "int", "Judgments per item (k)", minimum=1, maximum=50),
+        Setting("ranking_size", "int", "Outputs per ranking (N)", minimum=2, maximum=50),
+        Setting(
+            "monolingual",
+            "bool",
+            "Monolingual",
+            "Adequacy against the reference, not the source",
+        ),
+        Setting("show_reference", "bool", "Show the reference"),
+        Setting(
+            "context_size",
+            "int",
+            "Context (segments each side)",
+            "Needs document ids",
+            minimum=0,
+            maximum=20,
+        ),
+        Setting(
+            "items_per_annotator",
+            "int",
+            "Items per annotator",
+            "0: no limit; rounded up to whole batches",
+            minimum=0,
+            maximum=1_000_000,
+        ),
+        Setting(
+            "batch_size",
+            "int",
+            "Items per batch",
+            "An annotator takes a whole batch (WMT: 100); repeats come on top",
+            minimum=1,
+            maximum=10_000,
+        ),
+        Setting(
+            "repeat_rate",
+            "share",
+            "Repeat rate",
+            "A share below 1: 0.1 is 10%",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
+            "bad_reference_rate",
+            "share",
+            "Bad reference rate",
+            "A share below 1",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
+            "reference_rate",
+            "share",
+            "Human reference rate",
+            "A share below 1",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
+            "seed",
+            "int",
+            "Seed",
+            "Draws the items' order and quality control; blank: a new random seed",
+            minimum=0,
+            maximum=MAX_SEED,
+            optional=True,
+        ),
+        Setting(
+            "lease_seconds",
+            "int",
+            "Lease (seconds)",
+            "How long a claimed batch stays with an idle annotator",
+            minimum=60,
+            maximum=86_400,
+            after_launch=True,
+        ),
+        Setting(
+            "mqm_categories",
+            "lines",
+            "MQM typology",
+            "One category a line; empty: Google's MQM typology",
+            max_length=MQM_CATEGORY_CHARS,
+            check=_mqm_categories_problem,
+        ),
+        Setting(
+            "mqm_weights",
+            "json",
+            "MQM weights (JSON)",
+            'e.g. {"severity": {"major": 5, "minor": 1}, "non_translation": 25}; empty: Google\'s',
+            max_length=MAX_MQM_WEIGHTS_CHARS,
+            check=_mqm_weights_problem,
+        ),
+        Setting(
+            "instructions",
+            "text",
+            "Instructions",
+            "Blank: the default wording for the task type (WMT's)",
+            max_length=20_000,
+            after_launch=True,
+        ),
+        Setting(
+            "completion_code",
+            "line",
+            "Completion code",
+            "Crowd studies: shown at the end of the batch",
+            max_length=64,
+            after_launch=True,
+        ),
+        Setting(
+            "completion_url",
+            "url",
+            "Completion URL",
+            "Crowd studies: participants are sent here at the end (instead of a code)",
+            max_length=500,
+            after_launch=True,
+        ),
+    )
+}
+# Settings every protocol has: how much is asked, of whom, in which order, and the wording.
+COMMON_SETTINGS = frozenset(
+    {
+        "name",
+        "judgments_per_item",
+        "items_per_annotator",
+        "batch_size",
+        "seed",
+        "lease_seconds",
+        "instructions",
+        "completion_code",
+        "completion_url",
+    }
+)
+# The quality-control kinds a protocol may support, each planned from one rate.
+QUALITY_CONTROL = {
+    "repeat": "repeat_rate",
+    "bad_reference": "bad_reference_rate",
+    "reference": "reference_rate",
+}
+QUALITY_CONTROL_LABELS = {
+    "repeat": "repeats",
+    "bad_reference": "bad references",
+    "reference": "human references",
+}
+
+Answer = Callable[[str, list[dict[str, Any]], Mapping[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One way of asking for judgments (a task type), declared once.
+
+    - ``settings``: the settings it implements beyond ``COMMON_SETTINGS`` and its
+      quality-control rates; any other setting must stay at its default (else refused);
+    - ``defaults``: where its default differs from the database's;
+    - ``answer``: ``(scale, candidates, answer) -> judgment columns``, raising
+      ``AnswerError``; span protocols check the spans themselves in
+      ``annotation.services.spans`` and declare ``spans=True``;
+    - ``template`` and ``script``: the answer part of the item screen and its script;
+    - ``quality_control``: kinds from ``QUALITY_CONTROL``;
+    - ``results_section``: the template of its section on the human results page;
+    - ``export_columns``: the judgment columns its exports fill;
+    - ``instructions``: the default wording annotators read first and behind "?".
+    """
+
+    task_type: TaskType
+    answer: Answer
+    instructions: str = ""  # the default wording annotators read (WMT's)
+    settings: frozenset[str] = frozenset()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    quality_control: frozenset[str] = frozenset({"repeat"})
+    template: str = "annotate/_item_form.html"
+    script: str = "js/evalsite.js"
+    results_section: str = "results/_human_task.html"
+    export_columns: tuple[str, ...] = ()
+    spans: bool = False
+
+    @property
+    def label(self) -> str:
+        return str(self.task_type.label)
+
+    @property
+    def setting_names(self) -> frozenset[str]:
+        rates = {QUALITY_CONTROL[kind] for kind in self.quality_control}
+        return COMMON_SETTINGS | self.settings | rates
+
+    def applies(self, name: str) -> bool:
+        return name in self.setting_names
+
+    def default(self, name: str) -> Any:
+        return self.defaults[name] if name in self.defaults else SETTINGS[name].default
+
+    def unimplemented(self, values: Mapping[str, Any]) -> str | None:
+        """Why some of ``values`` cannot be used: settings this protocol does not implement,
+        set to something else than their default (silently ignoring them would plan a task
+        other than the one asked for)."""
+        refused = sorted(
+            name
+            for name, value in values.items()
+            if name in SETTINGS and not self.applies(name) and value != self.default(name)
+        )
+        if not refused:
+            return None
+        kinds = ", ".join(QUALITY_CONTROL_LABELS[k] for k in sorted(self.quality_control))
+        return (
+            f"{self.label} tasks do not implement {', '.join(refused)}: leave "
+            f"{'it' if len(refused) == 1 else 'them'} at the default "
+            f"({', '.join(f'{n} {self.default(n)!r}' for n in refused)}); their quality "
+            f"control is {kinds}"
+        )

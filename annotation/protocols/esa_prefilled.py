@@ -1,0 +1,35 @@
+"""ESA^AI: ESA with spans pre-filled by an automatic system (uploaded after launch) that
+annotators keep, change or remove."""
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.spans import (
+    SPAN_EXPORT_COLUMNS,
+    SPAN_QUALITY_CONTROL,
+    SPAN_RESULTS,
+    SPAN_SCRIPT,
+    SPAN_SETTINGS,
+    SPAN_TEMPLATE,
+    esa_answer,
+)
+
+INSTRUCTIONS = (
+    "The translation comes with errors marked by an automatic system: keep the ones that "
+    "are right, change the severity of those that are wrong, remove the ones that are not "
+    "errors, and mark what it missed (minor: style, grammar or word choice that does not "
+    "change the meaning; major: changes the meaning or makes it hard to understand). Then "
+    "score the translation from 0 to 100 as in ESA."
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.ESA_PREFILLED,
+    instructions=INSTRUCTIONS,
+    answer=esa_answer,
+    settings=SPAN_SETTINGS,
+    quality_control=SPAN_QUALITY_CONTROL,
+    template=SPAN_TEMPLATE,
+    script=SPAN_SCRIPT,
+    results_section=SPAN_RESULTS,
+    export_columns=("score", *SPAN_EXPORT_COLUMNS, "spans.prefilled"),
+    spans=True,
+)

@@ -1,0 +1,24 @@
+"""Fluency: how well one output reads in the target language, without the source (so
+without context, the reference or a monolingual variant)."""
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.likert import (
+    LIKERT_EXPORT_COLUMNS,
+    LIKERT_QUALITY_CONTROL,
+    likert_answer,
+)
+
+INSTRUCTIONS = (
+    "Read the text below and rate it by how much you agree that: the text is fluent "
+    "in the target language (grammatical, natural, easy to read)."
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.FLUENCY,
+    instructions=INSTRUCTIONS,
+    answer=likert_answer("score"),
+    settings=frozenset({"scale"}),
+    quality_control=LIKERT_QUALITY_CONTROL,
+    export_columns=LIKERT_EXPORT_COLUMNS,
+)

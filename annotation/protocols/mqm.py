@@ -1,0 +1,46 @@
+"""MQM (Freitag et al., 2021): error spans with a category from the task's typology and a
+severity; the score is computed from them with the task's weights."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.spans import (
+    SPAN_EXPORT_COLUMNS,
+    SPAN_QUALITY_CONTROL,
+    SPAN_RESULTS,
+    SPAN_SCRIPT,
+    SPAN_SETTINGS,
+    SPAN_TEMPLATE,
+)
+
+
+def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]) -> dict:
+    return {}  # everything is in the spans; the score is computed from them
+
+
+# Google's MQM rater guidelines (Freitag et al., 2021).
+INSTRUCTIONS = (
+    "Identify all errors in the translation, given the source and its context. For each "
+    "error, mark the span, choose its category (accuracy, fluency, terminology, style, "
+    "locale convention, other) and its severity: major if it may mislead or confuse the "
+    "reader, minor if it does not. A translation that is not a translation of the "
+    "source at all is one Non-translation error over the whole segment. The score is "
+    "computed from the errors."
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.MQM,
+    instructions=INSTRUCTIONS,
+    answer=answer,
+    settings=SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
+    quality_control=SPAN_QUALITY_CONTROL,
+    template=SPAN_TEMPLATE,
+    script=SPAN_SCRIPT,
+    results_section=SPAN_RESULTS,
+    export_columns=SPAN_EXPORT_COLUMNS,
+    spans=True,
+)

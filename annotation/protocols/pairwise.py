@@ -1,0 +1,55 @@
+"""Pairwise preference: which of two outputs is better (A, B or a tie); on the 0-100 scale
+both are scored side by side (Appraise's pairwise DA) and the preference follows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.lib.scales import CONTINUOUS, scale_range
+from annotation.models import TaskType
+from annotation.protocols.base import AnswerError, Protocol, whole_number
+
+PREFERENCES = ("A", "B", "T")
+
+
+def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]) -> dict:
+    if scale in CONTINUOUS:
+        return _side_by_side(scale, candidates, given)
+    preference = str(given.get("preference", "")).upper()
+    if preference not in PREFERENCES:
+        raise AnswerError("preference must be A, B or T (tie)")
+    return {"preference": preference}
+
+
+def _side_by_side(
+    scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    scores = given.get("candidate_scores")
+    if not isinstance(scores, list) or len(scores) != len(candidates):
+        raise AnswerError(
+            f"candidate_scores must give one score for each of the {len(candidates)} outputs"
+        )
+    low, high = scale_range(scale)
+    scored = [whole_number({"candidate score": score}, "candidate score") for score in scores]
+    if any(not low <= score <= high for score in scored):
+        raise AnswerError(f"candidate scores must be from {low} to {high}")
+    first, second = (scored + scored)[:2]  # one candidate: a tie with itself
+    preference = "A" if first > second else "B" if second > first else "T"
+    return {"candidate_scores": scored, "preference": preference}
+
+
+INSTRUCTIONS = (
+    "You are shown a source sentence followed by two candidate translations. Which of "
+    "the two translations is better? Choose a tie only when they are equally good."
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.PAIRWISE,
+    instructions=INSTRUCTIONS,
+    answer=answer,
+    settings=frozenset({"scale", "context_size", "show_reference"}),
+    # No human-reference items (a pair of outputs per segment) and no bad references.
+    quality_control=frozenset({"repeat"}),
+    export_columns=("preference", "candidate_scores"),
+)
