@@ -59,7 +59,7 @@ def _appraise_score(row: SpanJudgment, weights: dict[int, MqmWeights]) -> float:
     if row.task_type != TaskType.MQM:
         return row.score if row.score is not None else 0
     if row.task_id not in weights:
-        weights[row.task_id] = task_mqm_weights(Task.objects.get(id=row.task_id))
+        weights[row.task_id] = task_mqm_weights(task=Task.objects.get(id=row.task_id))
     errors = ((span.severity, span.category) for span in row.spans)
     return -round(weights[row.task_id].score(errors), MQM_SCORE_DECIMALS)
 

@@ -68,7 +68,7 @@ def test_automatic_results_page_with_unreadable_system_ids(loaded_campaign, mana
 
 def test_metric_tsv_segment_that_is_a_superscript_digit_is_refused():
     with pytest.raises(MetricUploadError, match="line 1: segment '²'"):
-        parse_metric_scores("alpha\t²\t0.5\n", systems={"alpha"}, n_segments=3)
+        parse_metric_scores(text="alpha\t²\t0.5\n", systems={"alpha"}, n_segments=3)
 
 
 def test_jsonl_upload_with_a_lone_surrogate_is_refused_with_its_line(campaign, manager):

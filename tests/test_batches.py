@@ -450,7 +450,7 @@ def test_monolingual_ref_items_judge_another_reference(loaded_campaign, manager)
         reference_rate=0.9,  # the most a task may have: below 1
         seed=3,
     )
-    assert task_reference_warning(task) is None
+    assert task_reference_warning(task=task) is None
     task_launch(task_id=task.id)
     refs = list(Slot.objects.filter(task=task, item__item_type=ItemType.REF).select_related("item"))
     assert 6 <= len(refs) < 12  # about 0.9 of the 12 segments
@@ -492,7 +492,7 @@ def test_monolingual_with_one_reference_plans_no_ref_items_and_says_so(
     assert Item.objects.filter(task=task, item_type=ItemType.TGT).count() == 36
     # Not monolingual: the same reference may be judged, and nothing is said.
     other = task_create(campaign=loaded_campaign, task_type="fluency", reference_rate=0.5)
-    assert task_reference_warning(other) is None
+    assert task_reference_warning(task=other) is None
 
 
 def test_a_small_group_keeps_companions_apart_when_it_can():
@@ -503,7 +503,7 @@ def test_a_small_group_keeps_companions_apart_when_it_can():
     first, second, third = (Item(id=i, item_type=ItemType.TGT) for i in (1, 2, 3))
     units = [[first, Repeat(first)], [second], [third]]
     for seed in range(20):
-        order = group_order(units, random.Random(seed))
+        order = group_order(units=units, rng=random.Random(seed))
         where = {
             ("repeat" if isinstance(e, Repeat) else "item", getattr(e, "item", e).id): i
             for i, e in enumerate(order)

@@ -95,19 +95,29 @@ def test_every_task_type_is_one_declared_protocol():
 
 
 def test_answer_columns_delegates_to_the_protocol():
-    assert answer_columns("adequacy_fluency", "likert5", [], {"score": 4, "fluency": "2"}) == {
+    assert answer_columns(
+        task_type="adequacy_fluency",
+        scale="likert5",
+        candidates=[],
+        answer={"score": 4, "fluency": "2"},
+    ) == {
         "score": 4,
         "fluency": 2,
     }
-    assert answer_columns("pairwise", "da100", [{}, {}], {"candidate_scores": [10, 90]}) == {
+    assert answer_columns(
+        task_type="pairwise",
+        scale="da100",
+        candidates=[{}, {}],
+        answer={"candidate_scores": [10, 90]},
+    ) == {
         "candidate_scores": [10, 90],
         "preference": "B",
     }
     with pytest.raises(JudgmentError, match="from 1 to 5") as refused:
-        answer_columns("adequacy", "likert5", [], {"score": 6})
+        answer_columns(task_type="adequacy", scale="likert5", candidates=[], answer={"score": 6})
     assert refused.value.code == "invalid"
     with pytest.raises(JudgmentError, match="from 0 to 100"):
-        answer_columns("esa", "likert5", [], {"score": 101})
+        answer_columns(task_type="esa", scale="likert5", candidates=[], answer={"score": 101})
 
 
 @pytest.mark.parametrize("categories", [[], ["Accuracy", "Fluency/Grammar"]])

@@ -8,36 +8,11 @@ from pathlib import Path
 
 SERVICES = Path(__file__).resolve().parent.parent / "annotation" / "services"
 
-# Functions that still take positional arguments, each with the reason. Modules being
-# rewritten on another branch keep theirs until it is merged; then this list empties.
+# Functions whose signature Django chooses, each with the reason.
 ALLOWED = {
-    **dict.fromkeys(
-        (
-            "assignment.batch_capacity",
-            "assignment.batch_quota",
-            "assignment.originals_per_group",
-            "assignment.bad_references_wanted",
-            "assignment.groups_plan",
-            "assignment.groups_from_appraise",
-            "assignment.group_order",
-            "judgments.answer_columns",
-            "judgments.judgment_refusal",
-            # Called from views/annotate.py, rewritten with the loop.
-            "spans.task_mqm_weights",
-        ),
-        "the annotator loop's modules, rewritten on the loop branch (issue 21 §1)",
-    ),
-    **dict.fromkeys(
-        (
-            "tasks.task_locked",
-            "tasks.task_reference_warning",
-            "task_rules.task_validate",
-            "task_rules.task_settings_check",
-            # Called from task_rules.py.
-            "spans.mqm_settings_problem",
-        ),
-        "the task settings' modules, rewritten with the protocol declarations (issue 21 §2)",
-    ),
+    "logins.tokens_delete_on_password_change": "a post_save receiver: Django passes sender, "
+    "instance and created",
+    "logins.username_validator": "a field validator: Django calls it with the value alone",
 }
 
 

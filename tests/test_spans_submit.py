@@ -322,7 +322,7 @@ def test_campaign_weights_keep_google_for_severities_left_out():
     from annotation.models import Task
     from annotation.services.spans import task_mqm_weights
 
-    weights = task_mqm_weights(Task(mqm_weights={"severity": {"Major": 10}}))
+    weights = task_mqm_weights(task=Task(mqm_weights={"severity": {"Major": 10}}))
     assert weights.weight("major", "Accuracy/Mistranslation") == 10
     assert weights.weight("minor", "Fluency/Grammar") == 1  # Google's, by hand
     assert weights.weight("no-error", None) == 0

@@ -47,7 +47,7 @@ class TokenUserAuthentication(TokenAuthentication):
         user = found[0]
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        if token_expired(user.token_created):
+        if token_expired(created=user.token_created):
             raise exceptions.AuthenticationFailed(
                 "Token expired; get a new one with POST /api/v1/auth/token."
             )

@@ -77,7 +77,7 @@ class Repeat:
 Entry = Item | Repeat
 
 
-def batch_capacity(task: Task) -> int:
+def batch_capacity(*, task: Task) -> int:
     """Items per batch, repeats not counted."""
     if task.items_per_annotator:
         return max(1, min(task.batch_size, task.items_per_annotator))
@@ -88,34 +88,34 @@ def _bad_reference_share(task: Task) -> float:
     return task.bad_reference_rate if task.task_type in LIKERT_TYPES else 0.0
 
 
-def originals_per_group(task: Task) -> int:
+def originals_per_group(*, task: Task) -> int:
     """System outputs and references per group: the capacity less the bad references' share."""
-    capacity = batch_capacity(task)
+    capacity = batch_capacity(task=task)
     return max(1, capacity - round(_bad_reference_share(task) * capacity))
 
 
-def bad_references_wanted(task: Task, originals: int) -> int:
+def bad_references_wanted(*, task: Task, originals: int) -> int:
     """Bad references to plan in a group of ``originals`` items: the rate's share of the
     capacity for a full group, in proportion for the last, smaller one."""
     share = _bad_reference_share(task)
     if share <= 0:
         return 0
-    per_group = originals_per_group(task)
-    full = batch_capacity(task) - per_group
+    per_group = originals_per_group(task=task)
+    full = batch_capacity(task=task) - per_group
     if originals >= per_group:
         return full
     return round(full * originals / per_group)
 
 
-def groups_plan(items: Sequence[Item], task: Task, rng: random.Random) -> list[list[Item]]:
+def groups_plan(*, items: Sequence[Item], task: Task, rng: random.Random) -> list[list[Item]]:
     """The items shuffled and cut into groups (bad references are added by the caller)."""
     order = list(items)
     rng.shuffle(order)
-    size = originals_per_group(task)
+    size = originals_per_group(task=task)
     return [order[start : start + size] for start in range(0, len(order), size)]
 
 
-def groups_from_appraise(items: Sequence[Item], task: Task) -> list[list[Item]]:
+def groups_from_appraise(*, items: Sequence[Item], task: Task) -> list[list[Item]]:
     """Appraise's own batches (``source_meta["batch"]``), in order; items without one are
     cut by capacity."""
     groups: dict[object, list[Item]] = {}
@@ -126,11 +126,11 @@ def groups_from_appraise(items: Sequence[Item], task: Task) -> list[list[Item]]:
             loose.append(item)
         else:
             groups.setdefault(batch, []).append(item)
-    size = batch_capacity(task)
+    size = batch_capacity(task=task)
     return list(groups.values()) + [loose[i : i + size] for i in range(0, len(loose), size)]
 
 
-def group_order(units: Sequence[Sequence[Entry]], rng: random.Random) -> list[Entry]:
+def group_order(*, units: Sequence[Sequence[Entry]], rng: random.Random) -> list[Entry]:
     """One order of a group: each unit is an original followed by its companions (its bad
     reference, its repeat), which come at least ``QC_GAP`` places after it (a second
     companion twice as far), or the largest gap the group allows; never before it."""
@@ -197,7 +197,7 @@ def batches_create(
         if keep_order:
             order: list[Entry] = [*group, *(Repeat(item) for item in chosen)]
         else:
-            order = group_order(_units(group), rng)
+            order = group_order(units=_units(group), rng=rng)
         for replica in range(task.judgments_per_item):
             batch = Batch(
                 task=task, number=replica * n_groups + number, group=number, size=len(order)

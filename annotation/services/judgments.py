@@ -70,7 +70,7 @@ class Recorded:
 
 
 def answer_columns(
-    task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
+    *, task_type: str, scale: str, candidates: list[dict[str, Any]], answer: dict[str, Any]
 ) -> dict[str, Any]:
     """The typed columns of a judgment from the submitted answer, or a clear error: the
     task type's protocol checks it (annotation/protocols)."""
@@ -132,10 +132,12 @@ def _validated(
         except SpanAnswerError as error:
             raise JudgmentError("invalid", str(error)) from None
     candidates = item.candidates if item is not None else []
-    return answer_columns(task.task_type, task.scale, candidates, answer), []
+    return answer_columns(
+        task_type=task.task_type, scale=task.scale, candidates=candidates, answer=answer
+    ), []
 
 
-def item_needed(task: Task) -> bool:
+def item_needed(*, task: Task) -> bool:
     """Whether checking an answer needs the item (its outputs, its text for spans): all but
     Likert and pairwise A/B/T."""
     discrete_pairwise = task.task_type == TaskType.PAIRWISE and task.scale not in CONTINUOUS
@@ -162,7 +164,7 @@ _REFUSALS = {
 }
 
 
-def judgment_refusal(reason: str) -> JudgmentError:
+def judgment_refusal(*, reason: str) -> JudgmentError:
     if reason.startswith("task_"):
         label = Task.State(reason.removeprefix("task_")).label.lower()
         return JudgmentError("conflict", f"the task is {label}: your answer was not recorded")
@@ -191,7 +193,7 @@ def judgment_record(
     """
     task = Task.objects.filter(id=task_id).first()
     if task is None:
-        raise judgment_refusal("not_found")
+        raise judgment_refusal(reason="not_found")
     recorded, _, _ = judgment_record_and_claim_next(
         task=task,
         slot_id=slot_id,
@@ -221,10 +223,10 @@ def judgment_record_and_claim_next(
     item, refused = None, None
     values: dict[str, Any] = {}
     spans: list[CheckedSpan] = []
-    if item_needed(task):
+    if item_needed(task=task):
         item = Item.objects.filter(slots__id=slot_id, slots__task_id=task.id).first()
-    if item is None and item_needed(task):
-        refused = judgment_refusal("not_found")  # the check below says so (the slot is not)
+    if item is None and item_needed(task=task):
+        refused = judgment_refusal(reason="not_found")  # the check below says so (the slot is not)
     else:
         try:
             values, spans = _validated(task, item, answer)
@@ -257,7 +259,7 @@ def judgment_record_and_claim_next(
                 done.judgment_id, done.duration_ms or 0, values.get("hter"), True, done.batch_closed
             )
         else:
-            raise judgment_refusal(done.outcome)
+            raise judgment_refusal(reason=done.outcome)
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress
@@ -305,5 +307,5 @@ def skip_record(
         now=now or timezone.now(),
     )
     if done.outcome not in ("recorded", "mine_skipped"):
-        raise judgment_refusal(done.outcome)
+        raise judgment_refusal(reason=done.outcome)
     return done

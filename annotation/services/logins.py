@@ -37,7 +37,7 @@ USERNAME_MAX_LENGTH = 150  # Django's user model
 _LOCK_CLASS = 0x4C4F47
 
 
-def token_expired(created: datetime) -> bool:
+def token_expired(*, created: datetime) -> bool:
     """The one rule of a token's age (checked on every API request, in its one query's row)."""
     return created <= timezone.now() - timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
 
@@ -53,7 +53,7 @@ def token_for(*, user: Any) -> Token:
     """The user's token, a new one if it has none or it has expired."""
     _user_lock(user)
     token = Token.objects.filter(user=user).first()
-    if token is not None and not token_expired(token.created):
+    if token is not None and not token_expired(created=token.created):
         return token
     return token_rotate(user=user)
 

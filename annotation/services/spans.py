@@ -55,7 +55,7 @@ def task_mqm_categories(*, task: Task) -> tuple[str, ...]:
     return tuple(task.mqm_categories) or GOOGLE_MQM_CATEGORIES
 
 
-def task_mqm_weights(task: Task) -> MqmWeights:
+def task_mqm_weights(*, task: Task) -> MqmWeights:
     """The task's MQM weights: its own, or Google's (major 5, minor 1, ...)."""
     if not task.mqm_weights:
         return DEFAULT_MQM_WEIGHTS
@@ -66,7 +66,7 @@ def task_mqm_weights(task: Task) -> MqmWeights:
     )
 
 
-def mqm_settings_problem(categories: object, weights: object) -> str | None:
+def mqm_settings_problem(*, categories: object, weights: object) -> str | None:
     """Why a campaign's MQM typology or weights cannot be used, or None."""
     if not isinstance(categories, list) or not all(
         isinstance(c, str) and c.strip() and len(c) <= 100 for c in categories
@@ -129,7 +129,7 @@ def _span(task: Task, entry: object, target: str, source: str, categories: Seque
     if task.task_type == TaskType.MQM:
         if category not in categories:
             raise SpanAnswerError(f"unknown MQM category {category!r}")
-        if is_non_translation(category=category, weights=task_mqm_weights(task)):
+        if is_non_translation(category=category, weights=task_mqm_weights(task=task)):
             return Span(0, len(target), MAJOR, category)
     text = source if span.side == "source" else target
     try:

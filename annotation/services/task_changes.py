@@ -21,8 +21,8 @@ from annotation.services.tasks import (
 def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: Any) -> Task:
     """Changes a task's settings: any of them while it is a draft; after launch only those
     that do not change its planned items (``EDITABLE_AFTER_LAUNCH``)."""
-    task = task_locked(task_id, campaign)
-    task_settings_check({k: v for k, v in settings.items() if k != "task_type"})
+    task = task_locked(task_id=task_id, campaign=campaign)
+    task_settings_check(settings={k: v for k, v in settings.items() if k != "task_type"})
     if task.state == Task.State.CLOSED:
         raise TaskError("the task is closed: it cannot be changed")
     if task.state != Task.State.DRAFT:
@@ -41,7 +41,7 @@ def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: A
             setattr(task, name, value)
     if "name" in settings:
         task_name_set(task=task, name=settings["name"])
-    task_validate(task, chosen=list(settings))
+    task_validate(task=task, chosen=list(settings))
     task.save()
     return task
 
@@ -49,7 +49,7 @@ def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: A
 @transaction.atomic
 def task_delete(*, task_id: int, campaign: Campaign | None = None) -> None:
     """Deletes a draft task (a launched one keeps its judgments: close it instead)."""
-    task = task_locked(task_id, campaign)
+    task = task_locked(task_id=task_id, campaign=campaign)
     if task.state != Task.State.DRAFT:
         raise TaskError("only a draft task can be deleted; close a launched task instead")
     task.delete()
@@ -64,7 +64,7 @@ _TRANSITIONS = {
 
 
 def _task_change_state(task_id: int, campaign: Campaign | None, change: str) -> Task:
-    task = task_locked(task_id, campaign)
+    task = task_locked(task_id=task_id, campaign=campaign)
     allowed, target = _TRANSITIONS[change]
     if task.state not in allowed:
         raise TaskError(f"a {task.get_state_display().lower()} task cannot {change}")

@@ -33,7 +33,7 @@ class TaskError(ApplicationError):
     """A task that cannot be created, changed or launched as asked, with the reason."""
 
 
-def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
+def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
     """Every rule a task's settings obey, each with its own message (creation and edits).
     ``chosen``: the settings the manager set now; a ranking size left at its default shows
     every system when there are fewer (older scripts rely on it), a chosen one must fit."""
@@ -64,7 +64,7 @@ def task_validate(task: Task, *, chosen: Sequence[str] = ()) -> None:
             )
     if task.batch_size < 1:
         raise TaskError("a batch holds at least one item")
-    problem = mqm_settings_problem(task.mqm_categories, task.mqm_weights)
+    problem = mqm_settings_problem(categories=task.mqm_categories, weights=task.mqm_weights)
     if problem:
         raise TaskError(problem)
     if task.context_size and not campaign_has_documents(task.campaign):
@@ -124,7 +124,7 @@ def quality_control_check(
         )
 
 
-def task_settings_check(settings: dict[str, Any]) -> None:
+def task_settings_check(*, settings: dict[str, Any]) -> None:
     unknown = set(settings) - set(SETTINGS)
     if unknown:
         raise TaskError(f"unknown task settings: {', '.join(sorted(unknown))}")

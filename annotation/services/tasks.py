@@ -51,7 +51,7 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
     if task_type not in PROTOCOLS:
         raise TaskError(f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}")
     protocol = PROTOCOLS[task_type]
-    task_settings_check(settings)
+    task_settings_check(settings=settings)
     settings = {name: value for name, value in settings.items() if value is not None}
     name = settings.pop("name", "")
     # Locked, so that two tasks created at once cannot take the same name.
@@ -61,12 +61,12 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
     defaults = {key: value for key, value in protocol.defaults.items() if key not in settings}
     task = Task(campaign=campaign, task_type=task_type, **defaults, **settings)
     task_name_set(task=task, name=name)
-    task_validate(task, chosen=list(settings))
+    task_validate(task=task, chosen=list(settings))
     task.save()
     return task
 
 
-def task_locked(task_id: int, campaign: Campaign | None) -> Task:
+def task_locked(*, task_id: int, campaign: Campaign | None) -> Task:
     """The task, locked; a task of another campaign than the one named is not found."""
     tasks = Task.objects.select_for_update().select_related("campaign")
     if campaign is not None:
@@ -84,7 +84,7 @@ SAME_REFERENCE_WARNING = (
 )
 
 
-def task_reference_warning(task: Task) -> str | None:
+def task_reference_warning(*, task: Task) -> str | None:
     """Why the task's human-reference items will not be planned, if they will not."""
     if task.reference_rate <= 0 or not task.shows_reference:
         return None
@@ -146,10 +146,10 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     """Creates the task's items and their slots (item × judgments per item); returns the
     number of items. Everything is drawn from the task's seed, so a launch is reproducible.
     With ``campaign``, a task of another campaign is refused."""
-    task = task_locked(task_id, campaign)
+    task = task_locked(task_id=task_id, campaign=campaign)
     if task.state != Task.State.DRAFT:
         raise TaskError("the task is launched already")
-    task_validate(task)
+    task_validate(task=task)
     data = _load(task.campaign)
     if not data.segments or not data.systems:
         raise TaskError("upload the source and at least one system output before launching")
@@ -164,7 +164,7 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     else:
         items = _ranking_items(task, data, rng)
     _create_numbered(task, items)
-    groups = assignment.groups_plan(items, task, rng)
+    groups = assignment.groups_plan(items=items, task=task, rng=rng)
     bad = [_bad_reference_items(task, data, group, rng) for group in groups]
     _create_numbered(task, [item for group in bad for item in group])
     planned = assignment.batches_create(
@@ -182,7 +182,7 @@ def task_launch_items(*, task: Task, items: list[Item]) -> int:
     if not items:
         raise TaskError("a task needs at least one item")
     _create_numbered(task, items)
-    groups = assignment.groups_from_appraise(items, task)
+    groups = assignment.groups_from_appraise(items=items, task=task)
     planned = assignment.batches_create(
         task=task, groups=groups, rng=random.Random(task.seed), keep_order=True
     )
@@ -250,7 +250,7 @@ def _bad_reference_items(
 ) -> list[Item]:
     """The group's bad references, each degrading a system output of the group (as many as
     the assignment rules want, fewer if outputs are too short to degrade)."""
-    wanted = assignment.bad_references_wanted(task, len(group))
+    wanted = assignment.bad_references_wanted(task=task, originals=len(group))
     if not wanted:
         return []
     from annotation.lib.badref import degrade

@@ -95,7 +95,7 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
-        "mqm_weights": json.dumps(task_mqm_weights(task).as_dict())
+        "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict())
         if task.task_type == TaskType.MQM
         else "",
         "skip_reasons": SkipReason.choices,

@@ -66,7 +66,7 @@ def task_add(request, campaign_id: int):
         f"Task “{task.name}” ({task.get_task_type_display()}, seed {task.seed}) created; "
         "launch it when the data is complete.",
     )
-    if warning := task_reference_warning(task):
+    if warning := task_reference_warning(task=task):
         messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign_id)
 
@@ -78,7 +78,7 @@ def task_add(request, campaign_id: int):
 def task_launch_view(request, campaign_id: int, task_id: int):
     items = task_launch(task_id=task_id, campaign=request.campaign)
     messages.success(request, f"Launched with {items} items.")
-    if warning := task_reference_warning(request.campaign.tasks.get(id=task_id)):
+    if warning := task_reference_warning(task=request.campaign.tasks.get(id=task_id)):
         messages.warning(request, f"Note: {warning}.")
     return redirect("campaign-detail", campaign_id)
 

@@ -166,7 +166,7 @@ def span_task_results(task: Task, *, agreement: bool = True) -> SpanTaskResults:
     segment = [str(row.segment_index) for row in ranked]
     system = [row.system for row in ranked]
     if task.task_type == TaskType.MQM:
-        weights = task_mqm_weights(task)
+        weights = task_mqm_weights(task=task)
         result.weights = weights.as_dict()
         errors = []
         for row in ranked:
