@@ -15,12 +15,12 @@ from django.conf import settings
 
 from annotation.exports import (
     RANKING_COLUMNS,
-    _csv_safe,
     judgments_download,
     pseudonym,
     ranking_rows,
     wmt_entries,
 )
+from annotation.lib.spreadsheet import spreadsheet_safe as _csv_safe
 from annotation.models import Judgment
 from annotation.selectors.exports import (
     APPRAISE_TABLE,
@@ -222,7 +222,7 @@ def test_appraise_scores_round_trip(judged, tmp_path):
         .values_list("annotator__username", "score", "item__segment__index", "is_repeat")
     )
     assert read.score == [float(j[1]) for j in judgments]
-    assert read.segment == [str(j[2]) for j in judgments]
+    assert read.segment == [str(j[2] + 1) for j in judgments]  # numbered from 1
     assert read.annotator == ["'=cmd" if j[0] == "=cmd" else j[0] for j in judgments]
     assert read.item_type == ["REPEAT" if j[3] else "TGT" for j in judgments]
     assert set(read.language_pair) == {"en-de"}

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.db.models import F, Func, TextField, Value
 from django.db.models.functions import Coalesce
 
+from annotation.lib.spreadsheet import sql_spreadsheet_safe
 from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
 from annotation.models.campaigns import Document
 from annotation.selectors.human.loading import HUMAN, exclusions
@@ -108,13 +109,17 @@ def judgment_annotators(campaign: Campaign) -> dict[int, str]:
     return dict(users.values_list("id", "username"))
 
 
-def _safe(expression: str) -> str:
-    """SQL text of ``expression`` neutralised against spreadsheet formulas, as csv_stream
-    does in Python: a leading = + - @ tab or CR gets a quote in front."""
-    return (
-        f"CASE WHEN left({expression}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) "
-        f"THEN '''' || {expression} ELSE {expression} END"
-    )
+_safe = sql_spreadsheet_safe  # the one formula guard, as SQL
+
+
+def appraise_item_id(imported: object, segment_index: int) -> object:
+    """The itemID of every Appraise file the site writes: Appraise's own when the item came
+    from Appraise (a re-export matches the file imported), else the segment's number from 1,
+    as WMT numbers segments. ``APPRAISE_ITEM_ID`` is the same rule in SQL."""
+    return imported if imported is not None else segment_index + 1
+
+
+APPRAISE_ITEM_ID = "coalesce(i.source_meta->>'itemID', (s.index + 1)::text)"
 
 
 _UTC = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
@@ -140,7 +145,7 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ("judgment_id", "j.id"),
     ("item_id", "i.external_id"),
     ("item_type", _ITEM_TYPE),
-    ("segment_id", "s.index"),
+    ("segment_id", "s.index + 1"),
     ("document_id", _safe("d.external_id")),
     ("system", _safe("x.system")),
     ("candidate", "x.candidate"),
@@ -165,11 +170,11 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ),
 ]
 # Appraise's headerless score CSV, as ``python -m metrics human --format appraise`` reads it:
-# rows with an absolute score only, itemID the segment index, times as Unix seconds.
+# rows with an absolute score only, itemID by ``appraise_item_id``, times as Unix seconds.
 APPRAISE_TABLE: list[tuple[str, str]] = [
     ("username", _safe("names.name")),
     ("systemID", _safe("x.system")),
-    ("itemID", "s.index"),
+    ("itemID", _safe(APPRAISE_ITEM_ID)),
     ("itemType", _ITEM_TYPE),
     ("sourceLanguage", _safe("%(source_language)s::text")),
     ("targetLanguage", _safe("%(target_language)s::text")),

@@ -104,7 +104,7 @@ def _system(score: SystemScore, name: str) -> dict[str, Any]:
         "z_interval": [_number(v) for v in score.z_interval],
         "segments": score.segments,
         "judgments": score.judgments,
-        "wins": score.wins,
+        "systems_beaten": score.wins,
         "cluster": score.cluster,
         "rank_range": list(score.rank_range),
     }
