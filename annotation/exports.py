@@ -72,10 +72,6 @@ def pseudonym(user_id: int) -> str:
     return "a-" + digest.hexdigest()[:16]
 
 
-def _who(row: dict[str, Any], pseudonymise: bool) -> str:
-    return pseudonym(row["annotator_id"]) if pseudonymise else row["username"]
-
-
 def _item_type(row: dict[str, Any]) -> str:
     return "REPEAT" if row["is_repeat"] else row["item_kind"]
 
@@ -96,14 +92,12 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def judgment_json_lines(
-    rows: Iterable[dict[str, Any]], *, language_pair: str, pseudonymise: bool = False
-) -> Iterator[str]:
+def judgment_json_lines(rows: Iterable[dict[str, Any]], *, language_pair: str) -> Iterator[str]:
     """One JSON object per judgment, its candidates' systems listed in display order."""
     for row in rows:
         single = row["task_type"] not in (TaskType.PAIRWISE, TaskType.RANKING)
         document = {
-            "annotator": _who(row, pseudonymise),
+            "annotator": row["annotator"],
             "language_pair": language_pair,
             "task_id": row["task_id"],
             "task_type": row["task_type"],
@@ -159,7 +153,6 @@ def wmt_ranking_rows(
     *,
     campaign: Campaign,
     task_type: str,
-    pseudonymise: bool = False,
 ) -> Iterator[list[Any]]:
     """The WMT 5-way ranking CSV: a header, then the rows of each judgment (see
     ``wmt_entries``); absent systems have an empty id and rank -1."""
@@ -187,7 +180,7 @@ def wmt_ranking_rows(
                 row["segment_index"] + 1,
                 row["document"],
                 row["segment_index"] + 1,
-                _who(row, pseudonymise),
+                row["annotator"],
                 *(cell for system, _ in padded for cell in (-1, system)),
                 *(rank for _, rank in padded),
             ]
@@ -370,10 +363,8 @@ def judgments_download(
     pseudonymise: bool = False,
 ) -> StreamingHttpResponse:
     """The judgments in one of the formats ``csv``, ``jsonl``, ``appraise`` or ``wmt``
-    (the latter for pairwise and ranking tasks only: the caller checks)."""
-    rows = judgment_export_rows(
-        campaign=campaign, task_id=task.id if task else None, included_only=included_only
-    )
+    (the latter for pairwise and ranking tasks only: the caller checks), each from the one
+    expansion of judgments into rows (``annotation.selectors.exports``)."""
     # The names say what the file holds: a pseudonymised file can be shared, an identified one
     # names people, so the two must not be mistaken for each other (or overwrite each other).
     name = (
@@ -382,20 +373,25 @@ def judgments_download(
         + ("-included" if included_only else "")
         + ("-pseudonymised" if pseudonymise else "-identified")
     )
-    if fmt == "jsonl":
-        lines = judgment_json_lines(
-            rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise
-        )
-        return streaming_response(batched(lines), filename=f"{name}-judgments.jsonl")
-    if fmt == "wmt" and task is not None:
-        table = wmt_ranking_rows(
-            rows, campaign=campaign, task_type=task.task_type, pseudonymise=pseudonymise
-        )
-        return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
     names = judgment_annotators(campaign)
+    if pseudonymise:
+        names = {i: pseudonym(i) for i in names}
+    if fmt in ("jsonl", "wmt"):
+        rows = judgment_export_rows(
+            campaign=campaign,
+            names=names,
+            task_id=task.id if task else None,
+            included_only=included_only,
+        )
+        if fmt == "jsonl":
+            lines = judgment_json_lines(rows, language_pair=campaign.language_pair)
+            return streaming_response(batched(lines), filename=f"{name}-judgments.jsonl")
+        task_type = task.task_type if task else ""  # the caller checks it is a ranked task
+        table = wmt_ranking_rows(rows, campaign=campaign, task_type=task_type)
+        return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
     chunks = judgment_csv_chunks(
         campaign=campaign,
-        names={i: pseudonym(i) for i in names} if pseudonymise else names,
+        names=names,
         table="appraise" if fmt == "appraise" else "judgments",
         task_id=task.id if task else None,
         included_only=included_only,

@@ -26,16 +26,19 @@ def nice_ticks(low: float, high: float, *, count: int = 5, integer: bool = False
     about ``count`` of them, each drawn at its own value."""
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
         return Ticks([low], 0 if integer else 2)
-    rough = (high - low) / max(count - 1, 1)
-    power = 10 ** math.floor(math.log10(rough))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough)
+    power = 10 ** math.floor(math.log10((high - low) / max(count - 1, 1)))
+    steps = [m * power * scale for scale in (0.1, 1, 10) for m in (1, 2, 2.5, 5)]
     if integer:
-        step = max(1.0, round(step))
-    first = math.ceil(low / step - 1e-9)
-    last = math.floor(high / step + 1e-9)
-    values = [round(k * step, 12) for k in range(first, last + 1)]
-    decimals = 0 if integer else _decimals(step)
-    return Ticks(values, decimals)
+        steps = sorted({max(1.0, float(round(step))) for step in steps if step >= 1} | {1.0})
+
+    def values(step: float) -> list[float]:
+        first = math.ceil(low / step - 1e-9)
+        last = math.floor(high / step + 1e-9)
+        return [round(k * step, 12) for k in range(first, last + 1)]
+
+    # The step whose tick count is nearest ``count`` (the larger step on a tie).
+    step = min(steps, key=lambda step: (abs(len(values(step)) - count), -step))
+    return Ticks(values(step), 0 if integer else _decimals(step))
 
 
 def _decimals(step: float) -> int:

@@ -10,7 +10,6 @@ from annotation.selectors.references import UPLOADED_SCORES_KEY, current_referen
 from annotation.selectors.results import metric_order
 from metrics.correlation import Correlation, system_correlations
 
-
 # Two system-level Pearson r of one metric are shown, and they differ: the metric's system
 # score is its corpus-level score (corpus BLEU) in the correlations table, and the mean of its
 # sentence scores in the meta-evaluation. The pages and the API name which one each is.
