@@ -149,7 +149,7 @@ def test_downloads_and_api_carry_the_span_rankings_the_page_shows(judged, client
         assert row["rank_low"] <= row["position"] <= row["rank_high"]
         assert row["segments"] == row["judgments"] == 12
 
-    # CSV: the same values, domains as a JSON array.
+    # CSV: the same values, domains as a JSON array (empty when none).
     csv_rows = by_task_and_system(csv.DictReader(io.StringIO(download(client, campaign, "csv"))))
     assert csv_rows.keys() == json_rows.keys()
     for key, row in csv_rows.items():
