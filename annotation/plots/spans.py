@@ -17,6 +17,11 @@ SEVERITY_OPACITY = {"critical": 1.0, "major": 0.85, "minor": 0.5}
 HUES = ("#3367d6", "#d6453d", "#e8a317", "#2f9e44", "#8e44ad", "#16a2b8", "#7a5230", "#5f6b7a")
 
 
+def has_categories(breakdown: ErrorBreakdown) -> bool:
+    """Whether any error has a category (MQM); ESA errors have a severity only."""
+    return any(category != UNCATEGORISED for category in breakdown.categories)
+
+
 def series_label(category: str, severity: str, *, categorised: bool) -> str:
     """``Accuracy · major``; ``major`` when no error has a category (ESA), and
     ``uncategorised · major`` for the errors without one among categorised errors."""
@@ -35,7 +40,7 @@ def error_bar_plot(breakdown: ErrorBreakdown, *, title: str, width: int = 720) -
     height = top + row_height * len(breakdown.systems) + 16 + 18 * legend_rows
     totals = [sum(s["counts"][i] for s in series) for i in range(len(breakdown.systems))]
     scale = (width - left - right) / max(max(totals), 1)
-    categorised = any(category != UNCATEGORISED for category in breakdown.categories)
+    categorised = has_categories(breakdown)
     hue = {category: HUES[i % len(HUES)] for i, category in enumerate(breakdown.categories)}
     parts = [
         f'<svg class="plot" viewBox="0 0 {width} {height}" role="img" '

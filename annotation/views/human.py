@@ -22,7 +22,7 @@ from annotation.models import Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_exclude
 from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
-from annotation.plots.spans import error_bar_plot
+from annotation.plots.spans import error_bar_plot, has_categories
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import (
     CORPUS_SCORE,
@@ -125,7 +125,15 @@ def _span_context(campaign) -> dict[str, object]:
     """The error-span tasks' section (templates/results/_human_spans.html)."""
     results = span_results(campaign)
     plots = [
-        (r.task.id, error_bar_plot(r.breakdown, title="Errors per system by category and severity"))
+        (
+            r.task.id,
+            error_bar_plot(
+                r.breakdown,
+                title="Errors per system by category and severity"
+                if has_categories(r.breakdown)
+                else "Errors per system by severity",
+            ),
+        )
         for r in results
         if r.breakdown is not None
     ]
