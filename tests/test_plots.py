@@ -132,6 +132,7 @@ def test_error_legend_names_severity_alone_without_categories():
 
     mqm = error_breakdown(
         [("A", "major", "Accuracy/Mistranslation"), ("A", "major", None), ("B", "minor", None)]
+        + [("C", "minor", "Fluency/Grammar")] * 123  # a total of three digits after its bar
     )
     root = parse(error_bar_plot(mqm, title="MQM"))
     texts = [t.text for t in root.iter(f"{SVG}text")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation.plots.axes import fit
+from annotation.plots.axes import CHARACTER_WIDTH, FONT_SIZE, fit
 from metrics.spans import ErrorBreakdown
 from metrics.spans.breakdown import UNCATEGORISED
 
@@ -35,10 +35,12 @@ def error_bar_plot(breakdown: ErrorBreakdown, *, title: str, width: int = 720) -
     series = breakdown.series()
     if not series or not breakdown.systems:
         return mark_safe("")
-    row_height, left, right, top = 24, 170, 20, 34
+    row_height, left, top = 24, 170, 34
     legend_rows = (len(series) + 1) // 2
     height = top + row_height * len(breakdown.systems) + 16 + 18 * legend_rows
     totals = [sum(s["counts"][i] for s in series) for i in range(len(breakdown.systems))]
+    # Room after the longest bar for its total, written 4px after it.
+    right = 8 + len(str(max(totals))) * FONT_SIZE * CHARACTER_WIDTH
     scale = (width - left - right) / max(max(totals), 1)
     categorised = has_categories(breakdown)
     hue = {category: HUES[i % len(HUES)] for i, category in enumerate(breakdown.categories)}
