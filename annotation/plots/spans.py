@@ -40,7 +40,7 @@ def error_bar_plot(breakdown: ErrorBreakdown, *, title: str, width: int = 720) -
     height = top + row_height * len(breakdown.systems) + 16 + 18 * legend_rows
     totals = [sum(s["counts"][i] for s in series) for i in range(len(breakdown.systems))]
     # Room after the longest bar for its total, written 4px after it.
-    right = 8 + len(str(max(totals))) * FONT_SIZE * CHARACTER_WIDTH
+    right = 14 + len(str(max(totals))) * FONT_SIZE * CHARACTER_WIDTH
     scale = (width - left - right) / max(max(totals), 1)
     categorised = has_categories(breakdown)
     hue = {category: HUES[i % len(HUES)] for i, category in enumerate(breakdown.categories)}
