@@ -9,7 +9,12 @@ Formats:
   absolute score, so give that command a Likert or direct-assessment task's file).
 * Appraise's headerless score CSV (``username, systemID, itemID, itemType, sourceLanguage,
   targetLanguage, score, documentID, isCompleteDocument, start_time, end_time``), as
-  ``python -m metrics human --format appraise`` reads it; itemID is the segment index.
+  ``python -m metrics human --format appraise`` reads it; itemID as every Appraise file the
+  site writes (``annotation.selectors.exports.appraise_item_id``).
+
+Segments are numbered from 1 in the order of the source file (``segment_id`` of the CSV and
+JSON Lines, the WMT CSV's ``srcIndex`` and ``segmentId``), as metric score uploads, WMT and
+Google's MQM files number them.
 
   PostgreSQL writes both (``judgment_csv_chunks``: a million rows in seconds) from one query
   that expands a judgment to one row per system judged, and one column list per table from
@@ -37,6 +42,7 @@ from typing import Any
 from django.conf import settings
 from django.http import StreamingHttpResponse
 
+from annotation.lib.spreadsheet import spreadsheet_safe_row
 from annotation.models import Campaign, Task, TaskType
 from annotation.selectors.exports import (
     judgment_annotators,
@@ -51,24 +57,19 @@ WMT_WIDTH = 5  # systems per row of the 5-way WMT format
 BATCH = 500  # CSV lines per chunk sent
 
 
-# Spreadsheets run cells that start with these as formulas.
-FORMULA_STARTS = frozenset({"=", "+", "-", "@", "\t", "\r"})
-
-
-def _csv_safe(value: object) -> object:
-    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
-        return "'" + value
-    return value
+# The content type of each file extension the downloads use.
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "tsv": "text/tab-separated-values; charset=utf-8",
+    "jsonl": "application/x-ndjson; charset=utf-8",
+    "json": "application/json; charset=utf-8",
+}
 
 
 def pseudonym(user_id: int) -> str:
     """A stable id for an annotator that reveals nothing without the site's secret key."""
     digest = hmac.new(settings.SECRET_KEY.encode(), f"annotator:{user_id}".encode(), "sha256")
     return "a-" + digest.hexdigest()[:16]
-
-
-def _who(row: dict[str, Any], pseudonymise: bool) -> str:
-    return pseudonym(row["annotator_id"]) if pseudonymise else row["username"]
 
 
 def _item_type(row: dict[str, Any]) -> str:
@@ -91,21 +92,19 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def judgment_json_lines(
-    rows: Iterable[dict[str, Any]], *, language_pair: str, pseudonymise: bool = False
-) -> Iterator[str]:
+def judgment_json_lines(rows: Iterable[dict[str, Any]], *, language_pair: str) -> Iterator[str]:
     """One JSON object per judgment, its candidates' systems listed in display order."""
     for row in rows:
         single = row["task_type"] not in (TaskType.PAIRWISE, TaskType.RANKING)
         document = {
-            "annotator": _who(row, pseudonymise),
+            "annotator": row["annotator"],
             "language_pair": language_pair,
             "task_id": row["task_id"],
             "task_type": row["task_type"],
             "judgment_id": row["id"],
             "item_id": row["item_number"],
             "item_type": _item_type(row),
-            "segment_id": row["segment_index"],
+            "segment_id": row["segment_index"] + 1,
             "document_id": row["document"],
             "system": row["single_system"] if single else None,
             "systems": _candidates(row, "candidate_systems"),
@@ -154,7 +153,6 @@ def wmt_ranking_rows(
     *,
     campaign: Campaign,
     task_type: str,
-    pseudonymise: bool = False,
 ) -> Iterator[list[Any]]:
     """The WMT 5-way ranking CSV: a header, then the rows of each judgment (see
     ``wmt_entries``); absent systems have an empty id and rank -1."""
@@ -179,10 +177,10 @@ def wmt_ranking_rows(
             yield [
                 campaign.source_language,
                 campaign.target_language,
-                row["segment_index"],
+                row["segment_index"] + 1,
                 row["document"],
-                row["segment_index"],
-                _who(row, pseudonymise),
+                row["segment_index"] + 1,
+                row["annotator"],
                 *(cell for system, _ in padded for cell in (-1, system)),
                 *(rank for _, rank in padded),
             ]
@@ -194,9 +192,9 @@ def ranking_rows(
     """One row per system of every ranking on the dashboard, the error-span tasks' (ESA,
     MQM: ``spans``) included. A column means the same in every row (``systems_beaten``:
     systems a Likert, ESA or MQM system beats at p < 0.05; ``wins``: pairwise comparisons
-    won; ``score``: an ESA or MQM score, ``higher_is_better`` saying which way it points);
-    a row leaves empty what its measure does not have or what too little data left
-    undefined."""
+    won; ``score``: an ESA or MQM score; ``higher_is_better``: which way the row's measure
+    points, in every row); a row leaves empty what its measure does not have or what too
+    little data left undefined."""
     rows: list[dict[str, Any]] = []
     for task in results.tasks:
         base = {
@@ -211,6 +209,7 @@ def ranking_rows(
                     {
                         **base,
                         "measure": ranking.measure,
+                        "higher_is_better": True,
                         "position": position,
                         "system": system.name,
                         "z": s.z,
@@ -233,6 +232,7 @@ def ranking_rows(
                 {
                     **base,
                     "measure": "preference",
+                    "higher_is_better": True,
                     "position": position,
                     "system": pair.name,
                     "bradley_terry": p.bradley_terry,
@@ -252,6 +252,7 @@ def ranking_rows(
                 {
                     **base,
                     "measure": "hter",
+                    "higher_is_better": False,
                     "position": position,
                     "system": edit.name,
                     "corpus_hter": h.corpus_hter,
@@ -310,11 +311,13 @@ RANKING_COLUMNS = [
 
 def ranking_csv_rows(rows: list[dict[str, Any]]) -> Iterator[list[Any]]:
     """The rows as CSV cells; a list (the ESA domains) as a JSON array, unambiguous whatever
-    the domains' names hold."""
+    the domains' names hold, and an empty list (no domains: a plain mean) as an empty cell."""
     yield RANKING_COLUMNS
     for row in rows:
         yield [
-            json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+            (json.dumps(value, ensure_ascii=False) if value else None)
+            if isinstance(value, list)
+            else value
             for value in (row.get(column) for column in RANKING_COLUMNS)
         ]
 
@@ -327,17 +330,12 @@ class _Echo:
 
 
 def csv_stream(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
-    """CSV text in chunks of lines, every cell neutralised against formula injection."""
+    """CSV text in chunks of lines, every cell through the formula guard."""
     writer = csv.writer(_Echo())
-    # _csv_safe inlined: a function call per cell doubles the cost of a big export.
-    lines = (
-        writer.writerow(["'" + c if type(c) is str and c[:1] in FORMULA_STARTS else c for c in row])
-        for row in rows
-    )
-    return _batched(lines)
+    return batched(writer.writerow(spreadsheet_safe_row(row)) for row in rows)
 
 
-def _batched(lines: Iterable[str]) -> Iterator[str]:
+def batched(lines: Iterable[str]) -> Iterator[str]:
     """Lines joined in chunks of ``BATCH``: fewer, larger writes to the client."""
     batch: list[str] = []
     for line in lines:
@@ -350,11 +348,7 @@ def _batched(lines: Iterable[str]) -> Iterator[str]:
 
 
 def streaming_response(chunks: Iterable[str], *, filename: str) -> StreamingHttpResponse:
-    content_type = {
-        "csv": "text/csv; charset=utf-8",
-        "jsonl": "application/x-ndjson; charset=utf-8",
-        "json": "application/json; charset=utf-8",
-    }[filename.rsplit(".", 1)[-1]]
+    content_type = CONTENT_TYPES[filename.rsplit(".", 1)[-1]]
     response = StreamingHttpResponse(chunks, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
@@ -369,10 +363,8 @@ def judgments_download(
     pseudonymise: bool = False,
 ) -> StreamingHttpResponse:
     """The judgments in one of the formats ``csv``, ``jsonl``, ``appraise`` or ``wmt``
-    (the latter for pairwise and ranking tasks only: the caller checks)."""
-    rows = judgment_export_rows(
-        campaign=campaign, task_id=task.id if task else None, included_only=included_only
-    )
+    (the latter for pairwise and ranking tasks only: the caller checks), each from the one
+    expansion of judgments into rows (``annotation.selectors.exports``)."""
     # The names say what the file holds: a pseudonymised file can be shared, an identified one
     # names people, so the two must not be mistaken for each other (or overwrite each other).
     name = (
@@ -381,20 +373,25 @@ def judgments_download(
         + ("-included" if included_only else "")
         + ("-pseudonymised" if pseudonymise else "-identified")
     )
-    if fmt == "jsonl":
-        lines = judgment_json_lines(
-            rows, language_pair=campaign.language_pair, pseudonymise=pseudonymise
-        )
-        return streaming_response(_batched(lines), filename=f"{name}-judgments.jsonl")
-    if fmt == "wmt" and task is not None:
-        table = wmt_ranking_rows(
-            rows, campaign=campaign, task_type=task.task_type, pseudonymise=pseudonymise
-        )
-        return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
     names = judgment_annotators(campaign)
+    if pseudonymise:
+        names = {i: pseudonym(i) for i in names}
+    if fmt in ("jsonl", "wmt"):
+        rows = judgment_export_rows(
+            campaign=campaign,
+            names=names,
+            task_id=task.id if task else None,
+            included_only=included_only,
+        )
+        if fmt == "jsonl":
+            lines = judgment_json_lines(rows, language_pair=campaign.language_pair)
+            return streaming_response(batched(lines), filename=f"{name}-judgments.jsonl")
+        task_type = task.task_type if task else ""  # the caller checks it is a ranked task
+        table = wmt_ranking_rows(rows, campaign=campaign, task_type=task_type)
+        return streaming_response(csv_stream(table), filename=f"{name}-wmt-rankings.csv")
     chunks = judgment_csv_chunks(
         campaign=campaign,
-        names={i: pseudonym(i) for i in names} if pseudonymise else names,
+        names=names,
         table="appraise" if fmt == "appraise" else "judgments",
         task_id=task.id if task else None,
         included_only=included_only,

@@ -1,5 +1,20 @@
 """Downloads of error-span judgments, streamed: Appraise's ESA score CSV, Google's MQM TSV and
-JSON Lines per judged item with its spans (formats and their conversions: metrics/spans)."""
+JSON Lines per judged item with its spans (formats and their conversions: metrics/spans).
+
+Segment numbers follow each format's own convention:
+
+* ESA CSV ``itemId``: the rule of every Appraise file the site writes
+  (``annotation.selectors.exports.appraise_item_id``): Appraise's own itemID when the item came
+  from Appraise, else the segment's number from 1.
+* MQM TSV, as Google's files: ``doc`` the document's name, ``doc_id`` the segment's position
+  in its document from 1, ``seg_id`` the segment's number in the test set from 1 (an imported
+  file's own ``doc_id`` and ``seg_id`` are kept).
+* spans JSON Lines ``segment``: the 0-based line of the source, as the pre-filled spans upload
+  (``POST .../prefill``) reads it.
+
+Every text cell of the CSV and TSV goes through the site's one formula guard
+(``annotation.lib.spreadsheet``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +22,10 @@ from collections.abc import Iterable, Iterator
 
 from django.http import StreamingHttpResponse
 
-from annotation.exports import pseudonym
+from annotation.exports import batched, pseudonym, streaming_response
+from annotation.lib.spreadsheet import spreadsheet_safe, spreadsheet_safe_tsv_line
 from annotation.models import Task, TaskType
+from annotation.selectors.exports import appraise_item_id
 from annotation.selectors.spans import SpanJudgment
 from annotation.services.spans import task_mqm_weights
 from metrics.spans import (
@@ -20,13 +37,6 @@ from metrics.spans import (
     write_ratings,
     write_spans_jsonl,
 )
-
-SPAN_FORMATS = {
-    "esa.csv": "text/csv; charset=utf-8",
-    "mqm.tsv": "text/tab-separated-values; charset=utf-8",
-    "spans.jsonl": "application/x-ndjson; charset=utf-8",
-}
-LINES_PER_CHUNK = 500
 
 
 def _who(row: SpanJudgment, pseudonymise: bool) -> str:
@@ -67,18 +77,18 @@ def _appraise_score(row: SpanJudgment, weights: dict[int, MqmWeights]) -> float:
 def appraise_esa_lines(
     rows: Iterable[SpanJudgment], *, source_language: str, target_language: str, pseudonymise: bool
 ) -> Iterator[str]:
-    """Appraise's ESA score layout; itemId is Appraise's when the item came from it."""
+    """Appraise's ESA score layout (itemId: ``appraise_item_id``), text cells guarded."""
     weights: dict[int, MqmWeights] = {}
     return write_appraise_esa(
         AppraiseScore(
-            login=_who(row, pseudonymise),
-            system=row.system,
-            item_id=row.appraise_item_id if row.appraise_item_id is not None else row.item_id,
+            login=spreadsheet_safe(_who(row, pseudonymise)),
+            system=spreadsheet_safe(row.system),
+            item_id=appraise_item_id(row.appraise_item_id, row.segment_index),
             item_type=row.item_type,
             source_language=source_language,
             target_language=target_language,
             score=_appraise_score(row, weights),
-            document=_appraise_document(row),
+            document=spreadsheet_safe(_appraise_document(row)),
             is_complete_document=False,
             spans=tuple(span for span in row.spans if span.side == "target"),
             time_start=_epoch(row.served_at),
@@ -89,12 +99,13 @@ def appraise_esa_lines(
 
 
 def mqm_tsv_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterator[str]:
-    """Google's MQM TSV: one line per error (the span marked <v>…</v>), No-error when clean."""
-    return write_ratings(
+    """Google's MQM TSV: one line per error (the span marked <v>…</v>), No-error when clean;
+    every field guarded after the spans are marked, so the marks stay on their words."""
+    lines = write_ratings(
         MqmRating(
             system=row.system,
             doc=row.document,
-            doc_id=str(row.segment_index),  # not used by readers; kept unique per segment
+            doc_id=row.imported_doc_id or str(row.position_in_document),
             seg_id=row.imported_segment or str(row.segment_index + 1),
             rater=_who(row, pseudonymise),
             source=row.source,
@@ -103,6 +114,7 @@ def mqm_tsv_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterat
         )
         for row in rows
     )
+    return map(spreadsheet_safe_tsv_line, lines)
 
 
 def spans_jsonl_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> Iterator[str]:
@@ -129,18 +141,5 @@ def spans_jsonl_lines(rows: Iterable[SpanJudgment], *, pseudonymise: bool) -> It
     )
 
 
-def _chunked(lines: Iterable[str]) -> Iterator[str]:
-    chunk: list[str] = []
-    for line in lines:
-        chunk.append(line)
-        if len(chunk) >= LINES_PER_CHUNK:
-            yield "".join(chunk)
-            chunk = []
-    if chunk:
-        yield "".join(chunk)
-
-
 def span_download(lines: Iterable[str], *, fmt: str, name: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(_chunked(lines), content_type=SPAN_FORMATS[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{name}-{fmt}"'
-    return response
+    return streaming_response(batched(lines), filename=f"{name}-{fmt}")

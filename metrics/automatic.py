@@ -55,6 +55,27 @@ HIGHER_IS_BETTER: Final = {
     ulc.ULC: True,
 }
 
+# The one name of each metric, on the pages, in the downloads and in ``metrics score``
+# (sacrebleu's signatures say chrF2: beta 2 is chrF's default, and the page says chrF).
+LABELS: Final = {
+    "bleu": "BLEU",
+    "chrf": "chrF",
+    "chrf++": "chrF++",
+    "ter": "TER",
+    **{key: spec.label for key, spec in classic.SPECS.items()},
+    classic.ULC: "ULC",
+}
+
+
+def metric_label(metric: str) -> str:
+    """``METEOR``, ``ULC`` for every ULC combination, or an uploaded metric's own name."""
+    if external.is_external(metric):
+        return external.name_of(metric)
+    if classic.is_ulc(metric):
+        return LABELS[classic.ULC]
+    return LABELS.get(metric, metric)
+
+
 _N_STATS: Final = {"bleu": 2 + 2 * BLEU_ORDER, "chrf": 3 * 6, "chrf++": 3 * (6 + 2), "ter": 2}
 
 

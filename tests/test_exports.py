@@ -15,12 +15,12 @@ from django.conf import settings
 
 from annotation.exports import (
     RANKING_COLUMNS,
-    _csv_safe,
     judgments_download,
     pseudonym,
     ranking_rows,
     wmt_entries,
 )
+from annotation.lib.spreadsheet import spreadsheet_safe as _csv_safe
 from annotation.models import Judgment
 from annotation.selectors.exports import (
     APPRAISE_TABLE,
@@ -222,7 +222,7 @@ def test_appraise_scores_round_trip(judged, tmp_path):
         .values_list("annotator__username", "score", "item__segment__index", "is_repeat")
     )
     assert read.score == [float(j[1]) for j in judgments]
-    assert read.segment == [str(j[2]) for j in judgments]
+    assert read.segment == [str(j[2] + 1) for j in judgments]  # numbered from 1
     assert read.annotator == ["'=cmd" if j[0] == "=cmd" else j[0] for j in judgments]
     assert read.item_type == ["REPEAT" if j[3] else "TGT" for j in judgments]
     assert set(read.language_pair) == {"en-de"}
@@ -234,11 +234,13 @@ def test_wmt_rankings_expand_to_the_dashboards_labels(judged, tmp_path):
     path.write_text(body(judgments_download(campaign=campaign, fmt="wmt", task=tasks["ranking"])))
     read = read_wmt_rankings(path)["en-de"]
     judged_rankings = comparison_data(tasks["ranking"], Usernames())
-    # Names starting with "=" are quoted in every CSV, so compare under the same quoting.
-    assert labels_of(read) == labels_of([j.ranking for j in judged_rankings], rename=_csv_safe)
+    # Names starting with "=" are quoted in every CSV, so compare under the same quoting; the
+    # file numbers segments from 1.
+    expected = labels_of([j.ranking for j in judged_rankings], rename=_csv_safe, first_segment=1)
+    assert labels_of(read) == expected
 
 
-def labels_of(rankings, rename=str) -> Counter:
+def labels_of(rankings, rename=str, first_segment: int = 0) -> Counter:
     """(segment, judge, system, system, label) counts, the systems in sorted order."""
     labels = ranking_labels(rankings)
     result: Counter = Counter()
@@ -247,7 +249,8 @@ def labels_of(rankings, rename=str) -> Counter:
         x, y, sign = rename(labels.systems[a]), rename(labels.systems[b]), int(label)
         if x > y:
             x, y, sign = y, x, -sign
-        result[(str(labels.segments[s]), rename(labels.judges[j]), x, y, sign)] += 1
+        segment = str(int(labels.segments[s]) + first_segment)
+        result[(segment, rename(labels.judges[j]), x, y, sign)] += 1
     return result
 
 

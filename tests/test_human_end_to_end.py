@@ -299,5 +299,5 @@ def assert_same_rankings(cli: list[dict], dashboard: list[dict]) -> None:
     for theirs, mine in zip(cli, dashboard, strict=True):
         for key in ("z", "raw", "z_interval", "raw_interval"):
             assert theirs[key] == pytest.approx(mine[key]), key
-        for key in ("cluster", "rank_range", "segments", "judgments", "wins"):
+        for key in ("cluster", "rank_range", "segments", "judgments", "systems_beaten"):
             assert theirs[key] == mine[key], key

@@ -26,11 +26,11 @@ from annotation.selectors.human.correlation import automatic_scores
 from annotation.selectors.human.loading import (
     HUMAN,
     Usernames,
-    codes_in_string_order,
     copy_columns,
     float_column,
     int_column,
     item_type_column,
+    segment_codes,
     task_judgments,
 )
 from annotation.services.exclusions import annotator_exclude
@@ -115,9 +115,9 @@ def test_copy_columns_equals_values_list(adequacy):
     assert empty["a"].size == 0
 
 
-def test_segment_codes_sort_like_strings():
-    codes = codes_in_string_order(np.array([2, 10, 1, 2, 100]))
-    assert codes.tolist() == [3, 1, 0, 3, 2]  # "1" < "10" < "100" < "2"
+def test_segment_codes_sort_like_numbers():
+    codes = segment_codes(np.array([2, 10, 1, 2, 100]))
+    assert codes.tolist() == [1, 2, 0, 1, 3]  # 1 < 2 < 10 < 100, as the command line codes them
 
 
 def independent_ranking(rows, column: int) -> dict[str, tuple[float, float, int, int]]:

@@ -99,6 +99,12 @@ def test_page_and_api_show_the_meta_evaluation(client, judged, django_user_model
     rows = body["meta_evaluation"]
     assert {row["metric"] for row in rows} == set(JOB_METRICS)
     bleu = next(row for row in rows if row["metric"] == "bleu")
+    # Two system-level Pearson r of BLEU, each saying which metric score it correlates.
+    assert "Pearson r, corpus-level metric score" in page
+    assert "Pearson r, mean of sentence scores" in page
+    assert {row["metric_score"] for row in rows} == {"sentence_mean"}
+    assert body["correlations"]
+    assert {row["metric_score"] for row in body["correlations"]} == {"corpus"}
     accuracy = bleu["system"]["pairwise_accuracy"]
     assert accuracy["low"] <= accuracy["value"] <= accuracy["high"]
     assert bleu["segment"]["kendall_like"]["value"] is not None

@@ -127,10 +127,14 @@ def test_esa_csv_of_mqm_judgments_writes_the_negated_mqm_score(
     judge_all(task, make_annotator(loaded_campaign, "ann"), mqm_spans)
     client.force_login(manager)
     lines = download(client, loaded_campaign, "esa.csv", task).splitlines()
-    texts = {i.external_id: i.candidates[0]["text"] for i in Item.objects.filter(task=task)}
+    # itemId: the segment's number from 1 (the rule of every Appraise file the site writes).
+    texts = {
+        (i.system.name, i.segment.index + 1): i.candidates[0]["text"]
+        for i in Item.objects.filter(task=task).select_related("system", "segment")
+    }
     assert len(lines) == 36
     seen = set()
     for row in csv.reader(lines):
-        assert row[6] == expected[kind(texts[int(row[2])])]
-        seen.add(kind(texts[int(row[2])]))
+        assert row[6] == expected[kind(texts[(row[1], int(row[2]))])]
+        seen.add(kind(texts[(row[1], int(row[2]))]))
     assert seen == {0, 1, 2}

@@ -84,7 +84,7 @@ def test_results_page_shows_hter_in_percent_with_its_plot_from_zero(client, mana
     plot = re.search(r'<svg[^>]*aria-label="[^"]*corpus HTER in %.*?</svg>', page, re.S)
     assert plot is not None
     first_tick = re.search(r'class="tick">([^<]*)</text>', plot.group(0))
-    assert first_tick is not None and first_tick.group(1) == "0.0"
+    assert first_tick is not None and float(first_tick.group(1)) == 0.0
 
 
 def test_interval_plot_starts_its_axis_where_asked():

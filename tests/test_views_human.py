@@ -101,6 +101,9 @@ def test_manager_sees_everything_escaped(client, manager, results):
     assert "Fleiss&#x27; kappa" in page or "Fleiss' kappa" in page
     assert page.count("<svg") >= 4  # progress, ranking intervals, scatter
     assert "against BLEU" in page
+    # Each chart title says the task's measure once; the Pearson r says its metric score.
+    assert "Adequacy: adequacy" not in page and "Adequacy: mean z" in page
+    assert "Pearson r, corpus-level metric score" in page
     # A link to the confirmation page in each task's table (two tasks).
     assert page.count(">Exclude…</a>") == 2 * len(results["annotators"])
     # The ranking table lists the planted order.

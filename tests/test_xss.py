@@ -20,7 +20,8 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from annotation.exports import FORMULA_STARTS, csv_stream
+from annotation.exports import csv_stream
+from annotation.lib.spreadsheet import FORMULA_STARTS
 from annotation.models import Campaign, Output, Reference, Segment, System, SystemRun, Task
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import upload_import

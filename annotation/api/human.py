@@ -17,11 +17,11 @@ from annotation.api.fields import (
     StrictBooleanField,
     StrictIntegerField,
 )
-from annotation.errors import ApplicationError
-from annotation.exports import judgments_download
-from annotation.models import Task, TaskType
+from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
+from annotation.models import Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.human import human_results
+from annotation.selectors.human.correlation import CORPUS_SCORE, SENTENCE_MEAN
 from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import annotator_exclude
@@ -51,7 +51,7 @@ class LikertSystemSerializer(serializers.Serializer):
     raw_interval = IntervalField(source="score.raw_interval")
     cluster = serializers.IntegerField(source="score.cluster")
     rank_range = serializers.ListField(child=serializers.IntegerField(), source="score.rank_range")
-    wins = serializers.IntegerField(
+    systems_beaten = serializers.IntegerField(
         source="score.wins", help_text="systems this one beats at p < 0.05 (Wilcoxon rank-sum)"
     )
     segments = serializers.IntegerField(source="score.segments")
@@ -126,16 +126,27 @@ class TaskResultsSerializer(serializers.Serializer):
 class CorrelationSerializer(serializers.Serializer):
     human = serializers.CharField()
     metric = serializers.CharField()
+    metric_score = serializers.SerializerMethodField(
+        help_text=f"{CORPUS_SCORE!r}: a system's metric score is its corpus-level score "
+        "(the meta-evaluation's Pearson r uses the mean of sentence scores instead)"
+    )
     systems = serializers.IntegerField()
     pearson = Number()
     spearman = Number()
     kendall = Number()
+
+    def get_metric_score(self, instance) -> str:
+        return CORPUS_SCORE
 
 
 class MetaEvaluationSerializer(serializers.Serializer):
     human = serializers.CharField(help_text="the direct-assessment task")
     metric = serializers.CharField()
     label = serializers.CharField()
+    metric_score = serializers.CharField(
+        help_text=f"{SENTENCE_MEAN!r}: a system's metric score is the mean of its sentence "
+        "scores (the correlations' Pearson r uses the corpus-level score instead)"
+    )
     system = serializers.DictField(
         help_text="systems, pearson, spearman, kendall_tau_b, pairs, pairwise_accuracy "
         "{value, low, high} (95% bootstrap over segments)"
@@ -152,6 +163,7 @@ class MetaEvaluationSerializer(serializers.Serializer):
             "human": instance.human,
             "metric": instance.metric,
             "label": instance.label,
+            "metric_score": SENTENCE_MEAN,
             "system": found["system"],
             "segment": found["segment"],
         }
@@ -268,10 +280,10 @@ class ExclusionApi(APIView):
 
 
 class JudgmentsExportApi(APIView):
-    """Every judgment, streamed: ``csv``, ``jsonl``, ``appraise`` or ``wmt`` (a pairwise or
-    ranking task's WMT ranking CSV); ``included=1`` keeps what the rankings count."""
-
-    FORMATS = ["csv", "jsonl", "appraise", "wmt"]
+    """Every judgment, streamed, in one of the formats of ``annotation.downloads`` (the page's
+    list): ``csv``, ``jsonl``, ``appraise``, ``wmt`` (a pairwise or ranking task's WMT
+    ranking CSV) and, of error-span tasks, ``esa.csv``, ``mqm.tsv``, ``spans.jsonl``;
+    ``included=1`` keeps what the rankings count."""
 
     class QuerySerializer(serializers.Serializer):
         task = serializers.IntegerField(required=False, min_value=1)
@@ -280,28 +292,27 @@ class JudgmentsExportApi(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=FORMATS),
+            OpenApiParameter(
+                "fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(JUDGMENT_FORMATS)
+            ),
             QuerySerializer,
         ],
         responses={
             (200, "text/csv"): OpenApiTypes.STR,
+            (200, "text/tab-separated-values"): OpenApiTypes.STR,
             (200, "application/x-ndjson"): OpenApiTypes.STR,
         },
     )
     @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int, fmt: str):
         campaign = request.campaign
-        if fmt not in self.FORMATS:
-            raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
+        if fmt not in JUDGMENT_FORMATS:
+            raise Http404(unknown_format_message())
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         task_id = query.validated_data.get("task")
         task = None if task_id is None else get_object_or_404(Task, id=task_id, campaign=campaign)
-        if fmt == "wmt" and (
-            task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
-        ):
-            raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
-        return judgments_download(
+        return judgments_file(
             campaign=campaign,
             fmt=fmt,
             task=task,

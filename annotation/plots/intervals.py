@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from annotation.plots.axes import fit, nice_ticks
 
 
 def interval_plot(
@@ -37,21 +37,22 @@ def interval_plot(
         f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="18" class="plot-title">{escape(title)}</text>',
     ]
-    # Enough decimals that neighbouring ticks differ (COMET lives on 0-1, BLEU on 0-100).
-    decimals = max(1, math.ceil(-math.log10((high - low) / 4)))
-    for tick in range(5):
-        value = low + (high - low) * tick / 4
+    # Round values where they are (COMET lives on 0-1, BLEU on 0-100).
+    ticks = nice_ticks(low, high)
+    decimals = ticks.decimals
+    for value in ticks.values:
         parts.append(
             f'<line x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top - 6}" '
             f'y2="{height - 22}" class="grid"/>'
-            f'<text x="{x(value):.1f}" y="{height - 6}" class="tick">{value:.{decimals}f}</text>'
+            f'<text x="{x(value):.1f}" y="{height - 6}" class="tick">{ticks.label(value)}</text>'
         )
     for i, (label, score, ci_low, ci_high) in enumerate(rows):
         y = top + row_height * i + row_height / 2
         parts.append(
             f"<g><title>{escape(label)}: {score:.{decimals + 1}f} "
             f"[{ci_low:.{decimals + 1}f}, {ci_high:.{decimals + 1}f}]</title>"
-            f'<text x="{left - 10}" y="{y + 4:.1f}" class="label">{escape(label)}</text>'
+            f'<text x="{left - 10}" y="{y + 4:.1f}" class="label">'
+            f"{escape(fit(label, left - 14))}</text>"
             f'<line x1="{x(ci_low):.1f}" x2="{x(ci_high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
             f'class="interval"/>'
             f'<circle cx="{x(score):.1f}" cy="{y:.1f}" r="4.5" class="point"/></g>'

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import F, Func, TextField, Value
-from django.db.models.functions import Coalesce
 
+from annotation.lib.spreadsheet import sql_spreadsheet_safe
 from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
 from annotation.models.campaigns import Document
 from annotation.selectors.human.loading import HUMAN, exclusions
@@ -20,87 +19,6 @@ COPY_CHUNK_BYTES = 1 << 16
 MULTI_OUTPUT = [TaskType.PAIRWISE.value, TaskType.RANKING.value]
 
 
-def _candidate_field(path: str) -> Func:
-    """One field of every candidate (systems, type) as JSON text, without the candidates'
-    texts; left unparsed, since most rows (single-output items) never need it."""
-    return Func(
-        F("item__candidates"),
-        function="jsonb_path_query_array",
-        template=f"%(function)s(%(expressions)s, '$[*].{path}')::text",
-        output_field=TextField(),
-    )
-
-
-def judgment_export_rows(
-    *, campaign: Campaign, task_id: int | None = None, included_only: bool = False
-) -> Iterator[dict[str, Any]]:
-    """Every judgment of the campaign (or task) in the order they were recorded.
-
-    ``excluded`` is true for judgments excluded one by one and for those of annotators an
-    organiser left out; ``included_only`` drops both, leaving what the rankings count.
-    ``candidate_systems`` is JSON text.
-    """
-    left_out = exclusions(campaign.id)
-    judgments = Judgment.objects.filter(task__campaign=campaign)
-    if task_id is not None:
-        judgments = judgments.filter(task_id=task_id)
-    if included_only:
-        judgments = left_out.counted(judgments)
-    rows = (
-        judgments.annotate(
-            candidate_systems=_candidate_field("systems"),
-        )
-        .order_by("id")
-        .values(
-            "id",
-            "annotator_id",
-            "task_id",
-            "task_type",
-            "is_repeat",
-            "score",
-            "fluency",
-            "preference",
-            "ranks",
-            "candidate_scores",
-            "post_edit",
-            "hter",
-            "edits",
-            "post_edit_length",
-            "served_at",
-            "submitted_at",
-            "duration_ms",
-            "excluded",
-            "candidate_systems",
-            username=F("annotator__username"),
-            item_number=F("item__external_id"),
-            item_kind=F("item__item_type"),
-            # A single-output item's system: its own, else its first candidate's (the human
-            # reference is named as it was judged); the CSV lists every system (below).
-            single_system=Coalesce(
-                F("item__system__name"),
-                Func(
-                    F("item__candidates"),
-                    template="%(expressions)s #>> '{0,systems,0}'",
-                    output_field=TextField(),
-                ),
-                Value(HUMAN),
-                output_field=TextField(),
-            ),
-            segment_index=F("item__segment__index"),
-            document=F("item__segment__document__external_id"),
-        )
-    )
-    # Inside a transaction the server-side cursor needs no WITH HOLD, which would make
-    # PostgreSQL compute and store every row before sending the first.
-    with transaction.atomic():
-        for values in rows.iterator(chunk_size=CHUNK):
-            row = cast(dict[str, Any], values)
-            row["excluded"] = row["excluded"] or left_out.excludes(
-                row["annotator_id"], row["task_id"]
-            )
-            yield row
-
-
 def judgment_annotators(campaign: Campaign) -> dict[int, str]:
     """Id → username of everyone who judged in the campaign (members since removed too)."""
     judged = Judgment.objects.filter(task__campaign=campaign).values("annotator_id")
@@ -108,13 +26,17 @@ def judgment_annotators(campaign: Campaign) -> dict[int, str]:
     return dict(users.values_list("id", "username"))
 
 
-def _safe(expression: str) -> str:
-    """SQL text of ``expression`` neutralised against spreadsheet formulas, as csv_stream
-    does in Python: a leading = + - @ tab or CR gets a quote in front."""
-    return (
-        f"CASE WHEN left({expression}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) "
-        f"THEN '''' || {expression} ELSE {expression} END"
-    )
+_safe = sql_spreadsheet_safe  # the one formula guard, as SQL
+
+
+def appraise_item_id(imported: object, segment_index: int) -> object:
+    """The itemID of every Appraise file the site writes: Appraise's own when the item came
+    from Appraise (a re-export matches the file imported), else the segment's number from 1,
+    as WMT numbers segments. ``APPRAISE_ITEM_ID`` is the same rule in SQL."""
+    return imported if imported is not None else segment_index + 1
+
+
+APPRAISE_ITEM_ID = "coalesce(i.source_meta->>'itemID', (s.index + 1)::text)"
 
 
 _UTC = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
@@ -140,7 +62,7 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ("judgment_id", "j.id"),
     ("item_id", "i.external_id"),
     ("item_type", _ITEM_TYPE),
-    ("segment_id", "s.index"),
+    ("segment_id", "s.index + 1"),
     ("document_id", _safe("d.external_id")),
     ("system", _safe("x.system")),
     ("candidate", "x.candidate"),
@@ -165,11 +87,11 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ),
 ]
 # Appraise's headerless score CSV, as ``python -m metrics human --format appraise`` reads it:
-# rows with an absolute score only, itemID the segment index, times as Unix seconds.
+# rows with an absolute score only, itemID by ``appraise_item_id``, times as Unix seconds.
 APPRAISE_TABLE: list[tuple[str, str]] = [
     ("username", _safe("names.name")),
     ("systemID", _safe("x.system")),
-    ("itemID", "s.index"),
+    ("itemID", _safe(APPRAISE_ITEM_ID)),
     ("itemType", _ITEM_TYPE),
     ("sourceLanguage", _safe("%(source_language)s::text")),
     ("targetLanguage", _safe("%(target_language)s::text")),
@@ -310,3 +232,73 @@ def judgment_csv_chunks(
                     buffer.clear()
     if buffer:
         yield bytes(buffer)
+
+
+# The JSON Lines and WMT rows: raw values (no formula guard: JSON is not a spreadsheet), one
+# row per judgment and system from the same expansion; ``judgment_export_rows`` keeps the
+# first of each judgment.
+ROW_TABLE: list[tuple[str, str]] = [
+    ("id", "j.id"),
+    ("annotator_id", "j.annotator_id"),
+    ("annotator", "names.name"),
+    ("task_id", "j.task_id"),
+    ("task_type", "j.task_type"),
+    ("is_repeat", "j.is_repeat"),
+    ("item_number", "i.external_id"),
+    ("item_kind", "i.item_type"),
+    ("segment_index", "s.index"),
+    ("document", "d.external_id"),
+    # A single-output item's system: its own, else its candidates' first (the human reference
+    # is named as it was judged), as in the CSV.
+    ("single_system", "x.system"),
+    ("candidate_systems", "jsonb_path_query_array(i.candidates, '$[*].systems')"),
+    ("score", "j.score"),
+    ("fluency", "j.fluency"),
+    ("preference", "j.preference"),
+    ("ranks", "j.ranks"),
+    ("candidate_scores", "j.candidate_scores"),
+    ("post_edit", "j.post_edit"),
+    ("hter", "j.hter"),
+    ("edits", "j.edits"),
+    ("post_edit_length", "j.post_edit_length"),
+    ("served_at", "j.served_at"),
+    ("submitted_at", "j.submitted_at"),
+    ("duration_ms", "j.duration_ms"),
+    ("excluded", f"j.excluded OR {_LEFT_OUT}"),
+]
+TABLES["rows"] = Table(ROW_TABLE, header=False)
+
+
+def judgment_export_rows(
+    *,
+    campaign: Campaign,
+    names: dict[int, str] | None = None,
+    task_id: int | None = None,
+    included_only: bool = False,
+) -> Iterator[dict[str, Any]]:
+    """Every judgment of the campaign (or task) in the order they were recorded, one dict
+    per judgment, from the query the CSVs are written from (``ROW_TABLE``).
+
+    ``names`` maps annotator ids to the names to print (default: usernames). ``excluded`` is
+    true for judgments excluded one by one and for those of annotators an organiser left
+    out; ``included_only`` drops both, leaving what the rankings count.
+    """
+    if names is None:
+        names = judgment_annotators(campaign)
+    sql, params = _table_query(
+        TABLES["rows"], campaign=campaign, names=names, task_id=task_id, included_only=included_only
+    )
+    columns = [name for name, _ in ROW_TABLE]
+    # Inside a transaction the server-side cursor needs no WITH HOLD, which would make
+    # PostgreSQL compute and store every row before sending the first.
+    with transaction.atomic():
+        connection.ensure_connection()
+        with connection.connection.cursor(name="judgment_export_rows") as cursor:
+            cursor.itersize = CHUNK
+            cursor.execute(sql, params)
+            last = None
+            for values in cursor:
+                if values[0] == last:
+                    continue  # another system of the same judgment
+                last = values[0]
+                yield dict(zip(columns, values, strict=True))

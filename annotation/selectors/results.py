@@ -10,19 +10,11 @@ from django.db.models import Q
 
 from annotation.models import Campaign, PairSignificance, RunScore
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
-from metrics import classic, external
+from metrics import external
 from metrics.automatic import METRICS as REGISTRY
-from metrics.automatic import decomposes, higher_is_better
+from metrics.automatic import decomposes, higher_is_better, metric_label
 
 METRICS = REGISTRY  # the job computes each of them (metrics.automatic's registry)
-METRIC_LABELS = {
-    "bleu": "BLEU",
-    "chrf": "chrF",
-    "chrf++": "chrF++",
-    "ter": "TER",
-    **{key: spec.label for key, spec in classic.SPECS.items()},
-    classic.ULC: "ULC",
-}
 
 
 # A stored score no page can draw or JSON can carry (infinite, NaN, or so large that its
@@ -36,13 +28,6 @@ def _within_limit(*columns: str) -> Q:
 
 PLAUSIBLE_SCORE = _within_limit("score", "ci_low", "ci_high")
 PLAUSIBLE_TEST = _within_limit("p_value", "win_a", "win_b", "tie")
-
-
-def metric_label(metric: str) -> str:
-    """The name the pages show: ``METEOR``, or an uploaded metric's own name."""
-    if external.is_external(metric):
-        return external.name_of(metric)
-    return METRIC_LABELS.get(metric, metric)
 
 
 def better(metric: str) -> str:

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from django.db.models import Prefetch
 
-from annotation.models import SPAN_TYPES, Campaign, ErrorSpan, Judgment
+from annotation.models import SPAN_TYPES, Campaign, ErrorSpan, Judgment, Segment
 from annotation.selectors.human.loading import exclusions
 from metrics.spans import Span
 
@@ -28,11 +28,13 @@ class SpanJudgment:
     item_id: int  # the campaign's item number
     appraise_item_id: object  # Appraise's itemID when imported from Appraise, else None
     imported_segment: str | None  # the seg_id of an imported MQM TSV
+    imported_doc_id: str | None  # the doc_id of an imported MQM TSV
     item_type: str
     system: str
     document: str
     domain: str  # the document's domain, "" when none was given
-    segment_index: int
+    segment_index: int  # 0-based line of the source file
+    position_in_document: int  # 1-based
     source: str
     target: str
     score: int | None
@@ -40,6 +42,20 @@ class SpanJudgment:
     submitted_at: datetime
     excluded: bool
     spans: tuple[Span, ...]
+
+
+def document_positions(campaign: Campaign) -> dict[int, int]:
+    """Segment index → the segment's 1-based position in its document."""
+    seen: dict[int, int] = {}
+    positions: dict[int, int] = {}
+    for index, document in (
+        Segment.objects.filter(campaign=campaign)
+        .order_by("index")
+        .values_list("index", "document_id")
+    ):
+        seen[document] = seen.get(document, 0) + 1
+        positions[index] = seen[document]
+    return positions
 
 
 def span_judgments(
@@ -59,6 +75,7 @@ def span_judgments(
         .prefetch_related(Prefetch("spans", queryset=ErrorSpan.objects.order_by("id")))
         .order_by("item__external_id", "annotator_id", "id")
     )
+    positions = document_positions(campaign)
     for judgment in judgments.iterator(chunk_size=CHUNK):
         item = judgment.item
         yield SpanJudgment(
@@ -70,11 +87,13 @@ def span_judgments(
             item_id=item.external_id,
             appraise_item_id=item.source_meta.get("itemID"),
             imported_segment=item.source_meta.get("seg_id"),
+            imported_doc_id=item.source_meta.get("doc_id"),
             item_type="REPEAT" if judgment.is_repeat else item.item_type,
             system=item.system.name if item.system else "+".join(item.candidates[0]["systems"]),
             document=item.segment.document.external_id,
             domain=item.segment.document.domain,
             segment_index=item.segment.index,
+            position_in_document=positions[item.segment.index],
             source=item.segment.source,
             target=item.candidates[0]["text"],
             score=judgment.score,

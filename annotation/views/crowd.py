@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from annotation.lib.spreadsheet import spreadsheet_safe_row
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.selectors.crowd import participant_verdicts
@@ -61,16 +62,18 @@ def crowd_verdicts_csv(request, campaign_id: int, task_id: int):
     )
     for row in participant_verdicts(task):
         writer.writerow(
-            [
-                row.participant_id,
-                row.study_id,
-                row.session_id,
-                row.verdict,
-                row.reason,
-                row.judgments,
-                row.bad_reference_pairs,
-                "" if row.bad_reference_p is None else f"{row.bad_reference_p:.6g}",
-            ]
+            spreadsheet_safe_row(
+                [
+                    row.participant_id,
+                    row.study_id,
+                    row.session_id,
+                    row.verdict,
+                    row.reason,
+                    row.judgments,
+                    row.bad_reference_pairs,
+                    "" if row.bad_reference_p is None else f"{row.bad_reference_p:.6g}",
+                ]
+            )
         )
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="task-{task.id}-participants.csv"'

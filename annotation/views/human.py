@@ -10,43 +10,42 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotation.errors import ApplicationError
+from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
 from annotation.exports import (
     csv_stream,
-    judgments_download,
     ranking_csv_rows,
     ranking_rows,
     streaming_response,
 )
-from annotation.models import Task, TaskType
+from annotation.models import Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_exclude
 from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
-from annotation.plots.spans import error_bar_plot
+from annotation.plots.spans import error_bar_plot, has_categories
 from annotation.selectors.human import HumanResults, human_results
-from annotation.selectors.human.correlation import scatter_points
+from annotation.selectors.human.correlation import (
+    CORPUS_SCORE,
+    METRIC_SYSTEM_SCORES,
+    SENTENCE_MEAN,
+    scatter_points,
+)
 from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
-from annotation.selectors.spans import span_judgments
 from annotation.services.exclusions import annotator_exclude
-from annotation.span_exports import (
-    SPAN_FORMATS,
-    appraise_esa_lines,
-    mqm_tsv_lines,
-    span_download,
-    spans_jsonl_lines,
-)
 from annotation.views.errors import refused_to
 from metrics.agreement.coefficients import Weights
-
-JUDGMENT_FORMATS = {"csv", "jsonl", "appraise", "wmt"}
 
 
 def _weights(request) -> Weights:
     value = request.GET.get("weights")
     return "linear" if value == "linear" else "quadratic" if value == "quadratic" else None
+
+
+def measured(task_label: str, measure: str) -> str:
+    """``Adequacy``, not ``Adequacy: adequacy``; ``Adequacy and fluency: fluency``."""
+    return task_label if measure.lower() == task_label.lower() else f"{task_label}: {measure}"
 
 
 def _ranking_plots(results: HumanResults) -> dict[int, list]:
@@ -60,7 +59,7 @@ def _ranking_plots(results: HumanResults) -> dict[int, list]:
                     (s.name, s.score.z, s.score.z_interval[0], s.score.z_interval[1])
                     for s in ranking.systems
                 ],
-                title=f"{label}: {ranking.measure}, mean z with 95% bootstrap intervals",
+                title=f"{measured(label, ranking.measure)}: mean z with 95% bootstrap intervals",
             )
             for ranking in task.likert
         ]
@@ -115,6 +114,8 @@ def human_results_page(request, campaign_id: int):
             "scatters": _scatters(results, chosen) if chosen else [],
             "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
             "meta_rows": meta_evaluation(campaign, results.excluded),
+            "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
+            "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
             **_span_context(campaign),
         },
     )
@@ -124,7 +125,15 @@ def _span_context(campaign) -> dict[str, object]:
     """The error-span tasks' section (templates/results/_human_spans.html)."""
     results = span_results(campaign)
     plots = [
-        (r.task.id, error_bar_plot(r.breakdown, title="Errors per system by category and severity"))
+        (
+            r.task.id,
+            error_bar_plot(
+                r.breakdown,
+                title="Errors per system by category and severity"
+                if has_categories(r.breakdown)
+                else "Errors per system by severity",
+            ),
+        )
         for r in results
         if r.breakdown is not None
     ]
@@ -194,46 +203,15 @@ def _task_of(campaign_id: int, request) -> Task | None:
 @authorize(CAN_SEE_RESULTS)
 def judgments_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
-    if fmt in SPAN_FORMATS:
-        return _span_judgments_export(request, campaign, fmt)
     if fmt not in JUDGMENT_FORMATS:
-        raise Http404("judgments download as .csv, .jsonl, .appraise or .wmt")
-    task = _task_of(campaign.id, request)
-    if fmt == "wmt" and (
-        task is None or task.task_type not in (TaskType.PAIRWISE, TaskType.RANKING)
-    ):
-        raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
-    return judgments_download(
+        raise Http404(unknown_format_message())
+    return judgments_file(
         campaign=campaign,
         fmt=fmt,
-        task=task,
+        task=_task_of(campaign.id, request),
         included_only=request.GET.get("included") == "1",
         pseudonymise=request.GET.get("pseudonymise") == "1",
     )
-
-
-def _span_judgments_export(request, campaign, fmt: str):
-    """ESA / MQM judgments with their spans: .esa.csv, .mqm.tsv or .spans.jsonl."""
-    task = _task_of(campaign.id, request)
-    pseudonymise = request.GET.get("pseudonymise") == "1"
-    rows = span_judgments(
-        campaign=campaign,
-        task_id=task.id if task else None,
-        included_only=request.GET.get("included") == "1",
-    )
-    if fmt == "esa.csv":
-        lines = appraise_esa_lines(
-            rows,
-            source_language=campaign.source_language,
-            target_language=campaign.target_language,
-            pseudonymise=pseudonymise,
-        )
-    elif fmt == "mqm.tsv":
-        lines = mqm_tsv_lines(rows, pseudonymise=pseudonymise)
-    else:
-        lines = spans_jsonl_lines(rows, pseudonymise=pseudonymise)
-    name = f"evalsite-{campaign.id}" + (f"-task{task.id}" if task else "")
-    return span_download(lines, fmt=fmt, name=name)
 
 
 @login_required

@@ -8,8 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from annotation.exports import _csv_safe
 from annotation.lib.ids import database_id
+from annotation.lib.spreadsheet import spreadsheet_safe_row
 from annotation.permissions import CAN_SEE_RESULTS, authorize
 from annotation.plots.intervals import interval_plot
 from annotation.selectors.analysis import system_comparison
@@ -87,7 +87,7 @@ def automatic_results_download(request, campaign_id: int, fmt: str):
     ]
     writer.writerow(columns)
     for row in scores:
-        writer.writerow([_csv_safe(row[column]) for column in columns])
+        writer.writerow(spreadsheet_safe_row(row[column] for column in columns))
     return response
 
 

@@ -67,6 +67,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _segment_codes(ids: np.ndarray) -> np.ndarray:
+    """Codes 0..k-1 in the segments' order: numeric ids as numbers (segment 10 after 9, as
+    the site orders them, so the bootstrap resamples alike), any other id as text."""
+    try:
+        keys = np.asarray([int(value) for value in ids], dtype=np.int64)
+    except ValueError:
+        keys = ids
+    return np.unique(keys, return_inverse=True)[1].reshape(-1)
+
+
 def _language_pair(judgments: Judgments, pair: str, args: argparse.Namespace) -> dict[str, Any]:
     rows = np.flatnonzero(np.asarray(judgments.language_pair) == pair)
     kinds = np.asarray(judgments.item_type)[rows]
@@ -77,7 +87,7 @@ def _language_pair(judgments: Judgments, pair: str, args: argparse.Namespace) ->
         np.asarray(judgments.annotator)[rows], return_inverse=True
     )
     system_ids, systems = np.unique(system_names.astype(str), return_inverse=True)
-    segments = np.unique(np.asarray(judgments.segment)[rows], return_inverse=True)[1]
+    segments = _segment_codes(np.asarray(judgments.segment)[rows])
     scores = np.asarray(judgments.score, dtype=np.float64)[rows]
     seconds = np.asarray(judgments.seconds, dtype=np.float64)[rows]
 
@@ -116,7 +126,7 @@ def _system(score: SystemScore, name: str) -> dict[str, Any]:
         "z_interval": [_number(v) for v in score.z_interval],
         "segments": score.segments,
         "judgments": score.judgments,
-        "wins": score.wins,
+        "systems_beaten": score.wins,
         "cluster": score.cluster,
         "rank_range": list(score.rank_range),
     }

@@ -5,21 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metrics import classic, ulc
-from metrics.automatic import decomposes, higher_is_better
+from metrics.automatic import decomposes, higher_is_better, metric_label
 from metrics.resampling import Comparison, Estimate
-
-_NAMES = {
-    "bleu": "BLEU",
-    "chrf": "chrF2",
-    "chrf++": "chrF2++",
-    "ter": "TER",
-    **{key: spec.label for key, spec in classic.SPECS.items()},
-}
 
 
 def _label(metric: str) -> str:
-    return "ULC" if ulc.is_ulc(metric) else _NAMES[metric]
+    return metric_label(metric)
 
 
 def as_json(

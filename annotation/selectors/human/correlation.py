@@ -11,6 +11,16 @@ from annotation.selectors.results import PLAUSIBLE_SCORE, metric_order
 from annotation.selectors.systems import first_runs
 from metrics.correlation import Correlation, system_correlations
 
+# Two system-level Pearson r of one metric are shown, and they differ: the metric's system
+# score is its corpus-level score (corpus BLEU) in the correlations table, and the mean of its
+# sentence scores in the meta-evaluation. The pages and the API name which one each is.
+CORPUS_SCORE = "corpus"
+SENTENCE_MEAN = "sentence_mean"
+METRIC_SYSTEM_SCORES = {
+    CORPUS_SCORE: "the metric's corpus-level score",
+    SENTENCE_MEAN: "the mean of the metric's sentence scores",
+}
+
 
 def automatic_scores(campaign: Campaign) -> dict[str, dict[str, float]]:
     """metric → {system: score} from each system's first run, against the current reference

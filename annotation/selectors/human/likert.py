@@ -23,11 +23,11 @@ from annotation.selectors.human.loading import (
     TGT,
     Usernames,
     codes_by_name,
-    codes_in_string_order,
     copy_columns,
     float_column,
     int_column,
     item_type_column,
+    segment_codes,
     task_judgments,
 )
 from metrics.agreement import (
@@ -52,7 +52,7 @@ class LikertData:
     """A Likert task's judgments, one entry per judgment in every array.
 
     ``system`` codes index ``systems`` (sorted names, "Human" for the reference);
-    ``segment`` codes follow the string order of segment indices (see ``loading``).
+    ``segment`` codes follow the numeric order of segment indices (see ``loading``).
     """
 
     annotator: NDArray[np.int32]
@@ -94,7 +94,7 @@ def likert_data(task: Task, names: dict[int, str]) -> LikertData:
         kind=arrays["kind"],
         system=system,
         systems=systems,
-        segment=codes_in_string_order(arrays["segment"]),
+        segment=segment_codes(arrays["segment"]),
         item=arrays["item"],
         scores=scores,
         seconds=arrays["ms"] / 1000.0,

@@ -189,17 +189,14 @@ def codes_by_name(ids: NDArray[np.integer], names: dict[int, str]) -> tuple[NDAr
     return lookup[np.searchsorted(present, ids)], distinct
 
 
-def codes_in_string_order(values: NDArray[np.integer]) -> NDArray[np.int32]:
-    """Codes for integers in the order of their decimal strings ("10" before "2").
+def segment_codes(values: NDArray[np.integer]) -> NDArray[np.int32]:
+    """Codes 0..k-1 for segment indices, in their numeric order.
 
-    The command line reads segment ids from CSV as strings and codes them in that order; the
-    order of segments inside a system decides which rows its bootstrap draws.
+    The order of segments inside a system decides which rows its bootstrap draws; the command
+    line codes the numeric segment ids of a downloaded file in the same order
+    (``metrics.cli.human``), so both give the same intervals.
     """
-    present, inverse = np.unique(values, return_inverse=True)
-    order = np.argsort(present.astype(str), kind="stable")
-    rank = np.empty(order.size, dtype=np.int32)
-    rank[order] = np.arange(order.size)
-    return rank[inverse.reshape(-1)]
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int32)
 
 
 def release_memory() -> None:
