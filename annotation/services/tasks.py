@@ -30,6 +30,8 @@ from annotation.models import (
 
 # Re-exported: callers import the task errors and rules from here.
 from annotation.protocols import PROTOCOLS
+from annotation.selectors.references import references_shown
+from annotation.selectors.systems import first_runs
 from annotation.services import assignment
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
@@ -111,13 +113,12 @@ def _load(campaign: Campaign) -> _Data:
     systems = list(System.objects.filter(campaign=campaign).order_by("name"))
     position = {segment.id: i for i, segment in enumerate(segments)}
     outputs: dict[int, list[str]] = {system.id: [""] * len(segments) for system in systems}
-    # The first run of each system is the one people judge.
     for system_id, segment_id, text in Output.objects.filter(
-        run__campaign=campaign, run__number=1
+        run__in=first_runs(campaign)
     ).values_list("run__system_id", "segment_id", "text"):
         outputs[system_id][position[segment_id]] = text
-    # The first two references by name: the first is the one shown (see item_display).
-    names = list(campaign.references.order_by("name").values_list("name", flat=True)[:2])
+    # The first is the one shown, the second the one a bad-reference item judges.
+    names = list(references_shown(campaign.id).values_list("name", flat=True)[:2])
     references = {name: [""] * len(segments) for name in names}
     for name, segment_id, text in ReferenceSegment.objects.filter(
         reference__campaign=campaign, reference__name__in=names
