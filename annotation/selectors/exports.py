@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import connections, router, transaction
 from django.db.models import F, Func, TextField, Value
 from django.db.models.functions import Coalesce
 
@@ -92,7 +92,8 @@ def judgment_export_rows(
     )
     # Inside a transaction the server-side cursor needs no WITH HOLD, which would make
     # PostgreSQL compute and store every row before sending the first.
-    with transaction.atomic():
+    rows = rows.using(rows.db)  # the router's choice, kept for the cursor and its transaction
+    with transaction.atomic(using=rows.db):
         for values in rows.iterator(chunk_size=CHUNK):
             row = cast(dict[str, Any], values)
             row["excluded"] = row["excluded"] or left_out.excludes(
@@ -272,7 +273,7 @@ def judgment_table_described_columns(table: str, campaign: Campaign) -> list[str
     """The column names PostgreSQL reports for a table's query (run for no rows): what the
     header row must equal."""
     sql, params = _table_query(TABLES[table], campaign=campaign, names={})
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Judgment)].cursor() as cursor:
         cursor.execute(f"SELECT * FROM ({sql}) AS t LIMIT 0", params)  # noqa: S608
         return [column.name for column in cursor.description]
 
@@ -299,7 +300,7 @@ def judgment_csv_chunks(
     buffer = bytearray()
     if chosen.header:
         buffer += (",".join(name for name, _ in chosen.columns) + "\n").encode()
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Judgment)].cursor() as cursor:
         # COPY takes no server-side parameters: the values are bound on the client.
         query = cursor.mogrify(sql, params)
         with cursor.cursor.copy(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)") as copy:
