@@ -23,7 +23,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any
@@ -119,26 +119,39 @@ class _ReplicaHealth:
 replica_health = _ReplicaHealth()
 
 
+def _primary_only(model) -> bool:
+    return (
+        model._meta.app_label in PRIMARY_ONLY_APPS or model._meta.label_lower in PRIMARY_ONLY_MODELS
+    )
+
+
+def read_may_lag(model) -> bool:
+    """Whether a read of ``model`` here may come from a replica (whether one is configured
+    and healthy aside)."""
+    scope = _scope.get()
+    return (
+        scope is not None
+        and not scope.wrote
+        and not _primary_only(model)
+        and not connections[PRIMARY].in_atomic_block
+    )
+
+
 class LaggingReadsRouter:
     def db_for_read(self, model, **hints: Any) -> str | None:
-        scope = _scope.get()
-        if (
-            scope is None
-            or scope.wrote
-            or model._meta.app_label in PRIMARY_ONLY_APPS
-            or model._meta.label_lower in PRIMARY_ONLY_MODELS
-            or not replica_configured()
-            or connections[PRIMARY].in_atomic_block
-            or not replica_health.is_usable()
-        ):
+        if not (read_may_lag(model) and replica_configured() and replica_health.is_usable()):
             return PRIMARY
-        scope.used_replica = True
+        scope = _scope.get()
+        if scope is not None:  # it is: read_may_lag said so
+            scope.used_replica = True
         return REPLICA
 
     def db_for_write(self, model, **hints: Any) -> str:
         scope = _scope.get()
-        if scope is not None:
-            scope.wrote = True  # what follows reads its own write
+        # What follows reads its own write. Who-may-see-what is read from the primary anyway
+        # (and authentication's own bookkeeping writes there on any request).
+        if scope is not None and not _primary_only(model):
+            scope.wrote = True
         return PRIMARY
 
     def allow_relation(self, obj1, obj2, **hints: Any) -> bool:
@@ -153,41 +166,61 @@ def lagging_reads_allowed(view: Callable) -> Callable:
 
     @wraps(view)
     def wrapper(request, *args: Any, **kwargs: Any) -> Any:
-        if request.method not in SAFE_METHODS or not replica_configured():
+        if request.method not in SAFE_METHODS:
             return view(request, *args, **kwargs)
         scope = _Scope()
         token = _scope.set(scope)
         try:
             response = view(request, *args, **kwargs)
         except DatabaseError as error:
-            if not scope.used_replica or scope.wrote:
+            if not _replica_failed(scope, error):
                 raise
-            replica_health.mark_down(error)
-            _scope.reset(token)
-            token = None
-            return view(request, *args, **kwargs)  # once more, on the primary
+            response = None
         finally:
-            if token is not None:
-                _scope.reset(token)
+            _scope.reset(token)
+        if response is None:
+            return view(request, *args, **kwargs)  # once more, on the primary
         if isinstance(response, StreamingHttpResponse):
             # A download reads as it streams, after the view has returned.
-            response.streaming_content = _iterate_in(scope, response.streaming_content)
+            response.streaming_content = _stream_in(
+                scope, response.streaming_content, lambda: view(request, *args, **kwargs)
+            )
         return response
 
+    wrapper.reads_may_lag = True  # type: ignore[attr-defined]
     return wrapper
 
 
-def _iterate_in(scope: _Scope, chunks: Iterable[Any]) -> Iterator[Any]:
+def _replica_failed(scope: _Scope, error: DatabaseError) -> bool:
+    """Whether ``error`` is the replica's, and the work may be done again on the primary."""
+    if not scope.used_replica or scope.wrote:
+        return False
+    replica_health.mark_down(error)
+    return True
+
+
+def _stream_in(scope: _Scope, chunks: Any, again: Callable) -> Iterator[Any]:
     iterator = iter(chunks)
+    started = False
     while True:
         token = _scope.set(scope)
         try:
             chunk = next(iterator)
         except StopIteration:
             return
+        except DatabaseError as error:
+            if started or not _replica_failed(scope, error):
+                raise
+            break  # nothing sent yet: the download starts again on the primary
         finally:
             _scope.reset(token)
+        started = True
         yield chunk
+    retried = again()
+    if isinstance(retried, StreamingHttpResponse):
+        yield from retried.streaming_content
+    else:
+        yield retried.content
 
 
 def allow_lagging_reads(patterns: list, names: frozenset[str]) -> set[str]:

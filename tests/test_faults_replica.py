@@ -111,10 +111,10 @@ def judge_one(url: str, token: str, task: int) -> int:
 def judgments_seen(url: str, token: str, campaign: int) -> tuple[int, int]:
     """Judgments in the results API and rows in the judgments download."""
     manager = Http(url, token=token)
-    results = manager.get(f"/api/v1/campaigns/{campaign}/results/human")
-    assert results.status == 200, results.body
     download = manager.get(f"/api/v1/campaigns/{campaign}/results/human/judgments.csv")
     assert download.status == 200, download.body
+    results = manager.get(f"/api/v1/campaigns/{campaign}/results/human")
+    assert results.status == 200, results.body
     rows = download.body.decode().strip().splitlines()[1:]
     return sum(task["judgments"] for task in results.json()["tasks"]), len(rows)
 
