@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import DatabaseError, connections
@@ -218,7 +218,7 @@ def _stream_in(scope: _Scope, chunks: Any, again: Callable) -> Iterator[Any]:
         yield chunk
     retried = again()
     if isinstance(retried, StreamingHttpResponse):
-        yield from retried.streaming_content
+        yield from cast(Iterator[bytes], retried.streaming_content)  # a WSGI response
     else:
         yield retried.content
 

@@ -13,6 +13,7 @@ from django.urls import resolve, reverse
 from annotation.db_routing import lagging_reads_allowed, read_may_lag
 from annotation.models import Campaign, Judgment, Membership
 from evalsite.urls import LAGGING_READS
+from tests.test_settings import _import_settings
 
 
 def observe(method: str, body) -> dict[str, bool]:
@@ -80,3 +81,18 @@ def test_only_the_results_and_downloads_opt_in():
     }
     assert opted_in == {"results-human", "results-automatic", "api-results-human-judgments"}
     assert {"results-human", "api-results-human", "results-human-judgments"} <= LAGGING_READS
+
+
+def test_the_replica_alias_exists_only_when_its_url_is_set(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    url = "postgres://reader:pw@replica.example:5433/evalsite"
+    with_replica = _import_settings(
+        tmp_path / "a", show="DATABASES", SECRET_KEY="a-real-secret", DATABASE_REPLICA_URL=url
+    )
+    assert with_replica.returncode == 0, with_replica.stderr
+    assert "'replica': {'ENGINE': 'django.db.backends.postgresql'" in with_replica.stdout
+    assert "'HOST': 'replica.example', 'PORT': '5433'" in with_replica.stdout
+    without = _import_settings(tmp_path / "b", show="DATABASES", SECRET_KEY="a-real-secret")
+    assert without.returncode == 0, without.stderr
+    assert "'replica'" not in without.stdout
