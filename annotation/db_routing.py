@@ -5,16 +5,18 @@ A view opts in with ``lagging_reads_allowed`` (evalsite/urls.py applies it to th
 pages, results API and downloads by URL name). Inside that scope a read goes to the replica
 unless:
 
-- the request is not a GET or HEAD, a write has happened in the scope, or a transaction is open
-  on the primary (what a transaction reads must be what it writes against);
+- the request is not a GET or HEAD, the view has written results data, or a transaction is
+  open on the primary (what a transaction reads must be what it writes against);
 - the model says who may see what (users, sessions, tokens, campaigns, memberships): a member
-  just added or removed is judged on the primary's word, never on a lagging copy;
+  just added or removed is judged on the primary's word, never on a lagging copy (and the
+  bookkeeping authentication writes there does not count as the view's write);
 - the replica did not answer its last health check, or replays more than
   ``DATABASE_REPLICA_MAX_LAG_SECONDS`` behind. The verdict is kept in the process for
   ``DATABASE_REPLICA_CHECK_SECONDS``, not asked per query.
 
-A view whose replica connection fails is run again on the primary (reads only, so safe), and
-the replica is left alone until the next check. The annotator path never opts in.
+A view whose replica connection fails is run again on the primary (reads only, so safe), as
+is a download that fails before its first chunk; the replica is then left alone until the next
+check. The annotator path never opts in.
 """
 
 from __future__ import annotations
