@@ -157,6 +157,17 @@ DATABASE_URL = os.environ.get(
     "DATABASE_URL", "postgres://evalsite:evalsite@127.0.0.1:5432/evalsite"
 )
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+# A streaming replica for the reads that may lag (results, exports: annotation/db_routing.py).
+# Unset: everything reads the primary. A replica further behind than the bound, or down, is
+# left for the primary; its health is checked at most every DATABASE_REPLICA_CHECK_SECONDS.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "").strip()
+DATABASE_REPLICA_MAX_LAG_SECONDS = float(os.environ.get("DATABASE_REPLICA_MAX_LAG_SECONDS", "30"))
+DATABASE_REPLICA_CHECK_SECONDS = float(os.environ.get("DATABASE_REPLICA_CHECK_SECONDS", "5"))
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = database_from_url(DATABASE_REPLICA_URL)
+    # Tests mirror the primary: no test database is created on a read-only server.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["annotation.db_routing.LaggingReadsRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

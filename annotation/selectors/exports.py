@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import connections, router, transaction
 
 from annotation.lib.spreadsheet import sql_spreadsheet_safe
 from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
@@ -194,7 +194,7 @@ def judgment_table_described_columns(table: str, campaign: Campaign) -> list[str
     """The column names PostgreSQL reports for a table's query (run for no rows): what the
     header row must equal."""
     sql, params = _table_query(TABLES[table], campaign=campaign, names={})
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Judgment)].cursor() as cursor:
         cursor.execute(f"SELECT * FROM ({sql}) AS t LIMIT 0", params)  # noqa: S608
         return [column.name for column in cursor.description]
 
@@ -221,7 +221,7 @@ def judgment_csv_chunks(
     buffer = bytearray()
     if chosen.header:
         buffer += (",".join(name for name, _ in chosen.columns) + "\n").encode()
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Judgment)].cursor() as cursor:
         # COPY takes no server-side parameters: the values are bound on the client.
         query = cursor.mogrify(sql, params)
         with cursor.cursor.copy(f"COPY ({query}) TO STDOUT WITH (FORMAT csv)") as copy:
@@ -291,9 +291,10 @@ def judgment_export_rows(
     columns = [name for name, _ in ROW_TABLE]
     # Inside a transaction the server-side cursor needs no WITH HOLD, which would make
     # PostgreSQL compute and store every row before sending the first.
-    with transaction.atomic():
-        connection.ensure_connection()
-        with connection.connection.cursor(name="judgment_export_rows") as cursor:
+    alias = router.db_for_read(Judgment)  # the replica inside a results view, if healthy
+    with transaction.atomic(using=alias):
+        connections[alias].ensure_connection()
+        with connections[alias].connection.cursor(name="judgment_export_rows") as cursor:
             cursor.itersize = CHUNK
             cursor.execute(sql, params)
             last = None

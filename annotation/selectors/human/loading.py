@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import EmptyResultSet
-from django.db import connection
+from django.db import connections
 from django.db.models import (
     BigIntegerField,
     Case,
@@ -86,7 +86,8 @@ def copy_columns(queryset: QuerySet, columns: Sequence[Column]) -> dict[str, NDA
     except EmptyResultSet:  # a filter that matches nothing (e.g. ``__in=[]``): no rows
         sql, params = "", ()
     if sql:
-        with connection.cursor() as cursor:
+        # The queryset's database: the replica, where the router lets its reads lag.
+        with connections[queryset.db].cursor() as cursor:
             raw = cursor.cursor  # psycopg's own cursor: Django's wrapper has no COPY
             with raw.copy(f"COPY ({sql}) TO STDOUT (FORMAT binary)", params) as copy:
                 for block in copy:
