@@ -171,9 +171,15 @@ SELECT b.size::integer, b.judged::bigint, b.skipped::bigint,
        evalsite_batches_had(p_task, p_user),
        evalsite_annotator_quota(p_task, p_user)
   FROM annotation_batch b
- WHERE b.task_id = p_task AND b.annotator_id = p_user
- ORDER BY b.state = 'leased' DESC, b.number DESC
- LIMIT 1;
+ WHERE b.id = COALESCE(
+    -- The one they hold (batch_annotator_idx to it), else the last they had: not a sort
+    -- of all of theirs on every judgment.
+    (SELECT h.id FROM annotation_batch h
+      WHERE h.task_id = p_task AND h.annotator_id = p_user AND h.state = 'leased'
+      ORDER BY h.number DESC LIMIT 1),
+    (SELECT h.id FROM annotation_batch h
+      WHERE h.task_id = p_task AND h.annotator_id = p_user
+      ORDER BY h.number DESC LIMIT 1));
 END $$;
 
 CREATE OR REPLACE FUNCTION evalsite_slot_refusal(p_task bigint, p_slot bigint, p_user bigint)
