@@ -90,6 +90,7 @@ DECLARE
     v_slot bigint;
     v_had bigint;
     v_lease integer;
+    v_renewed boolean;
 BEGIN
     -- One claim at a time per annotator: two tabs clicking "next" at once get one batch.
     PERFORM 1 FROM auth_user WHERE id = p_user FOR UPDATE;
@@ -98,7 +99,8 @@ BEGIN
     LOOP
         -- The batch they hold: resuming after a closed browser, even after its lease ran
         -- out if nobody took it over. Locked, so a takeover cannot happen meanwhile.
-        SELECT id INTO v_batch FROM annotation_batch
+        SELECT id, leased_until = p_now + make_interval(secs => v_lease)
+          INTO v_batch, v_renewed FROM annotation_batch
          WHERE task_id = p_task AND annotator_id = p_user AND state = 'leased'
          ORDER BY number LIMIT 1 FOR UPDATE;
 
@@ -134,8 +136,13 @@ BEGIN
         END IF;
 
         -- Its lease renewed, or closed when nothing is left in it (recording the last
-        -- judgment closes a batch; this is a safety net), then look again.
-        IF NOT evalsite_batch_after_slot(v_batch, p_user, p_now, v_lease, 0, 0, NULL) THEN
+        -- judgment closes a batch; this is a safety net), then look again. Not when the
+        -- judgment just recorded renewed it (still leased: something is left): the same
+        -- values again would be one more row version per judgment.
+        IF NOT COALESCE(v_renewed, false) THEN
+            v_renewed := NOT evalsite_batch_after_slot(v_batch, p_user, p_now, v_lease, 0, 0, NULL);
+        END IF;
+        IF v_renewed THEN
             -- The first slot left, from where the batch says it is (an index probe).
             SELECT id INTO v_slot FROM annotation_slot
              WHERE batch_id = v_batch AND state <> 'done'
