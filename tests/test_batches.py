@@ -578,3 +578,71 @@ def test_a_late_answer_racing_a_takeover_is_kept_or_refused_never_both(
             state=Batch.State.OPEN
         )
     assert len(outcomes) == len(batches)
+
+
+def batch_figures_agree_with_slots(task) -> None:
+    """The loop reads a batch's figures (migration 0026), never its slots: they must say
+    what the slots say, and no slot left may lie before the next position."""
+    from annotation.models import Skip
+
+    for batch in Batch.objects.filter(task=task):
+        skipped = Skip.objects.filter(slot__batch=batch).count()
+        judged = Judgment.objects.filter(slot__batch=batch).count()
+        left = batch.slots.exclude(state=Slot.State.DONE)
+        assert (batch.judged, batch.skipped) == (judged, skipped), batch.number
+        assert batch.size == batch.slots.count(), batch.number
+        assert not left.filter(position__lt=batch.next_position).exists(), batch.number
+        assert (batch.state == Batch.State.DONE) == (not left.exists()), batch.number
+
+
+@pytest.mark.django_db
+def test_a_batch_taken_over_counts_for_its_earlier_holder_only_if_they_judged_in_it(
+    launched, loaded_campaign, make_annotator
+):
+    from annotation.services.judgments import skip_record
+
+    # Quota: one batch each. One who judged part of a batch, then lost it, had it: no other
+    # batch for them; one who lost a batch before judging any of it never had it.
+    task = launched(
+        "adequacy", batch_size=6, items_per_annotator=6, lease_seconds=60, repeat_rate=0.5
+    )
+    worked, idle = (
+        make_annotator(loaded_campaign, "worked"),
+        make_annotator(loaded_campaign, "idle"),
+    )
+    taker, other = (
+        make_annotator(loaded_campaign, "taker"),
+        make_annotator(loaded_campaign, "other"),
+    )
+    slot = slot_claim_next(task=task, annotator_id=worked.id)
+    judgment_record(task_id=task.id, slot_id=slot.id, annotator_id=worked.id, answer={"score": 2})
+    slot = slot_claim_next(task=task, annotator_id=worked.id)
+    skip_record(task_id=task.id, slot_id=slot.id, annotator_id=worked.id, reason="garbled")
+    slot_claim_next(task=task, annotator_id=idle.id)
+    # Nothing else open: the next claims take their batches over once the leases ran out.
+    others = Batch.objects.filter(task=task, state=Batch.State.OPEN)
+    set_aside = list(others.values_list("id", flat=True))
+    others.update(state=Batch.State.DONE)
+    held = set(Batch.objects.filter(annotator__in=[worked, idle]).values_list("id", flat=True))
+    later = timezone.now() + timedelta(seconds=61)
+    taken = {
+        slot_claim_next(task=task, annotator_id=user.id, now=later).batch_id
+        for user in (taker, other)
+    }
+    assert taken == held and len(taken) == 2
+    assert set(Batch.objects.filter(taken_over=True).values_list("id", flat=True)) == held
+    Batch.objects.filter(id__in=set_aside).update(state=Batch.State.OPEN)
+    assert slot_claim_next(task=task, annotator_id=worked.id, now=later) is None
+    again = slot_claim_next(task=task, annotator_id=idle.id, now=later)
+    assert again is not None and again.batch_id not in taken
+    for user in (taker, other, idle):
+        while (slot := slot_claim_next(task=task, annotator_id=user.id, now=later)) is not None:
+            judgment_record(
+                task_id=task.id,
+                slot_id=slot.id,
+                annotator_id=user.id,
+                answer={"score": 4},
+                now=later,
+            )
+        assert annotator_progress(task=task, annotator_id=user.id).batches == 1
+    batch_figures_agree_with_slots(task)

@@ -208,6 +208,17 @@ class Batch(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     leased_until = models.DateTimeField(null=True)
+    # Kept by the loop (migrations/sql, evalsite_batch_after_slot) so that a judgment reads
+    # no other slot of its batch: its slots judged and skipped (by whoever held it; the
+    # batch is pending while judged + skipped < size), and a position no slot left to do
+    # precedes (where the next slot is looked for). Not indexed: the update that renews
+    # the lease stays in place (HOT).
+    judged = models.PositiveIntegerField(default=0, db_default=0)
+    skipped = models.PositiveIntegerField(default=0, db_default=0)
+    next_position = models.PositiveIntegerField(default=0, db_default=0)
+    # Claimed once while another annotator held it: their done slots keep it among the
+    # batches they had (the quota), found through batch_taken_over_idx.
+    taken_over = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [
@@ -223,6 +234,9 @@ class Batch(models.Model):
                 fields=["task", "number"], condition=Q(state="leased"), name="batch_leased_idx"
             ),
             models.Index(fields=["task", "annotator", "state"], name="batch_annotator_idx"),
+            models.Index(
+                fields=["task"], condition=Q(taken_over=True), name="batch_taken_over_idx"
+            ),
         ]
 
 

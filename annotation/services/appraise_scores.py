@@ -187,10 +187,11 @@ def _write(
         Slot.objects.bulk_update(done, ["annotator", "state", "served_at"])
         complete = len(done) == batch.slots.count()
         batch.annotator = user
+        batch.judged = len(done)  # the loop's figure (Batch.judged)
         batch.state = Batch.State.DONE if complete else Batch.State.LEASED
         # An unfinished batch stays its annotator's, its lease already over.
         batch.leased_until = None if complete else now
-        batch.save(update_fields=["annotator", "state", "leased_until"])
+        batch.save(update_fields=["annotator", "judged", "state", "leased_until"])
     Judgment.objects.bulk_create(judgments)
     ErrorSpan.objects.bulk_create(span_rows)
     return AppraiseScoresImported(

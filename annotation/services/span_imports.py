@@ -153,6 +153,7 @@ def mqm_ratings_import(
             number=number,
             group=number,
             size=sum(1 for r in ratings if r.rater == username),
+            judged=sum(1 for r in ratings if r.rater == username),
             state=Batch.State.DONE,
             annotator=raters[username],
         )
