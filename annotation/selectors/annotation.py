@@ -61,7 +61,7 @@ def judged_enough(*, judged: int, skipped: int) -> bool:
 
 def annotator_progress(*, task: Task, annotator_id: int) -> AnnotatorProgress:
     """The annotator's progress in one query of indexed lookups (the SQL function
-    ``evalsite_annotator_progress``, annotation/migrations/sql/0026_perf_assignment.sql,
+    ``evalsite_annotator_progress``, annotation/migrations/sql/0028_assignment.sql,
     which the judgment-and-claim function returns too). Slots judged or skipped by whoever
     held the batch before (abandoned half-way) count as done: the batch is what is left."""
     with connection.cursor() as cursor:

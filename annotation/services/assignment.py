@@ -15,7 +15,7 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
   only when a skip cancels the companions of the skipped item.
 
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0026_perf_assignment.sql``, each rule once, for every task type;
+(``annotation/migrations/sql/0028_assignment.sql``, each rule once, for every task type;
 ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 

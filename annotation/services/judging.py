@@ -1,6 +1,6 @@
 """The annotator loop's round trips: a judgment (with the next claim and the progress) and a
 skip, each one statement of the PostgreSQL functions ``evalsite_judge_and_claim`` and
-``evalsite_skip`` (annotation/migrations/sql/0026_perf_assignment.sql), the only writers of
+``evalsite_skip`` (annotation/migrations/sql/0028_assignment.sql), the only writers of
 judgments and skips. Every check, write, batch closing and claim is there, once; Python
 validates the answer before the call (``judgments.py``) and gives refusals their words.
 

@@ -2,7 +2,7 @@
 -- a judgment or a skip, writing them, and closing a batch. Python (annotation/services/
 -- judging.py) validates the answer, gives the refusals their words and writes a judgment's
 -- spans in the same transaction; everything else is here, for every task type.
--- Migration 0026_perf_loop_counters installs this file as it is (0025's copy was the one
+-- Migration 0028_loop_counters installs this file as it is (0025's copy was the one
 -- before). A later change copies it to a new file for a new migration (this one then stays
 -- as it was: replaying the migrations installs each version in turn); tests/test_batches.py
 -- checks that the installed functions are the newest file's.

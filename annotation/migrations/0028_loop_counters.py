@@ -1,5 +1,5 @@
 """A judgment that costs the same at any batch position and after any history
-(sql/0026_perf_assignment.sql): the batch keeps its slots judged and skipped and the position
+(sql/0028_assignment.sql): the batch keeps its slots judged and skipped and the position
 its next slot is looked for from, written by the update that renews its lease (pending,
 progress and the next slot read no other slot of it), and the batches an annotator had are
 counted as batches (a batch taken over is marked, for its earlier holder's count)."""
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.db import migrations, models
 
-ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0026_perf_assignment.sql"
+ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0028_assignment.sql"
 PREVIOUS_SQL = Path(__file__).with_name("sql") / "0025_loop_assignment.sql"
 NEW_FUNCTIONS = (
     "evalsite_batch_after_slot(bigint, bigint, timestamptz, integer, integer, integer, integer)",
@@ -47,7 +47,7 @@ def _previous(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotation", "0025_loop_one_state_machine")]
+    dependencies = [("annotation", "0027_task_name_seed")]
 
     operations = [
         migrations.AddField(
