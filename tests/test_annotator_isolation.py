@@ -40,6 +40,7 @@ NEXT_ITEM_KEYS = {
     "context_after",
     "candidates",
     "judged",
+    "skipped",
     "total",
     # Error-span tasks: the typology and the spans pre-filled on the item (offsets and
     # severities, no system name).
@@ -126,7 +127,15 @@ def test_no_system_name_on_the_annotator_page_or_in_the_next_item(
         )
         assert response.status_code == 201, response.content
         answered = response.json()
-        assert set(answered) == {"id", "status", "message", "hter", "duration_ms", "next"}
+        assert set(answered) == {
+            "id",
+            "status",
+            "message",
+            "hter",
+            "duration_ms",
+            "batch_closed",
+            "next",
+        }
         assert set(answered["next"]) == NEXT_ITEM_KEYS  # the next item, anonymised as well
         assert_names_no_system(json.dumps(answered, ensure_ascii=False), "a judgment's answer")
     assert item_types, "no item was shown"
@@ -156,14 +165,14 @@ def test_an_annotator_cannot_read_or_touch_another_annotators_judgments(world: W
     answer = {"task": task.id, "slot": world.judged_by_annotator2.id, "score": 1}
     response = client.post(reverse("api-judgments"), answer, content_type="application/json")
     assert response.status_code == 409
-    assert set(response.json()) == {"error"}  # nothing of their judgment comes back
+    assert set(response.json()) == {"error", "code"}  # nothing of their judgment comes back
     # A slot leased to the other annotator right now is refused as well.
     leased = slot_claim_next(task=task, annotator_id=world.annotator2.id)
     assert leased is not None
     answer["slot"] = leased.id
     response = client.post(reverse("api-judgments"), answer, content_type="application/json")
     assert response.status_code == 409
-    assert set(response.json()) == {"error"}
+    assert set(response.json()) == {"error", "code"}
     # The same through the page.
     submit = reverse("annotate-submit", kwargs={"task_id": task.id})
     for slot in (world.judged_by_annotator2.id, leased.id):
