@@ -4,9 +4,12 @@ connection, the API annotator loop, and percentiles."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -231,3 +234,48 @@ class ApiAnnotator(threading.Thread):
                 self.error(f"exception: {type(error).__name__}", str(error)[:200])
                 self.client.reset()
                 item = None
+
+
+def wait_answering(
+    url: str,
+    path: str,
+    name: str,
+    log: Path,
+    *,
+    tries: int,
+    process: subprocess.Popen | None = None,
+) -> int:
+    """Polls ``GET path`` every 0.2 s until it answers 200 (exit code 0) or ``tries`` run out,
+    or ``process`` ends (1, naming the log)."""
+    for _ in range(tries):
+        if process is not None and process.poll() is not None:
+            break
+        try:
+            status, _, _ = Client(url).request("ping", "GET", path)
+            if status == 200:
+                print(f"{name} answers on {url}" + (f" (pid {process.pid})" if process else ""))
+                return 0
+        except OSError:
+            pass
+        time.sleep(0.2)
+    print(f"{name} does not answer on {url}; see {log}", file=sys.stderr)
+    return 1
+
+
+def stop_pid_file(path: Path, name: str) -> int:
+    """Stops the server whose pid ``path`` holds (SIGTERM, then waits up to 10 s)."""
+    if not path.exists():
+        print(f"no {name} started by this script")
+        return 0
+    pid = int(path.read_text().strip())
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    path.unlink(missing_ok=True)
+    print(f"stopped {name} {pid}")
+    return 0

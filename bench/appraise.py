@@ -31,12 +31,10 @@ their single-sign-on credentials to a CSV that ``load`` reads.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -44,7 +42,7 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlencode, urlsplit
 
-from _common import ROOT, Client, percentile
+from _common import ROOT, Client, percentile, stop_pid_file, wait_answering
 
 DEFAULT_DIR = Path("/work/appraise")
 DEFAULT_DATABASE_URL = "postgres://evalsite:evalsite@127.0.0.1:5432/appraise"
@@ -263,36 +261,11 @@ def serve(args: argparse.Namespace) -> int:
         cwd=args.appraise_dir,
         env=appraise_env(args),
     )
-    for _ in range(100):
-        try:
-            status, _, _ = Client(args.url).request("ping", "GET", "/dashboard/sign-in/")
-            if status == 200:
-                print(f"Appraise answers on {args.url}")
-                return 0
-        except OSError:
-            pass
-        time.sleep(0.2)
-    print(f"Appraise does not answer on {args.url}; see {log}", file=sys.stderr)
-    return 1
+    return wait_answering(args.url, "/dashboard/sign-in/", "Appraise", log, tries=100)
 
 
 def stop(args: argparse.Namespace) -> int:
-    path = pid_file(args)
-    if not path.exists():
-        print("no Appraise gunicorn started by this script")
-        return 0
-    pid = int(path.read_text().strip())
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    path.unlink(missing_ok=True)
-    print(f"stopped Appraise gunicorn {pid}")
-    return 0
+    return stop_pid_file(pid_file(args), "Appraise gunicorn")
 
 
 class Accounts:

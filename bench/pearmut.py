@@ -45,7 +45,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -54,7 +53,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from _common import ROOT, Client, percentile
+from _common import ROOT, Client, percentile, stop_pid_file, wait_answering
 
 DEFAULT_DIR = Path("/work/pearmut")
 DEFAULT_URL = "http://127.0.0.1:8200"
@@ -228,38 +227,12 @@ def serve(args: argparse.Namespace) -> int:
             start_new_session=True,
         )
     pid_file(args).write_text(str(process.pid))
-    for _ in range(600):  # a campaign of 100,000 judgments takes a while to read
-        if process.poll() is not None:
-            break
-        try:
-            status, _, _ = Client(args.url).request("ping", "GET", "/annotate")
-            if status == 200:
-                print(f"Pearmut answers on {args.url} (pid {process.pid})")
-                return 0
-        except OSError:
-            pass
-        time.sleep(0.2)
-    print(f"Pearmut does not answer on {args.url}; see {log}", file=sys.stderr)
-    return 1
+    # A campaign of 100,000 judgments takes a while to read: up to 120 s.
+    return wait_answering(args.url, "/annotate", "Pearmut", log, tries=600, process=process)
 
 
 def stop(args: argparse.Namespace) -> int:
-    path = pid_file(args)
-    if not path.exists():
-        print("no Pearmut uvicorn started by this script")
-        return 0
-    pid = int(path.read_text().strip())
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    path.unlink(missing_ok=True)
-    print(f"stopped Pearmut uvicorn {pid}")
-    return 0
+    return stop_pid_file(pid_file(args), "Pearmut uvicorn")
 
 
 class Users:
