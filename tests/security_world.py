@@ -148,7 +148,8 @@ def build_world() -> World:
         )
     tasks = {}
     for task_type, settings in TASK_SETTINGS.items():
-        task = task_create(campaign=campaign, task_type=task_type, **settings)
+        # A fixed seed: the tests on the outputs' positions read one shuffle, not a random one.
+        task = task_create(campaign=campaign, task_type=task_type, seed=12345, **settings)
         task_launch(task_id=task.id)
         task.refresh_from_db()
         tasks[task_type] = task
