@@ -71,3 +71,21 @@ def test_the_readme_says_what_a_judgment_needs():
     assert required == {"task", "slot"} and required <= set(body)
     assert set(body) <= set(fields)
     assert "Authorization: Token" in readme
+
+
+def test_the_page_says_when_the_token_stops_working(client, manager, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.API_TOKEN_MAX_AGE_DAYS = 90
+    token = token_rotate(user=manager)
+    client.force_login(manager)
+    page = client.get("/account/token/").content.decode()
+    until = (token.created + timedelta(days=90)).strftime("%Y-%m-%d")
+    assert f"it works until {until}" in page and "expired on" not in page
+    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(days=91))
+    page = client.get("/account/token/").content.decode()
+    assert "It expired on" in page and "it works until" not in page
+    api = APIClient()
+    assert api.get("/api/v1/campaigns", HTTP_AUTHORIZATION=f"Token {token.key}").status_code == 401

@@ -37,9 +37,14 @@ USERNAME_MAX_LENGTH = 150  # Django's user model
 _LOCK_CLASS = 0x4C4F47
 
 
+def token_expires(*, created: datetime) -> datetime:
+    """The one rule of a token's age: when a token made at ``created`` stops working."""
+    return created + timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
+
+
 def token_expired(*, created: datetime) -> bool:
-    """The one rule of a token's age (checked on every API request, in its one query's row)."""
-    return created <= timezone.now() - timedelta(days=settings.API_TOKEN_MAX_AGE_DAYS)
+    """Checked on every API request, in its one query's row."""
+    return token_expires(created=created) <= timezone.now()
 
 
 def _user_lock(user: Any) -> None:

@@ -6,9 +6,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from annotation.services.logins import token_rotate
+from annotation.services.logins import token_expires, token_rotate
 
 
 @login_required
@@ -21,11 +22,15 @@ def account_token(request):
             request, "New token made: the old one no longer works." if had else "Token made."
         )
         return redirect("account-token")
+    token = Token.objects.filter(user=request.user).first()
+    expires = token_expires(created=token.created) if token else None
     return render(
         request,
         "auth/api_token.html",
         {
-            "token": Token.objects.filter(user=request.user).first(),
+            "token": token,
+            "expires": expires,
+            "expired": expires is not None and expires <= timezone.now(),
             "campaigns_url": request.build_absolute_uri(reverse("api-campaigns")),
             "token_url": request.build_absolute_uri(reverse("api-token")),
         },
