@@ -12,10 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
+from django.utils.functional import SimpleLazyObject, empty
 
 from annotation.http_errors import error_json, wants_json
 
@@ -74,6 +76,14 @@ class DatabaseUnavailableMiddleware:
         return unavailable_response(request)
 
 
+def _user_known_signed_in(request: HttpRequest) -> bool:
+    """Whether a user already loaded in this request (a view's, DRF's token user) is signed in."""
+    user = getattr(request, "user", None)
+    if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
+        return False
+    return user is not None and user.is_authenticated
+
+
 class PrivateCacheMiddleware:
     """``Cache-Control: private, no-store`` on every answer to a signed-in user (session or
     API token) and on every attachment (exports name annotators): neither a shared proxy nor
@@ -84,9 +94,13 @@ class PrivateCacheMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        user = getattr(request, "user", None)  # DRF sets the token's user here too
-        personal = (user is not None and user.is_authenticated) or (
-            "HTTP_AUTHORIZATION" in request.META
+        # Read from the request alone, never the database: a user not yet loaded would be
+        # loaded here, after DatabaseUnavailableMiddleware, and a database down would turn
+        # its 503 into a 500. A session cookie or credentials count as personal.
+        personal = (
+            settings.SESSION_COOKIE_NAME in request.COOKIES
+            or "HTTP_AUTHORIZATION" in request.META
+            or _user_known_signed_in(request)
         )
         attachment = response.get("Content-Disposition", "").startswith("attachment")
         if personal or attachment:
