@@ -214,6 +214,9 @@ def launched(loaded_campaign):
     from annotation.services.tasks import task_create, task_launch
 
     def launch(task_type, **settings):
+        # One seed unless a test chooses its own: tasks draw a random one since the protocol
+        # declarations, and the tests' figures were computed on one plan.
+        settings.setdefault("seed", 12345)
         task = task_create(campaign=loaded_campaign, task_type=task_type, **settings)
         task_launch(task_id=task.id)
         task.refresh_from_db()

@@ -59,7 +59,9 @@ def seed() -> dict[str, object]:
         user=manager,
     )
     # Every annotator may judge every item: room for each client to judge many items.
-    task = task_create(campaign=campaign, task_type="adequacy", judgments_per_item=ANNOTATORS)
+    task = task_create(
+        seed=12345, campaign=campaign, task_type="adequacy", judgments_per_item=ANNOTATORS
+    )
     task_launch(task_id=task.id)
     annotators = {}
     hashed = make_password(ANNOTATOR_PASSWORD)  # hashed once: hashing is slow on purpose

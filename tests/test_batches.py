@@ -491,7 +491,9 @@ def test_monolingual_with_one_reference_plans_no_ref_items_and_says_so(
     assert not Item.objects.filter(task=task, item_type=ItemType.REF).exists()
     assert Item.objects.filter(task=task, item_type=ItemType.TGT).count() == 36
     # Not monolingual: the same reference may be judged, and nothing is said.
-    other = task_create(campaign=loaded_campaign, task_type="fluency", reference_rate=0.5)
+    other = task_create(
+        seed=12345, campaign=loaded_campaign, task_type="fluency", reference_rate=0.5
+    )
     assert task_reference_warning(task=other) is None
 
 

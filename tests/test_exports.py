@@ -48,7 +48,7 @@ SYSTEMS = {
 
 
 def launch(campaign, task_type, **settings_):
-    task = task_create(campaign=campaign, task_type=task_type, **settings_)
+    task = task_create(seed=12345, campaign=campaign, task_type=task_type, **settings_)
     task_launch(task_id=task.id)
     task.refresh_from_db()
     return task

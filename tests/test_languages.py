@@ -114,7 +114,7 @@ def test_every_segment_has_its_languages_direction(client, manager, task_type):
     settings = {"ranking_size": 2} if task_type == "ranking" else {}
     if task_type != "fluency":
         settings.update(context_size=1, show_reference=True)
-    task = task_create(campaign=campaign, task_type=task_type, **settings)
+    task = task_create(seed=12345, campaign=campaign, task_type=task_type, **settings)
     task_launch(task_id=task.id)
     membership_set(campaign=campaign, user=manager, role="annotator")
     client.force_login(manager)

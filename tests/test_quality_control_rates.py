@@ -39,12 +39,13 @@ REFUSED = [
 @pytest.mark.parametrize(("rates", "message"), REFUSED)
 def test_each_refusal_has_its_message(campaign, rates, message):
     with pytest.raises(TaskError, match=message):
-        task_create(campaign=campaign, task_type="adequacy", **rates)
+        task_create(seed=12345, campaign=campaign, task_type="adequacy", **rates)
     assert not Task.objects.exists()
 
 
 def test_rates_just_inside_the_bounds_are_accepted(campaign):
     task = task_create(
+        seed=12345,
         campaign=campaign,
         task_type="adequacy",
         repeat_rate=0.4,
@@ -52,7 +53,9 @@ def test_rates_just_inside_the_bounds_are_accepted(campaign):
         reference_rate=0.29,
     )
     assert (task.repeat_rate, task.bad_reference_rate, task.reference_rate) == (0.4, 0.3, 0.29)
-    task_create(campaign=campaign, task_type="fluency", repeat_rate=0.0, bad_reference_rate=0.99)
+    task_create(
+        seed=12345, campaign=campaign, task_type="fluency", repeat_rate=0.0, bad_reference_rate=0.99
+    )
 
 
 def test_the_form_and_the_api_give_the_same_messages(client, campaign, manager):

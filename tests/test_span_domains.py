@@ -63,7 +63,7 @@ def two_domains(manager, make_annotator):
         name="Domains", source_language="en", target_language="de", owner=manager
     )
     upload_import(campaign=campaign, kind=WMT_XML, files=[("t.xml", _xml())], user=manager)
-    task = task_create(campaign=campaign, task_type="esa", batch_size=16)
+    task = task_create(seed=12345, campaign=campaign, task_type="esa", batch_size=16)
     task_launch(task_id=task.id)
     rater = make_annotator(campaign, "rater")
     while (slot := slot_claim_next(task=task, annotator_id=rater.id)) is not None:

@@ -51,10 +51,12 @@ def results(campaign, manager, make_annotator, django_user_model):
             samples=1000,
             seed=1,
         )
-    task = task_create(campaign=campaign, task_type="adequacy", judgments_per_item=3)
+    task = task_create(seed=12345, campaign=campaign, task_type="adequacy", judgments_per_item=3)
     task_launch(task_id=task.id)
     # Small batches, so that each of the three annotators gets some rankings.
-    ranking = task_create(campaign=campaign, task_type="ranking", ranking_size=3, batch_size=1)
+    ranking = task_create(
+        seed=12345, campaign=campaign, task_type="ranking", ranking_size=3, batch_size=1
+    )
     task_launch(task_id=ranking.id)
     users = [make_annotator(campaign, f"ann{i}") for i in range(3)]
     judge_all(

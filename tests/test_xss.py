@@ -146,6 +146,7 @@ def build() -> Payloads:
     tasks = {}
     for task_type, settings in TASKS.items():
         task = task_create(
+            seed=12345,
             campaign=campaign,
             task_type=task_type,
             judgments_per_item=3,
