@@ -308,6 +308,9 @@ JOB_HEARTBEAT_TIMEOUT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_TIMEOUT_SECO
 # pace p that makes each metric take p times as long.
 METRICS_JOB_TEST_HOLDS = os.environ.get("METRICS_JOB_TEST_HOLDS", "")
 METRICS_JOB_TEST_PACE = float(os.environ.get("METRICS_JOB_TEST_PACE", "1"))
+if HTTPS and (METRICS_JOB_TEST_HOLDS or METRICS_JOB_TEST_PACE != 1):
+    # A deployment with them would hold or slow every metrics job.
+    raise ImproperlyConfigured("METRICS_JOB_TEST_HOLDS and METRICS_JOB_TEST_PACE are for tests")
 
 # Uploads: checked by the import service before anything is written.
 # Neural metrics from models on this machine (metrics.neural): "comet=/models/wmt22-comet-da".

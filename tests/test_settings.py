@@ -14,7 +14,14 @@ from evalsite.settings import database_from_url
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_FILE = ROOT / "evalsite" / "settings.py"
 # Variables the tests below set themselves; the rest of the environment is passed on.
-OWN_VARIABLES = {"SECRET_KEY", "DEBUG", "HTTPS", "HSTS_PRELOAD"}
+OWN_VARIABLES = {
+    "SECRET_KEY",
+    "DEBUG",
+    "HTTPS",
+    "HSTS_PRELOAD",
+    "METRICS_JOB_TEST_HOLDS",
+    "METRICS_JOB_TEST_PACE",
+}
 
 
 def _import_settings(
@@ -254,3 +261,14 @@ def test_proxy_ssl_header_is_trusted_only_when_configured():
     assert settings_with(SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto", HSTS_PRELOAD="0") == (
         "('HTTP_X_FORWARDED_PROTO', 'https') False"
     )
+
+
+@pytest.mark.parametrize(
+    "name, value", [("METRICS_JOB_TEST_HOLDS", "/tmp/holds"), ("METRICS_JOB_TEST_PACE", "10")]
+)
+def test_production_refuses_the_metrics_jobs_test_switches(tmp_path, name, value):
+    result = _import_settings(tmp_path, SECRET_KEY="k" * 50, HTTPS="1", **{name: value})
+    assert result.returncode != 0
+    assert "are for tests" in result.stderr
+    (tmp_path / "plain").mkdir()
+    assert _import_settings(tmp_path / "plain", SECRET_KEY="k" * 50, HTTPS="1").returncode == 0
