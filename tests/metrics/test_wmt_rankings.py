@@ -5,6 +5,7 @@ test and the BCa bootstrap underneath must equal scipy's."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 import warnings
 from pathlib import Path
@@ -272,3 +273,89 @@ def test_wmt26_decision_is_either_bootstrap():
 def test_item_scores_average_each_outputs_judgments():
     matrix = item_scores([10, 20, 50, 80], [0, 0, 1, 1], [0, 0, 0, 2], 2, 3)
     assert matrix[0, 0] == 15 and math.isnan(matrix[0, 1]) and matrix[1, 2] == 80
+
+
+def _appraise_wmt23():
+    """The stored Appraise ESA export (WMT23 en-de), tutorials and quality checks left out:
+    (system, segment, score) per judgment in the file's order."""
+    from metrics.spans import appraise_segments, read_appraise_esa
+
+    path = SCRIPTS.parent / "esa-appraise-export" / "240521rc6ESA.scores.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(read_appraise_esa(handle, name=path.name))
+    segments = appraise_segments(rows)
+    return [
+        (row.system, segments[i], row.score)
+        for i, row in enumerate(rows)
+        if row.item_type == "TGT" and "tutorial" not in row.system
+    ]
+
+
+def test_wmt25_equals_the_script_on_the_appraise_export():
+    judgments = _appraise_wmt23()
+    systems = sorted({s for s, _, _ in judgments})
+    segments = sorted({g for _, g, _ in judgments})
+    table = np.full((len(systems), 2, len(segments)), np.nan)
+    seen: dict = {}
+    for system, segment, score in judgments:
+        wave = seen.get((system, segment), 0)
+        seen[(system, segment)] = wave + 1
+        table[systems.index(system), wave, segments.index(segment)] = score
+    data_local = [
+        {
+            "doc_id": f"en-de_#_general_#_{segment}",
+            "scores": {
+                name: [{"score": table[s, w, g]} for w in range(2)]
+                for s, name in enumerate(systems)
+            },
+        }
+        for g, segment in enumerate(segments)
+    ]
+    script = _run_script(
+        "wmt25_compute_clusters_excerpt.py.txt", {"data_local": data_local, "domains": ["general"]}
+    )
+    ranking = rank_wmt25(table, domains=["general"] * len(segments))
+    assert [(systems[s.system], s.rank_range) for s in ranking.systems] == [
+        (x[0], x[3]) for x in script["systems_info"]
+    ]
+    assert len({s.rank_range for s in ranking.systems}) > 3  # not one block: decisions vary
+
+
+def test_wmt26_equals_the_script_on_the_appraise_export(monkeypatch):
+    judgments = _appraise_wmt23()
+    data_local = [
+        {"annotation": [{system: {"score": score}}], "item": [{"item_id": segment}]}
+        for system, segment, score in judgments
+    ]
+    monkeypatch.setattr(
+        scipy.stats,
+        "bootstrap",
+        functools.partial(scipy.stats.bootstrap, rng=np.random.default_rng(2026)),
+    )
+    script = _run_script(
+        "wmt26_analyze_results_excerpt.py.txt",
+        {"data_local": data_local, "participants_open": {}},
+    )
+    names, matrix = _wmt26_matrix(script)
+    ranking = rank_wmt26(matrix, seed=2026)
+    labels = {"global": "yes_cluster", "local": "yes_local", "": "nothing"}
+    assert [(names[s.system], s.rank_range, labels[s.boundary]) for s in ranking] == [
+        (r["model"], (r["rank_top"], r["rank_bottom"]), r["cluster"]) for r in script["data_typst"]
+    ]
+    assert {s.boundary for s in ranking} >= {"global", ""}
+
+
+def test_the_esa_command_ranks_by_the_chosen_procedure(capsys):
+    from metrics.cli import main
+
+    path = SCRIPTS.parent / "esa-appraise-export" / "240521rc6ESA.scores.csv"
+    common = ["esa", "--appraise", str(path), "--json"]
+    common += ["--exclude-system", "ende-tutorial1", "--exclude-system", "ende-tutorial2"]
+    reports = {}
+    for procedure in ("wmt24", "wmt25", "wmt26"):
+        assert main([*common, "--procedure", procedure]) == 0
+        reports[procedure] = json.loads(capsys.readouterr().out)
+    assert {p: r["procedure"] for p, r in reports.items()} == {p: p for p in reports}
+    assert "domain_scores" in reports["wmt25"]["systems"][0]
+    assert reports["wmt26"]["systems"][0]["local_cluster"] == 1
+    assert reports["wmt25"]["systems"][0]["interval"] == [None, None]
