@@ -19,7 +19,7 @@ def test_switching_the_esa_table_between_wmt_procedures(page, live_server, waves
     page.goto(f"{live_server.url}/campaigns/{campaign.id}/results/human/?procedure=wmt25")
     section = page.locator(f"#task-{task.id}")
     assert "This table ranks as WMT25" in section.locator(".ranking-procedure").inner_text()
-    headers = section.locator("table.list").first.locator("th").all_inner_texts()
+    headers = section.locator("table.list").first.locator("th").all_text_contents()
     assert "news" in headers and "social" in headers
     SHOTS.mkdir(parents=True, exist_ok=True)
     section.screenshot(path=str(SHOTS / "esa-ranking-wmt25.png"))
@@ -28,6 +28,6 @@ def test_switching_the_esa_table_between_wmt_procedures(page, live_server, waves
     page.wait_for_url(lambda url: "procedure=wmt26" in url)
     section = page.locator(f"#task-{task.id}")
     assert "This table ranks as WMT26" in section.locator(".ranking-procedure").inner_text()
-    headers = section.locator("table.list").first.locator("th").all_inner_texts()
+    headers = section.locator("table.list").first.locator("th").all_text_contents()
     assert "Local cluster" in headers and "news" not in headers
     section.screenshot(path=str(SHOTS / "esa-ranking-wmt26.png"))
