@@ -23,7 +23,7 @@ FloatArray = NDArray[np.float64]
 # Up to this many observations (and for a constant sample, whose acceleration is nothing but
 # rounding noise) the leave-one-out means are averaged as scipy averages them, an n x (n - 1)
 # array; above it they come from the total, equal to within rounding.
-_EXPLICIT_JACKKNIFE = 1024
+_EXPLICIT_JACKKNIFE = 128
 _JACKKNIFE_ROWS = 256  # rows of the n x (n - 1) array built at a time
 
 
