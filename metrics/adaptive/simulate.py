@@ -116,6 +116,7 @@ class Replays:
     judgments_at_stop: NDArray[np.float64]  # per replay
     resolved: NDArray[np.bool_]  # stopped because no pair was open
     wrong: NDArray[np.bool_]  # declared at least one pair in the wrong order
+    ordered: NDArray[np.intp]  # pairs declared resolved at the stop
 
 
 def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], list[list[str]]]:
@@ -179,6 +180,7 @@ def replay(
     stop_at = np.full(replays, float(budget))
     resolved = np.zeros(replays, dtype=bool)
     wrong = np.zeros(replays, dtype=bool)
+    ordered = np.zeros(replays, dtype=np.intp)
     active = np.arange(replays)
 
     def status(rows: NDArray[np.intp]) -> AdjacentPairs:
@@ -204,6 +206,7 @@ def replay(
         if stuck.any():
             # Nothing the policy would judge is left: the data cannot settle this replay.
             wrong[active[stuck]] = errs(_rows(pairs, stuck))
+            ordered[active[stuck]] = (_rows(pairs, stuck).status == RESOLVED).sum(axis=-1)
             keep = ~stuck
             active, choice, pairs = active[keep], choice[keep], _rows(pairs, keep)
             if active.size == 0:
@@ -222,13 +225,14 @@ def replay(
             finished = settled | (step == budget)
             rows = active[finished]
             wrong[rows] = errs(_rows(pairs, finished))
+            ordered[rows] = (_rows(pairs, finished).status == RESOLVED).sum(axis=-1)
             stop_at[active[settled]] = step
             resolved[active[settled]] = True
             keep = ~finished
             active, pairs = active[keep], _rows(pairs, keep)
             if active.size == 0:
                 break
-    return Replays(judgments_at_stop=stop_at, resolved=resolved, wrong=wrong)
+    return Replays(judgments_at_stop=stop_at, resolved=resolved, wrong=wrong, ordered=ordered)
 
 
 def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
