@@ -16,6 +16,7 @@ data), so all claims made at any time are right together with probability >= 1 -
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,6 +54,8 @@ class AdjacentPairs:
     means: NDArray[np.float64]
     variance: NDArray[np.float64]  # (..., k) each system's (shrunk) score variance
     information: NDArray[np.float64]  # (..., k - 1) 1 / variance of each pair's difference
+    rho: NDArray[np.float64]  # (..., 1) the mixture precision used
+    level: float  # each pair's alpha
 
 
 def adjacent_pairs(
@@ -101,7 +104,43 @@ def adjacent_pairs(
         means=means,
         variance=variance,
         information=information,
+        rho=rho,
+        level=level,
     )
+
+
+def still_needed(pairs: AdjacentPairs, count: ArrayLike, delta: float) -> float:
+    """Estimated judgments until no adjacent pair is open, for one task (1-D ``count``), if
+    the current means and variances hold: each open pair needs the information at which its
+    half-width falls below max(D, delta - D); both systems grow in proportion to reach it,
+    and a system shared by two pairs grows for the needier one. Infinite when a pair cannot
+    settle (equal means and delta 0)."""
+    n = np.asarray(count, dtype=np.float64)
+    extra = np.zeros_like(n)
+    for k in np.flatnonzero(pairs.status == OPEN):
+        upper, lower = pairs.order[k], pairs.order[k + 1]
+        difference = pairs.difference[k]
+        if not np.isfinite(difference):
+            continue  # a system below the minimum: counted by the floor below
+        target = max(difference, delta - difference)
+        if target <= 0:
+            return math.inf
+        low, high = pairs.information[k], pairs.information[k] * 2.0
+        rho = pairs.rho[..., 0]
+        while mixture_half_width(high, rho, pairs.level) > target:
+            low, high = high, high * 2.0
+            if high > 1e15:
+                return math.inf
+        for _ in range(60):
+            middle = math.sqrt(low * high)
+            if mixture_half_width(middle, rho, pairs.level) > target:
+                low = middle
+            else:
+                high = middle
+        growth = high / pairs.information[k]  # n_a and n_b both times this
+        for system in (upper, lower):
+            extra[system] = max(extra[system], (growth - 1.0) * n[system])
+    return float(np.maximum(extra, 0.0).sum())
 
 
 @dataclass(frozen=True)
@@ -117,6 +156,7 @@ class PairStatus:
 class RankingStatus:
     order: list[str]
     pairs: list[PairStatus]
+    still_needed: float  # estimated judgments until settled (see ``still_needed``)
 
     @property
     def settled(self) -> bool:
@@ -168,4 +208,6 @@ def ranking_status(
                 status=STATUS_NAMES[int(pairs.status[k])],
             )
         )
-    return RankingStatus(order=order, pairs=result)
+    floor = np.maximum(min_judgments - count, 0.0).sum()
+    remaining = still_needed(pairs, count, delta) + float(floor)
+    return RankingStatus(order=order, pairs=result, still_needed=remaining)

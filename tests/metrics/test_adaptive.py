@@ -255,3 +255,24 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, _, err = _run(capsys, "--judgments", str(data), "--replays", "0")
     assert code == 2
     assert "--replays" in err
+
+
+def test_still_needed_estimates_the_remaining_judgments() -> None:
+    rng = np.random.default_rng(4)
+    settled = ranking_status({"a": list(rng.normal(5, 1, 200)), "b": list(rng.normal(0, 1, 200))})
+    assert settled.settled
+    assert settled.still_needed == 0.0
+    # An open pair 0.3 apart with 60 judgments each: the estimate brings the total near what
+    # the planner asks for such a pair.
+    a, b = rng.normal(0.0, 1.0, 60), rng.normal(0.0, 1.0, 60)
+    a += 0.3 - (a.mean() - b.mean())  # exactly 0.3 apart
+    status = ranking_status({"a": list(a), "b": list(b)}, tuned_for=300)
+    assert not status.settled
+    planned = judgments_needed(sd=1.0, min_difference=0.3, systems=2, power=0.5).total
+    assert 0.6 * planned < 120 + status.still_needed < 1.6 * planned
+    # Equal means and no margin: it can never settle.
+    same = ranking_status({"a": [0.0, 1.0] * 30, "b": [1.0, 0.0] * 30})
+    assert same.still_needed == float("inf")
+    # Too few judgments: at least the minimum is still needed.
+    early = ranking_status({"a": [1.0, 2.0], "b": [9.0, 8.0, 9.5]})
+    assert early.still_needed >= 15
