@@ -237,7 +237,12 @@ def replay(
 
 def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
     """The AdjacentPairs of a subset of replays."""
-    return AdjacentPairs(**{name: value[rows] for name, value in vars(pairs).items()})
+    return AdjacentPairs(
+        **{
+            name: value[rows] if isinstance(value, np.ndarray) and value.ndim > 1 else value
+            for name, value in vars(pairs).items()
+        }
+    )
 
 
 def summary(result: Replays) -> dict[str, object]:
