@@ -238,10 +238,15 @@ def replay(
 def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
     """The AdjacentPairs of a subset of replays."""
     return AdjacentPairs(
-        **{
-            name: value[rows] if isinstance(value, np.ndarray) and value.ndim > 1 else value
-            for name, value in vars(pairs).items()
-        }
+        order=pairs.order[rows],
+        status=pairs.status[rows],
+        difference=pairs.difference[rows],
+        half_width=pairs.half_width[rows],
+        means=pairs.means[rows],
+        variance=pairs.variance[rows],
+        information=pairs.information[rows],
+        rho=pairs.rho[rows],
+        level=pairs.level,
     )
 
 
