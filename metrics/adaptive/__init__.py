@@ -7,12 +7,15 @@ Plain functions over lists and NumPy arrays, no Django:
   adjacent pair resolved / equivalent within delta / open (normal-mixture confidence sequence,
   confidence.py, references there);
 - ``judgments_needed`` / ``detectable_difference`` (planner.py): the budget planner;
+- ``system_priorities`` (priorities.py): what a live adaptive task should judge next, one
+  number per system, for a job that refreshes a priorities table;
 - ``POLICIES`` (policies.py): uniform, pearmut, racing, adaptive;
 - ``build_campaign`` / ``replay`` / ``summary`` (simulate.py): the simulator behind
   ``python -m metrics simulate``.
 """
 
 from metrics.adaptive.planner import TaskBudget, detectable_difference, judgments_needed
+from metrics.adaptive.priorities import system_priorities
 from metrics.adaptive.status import PairStatus, RankingStatus, ranking_status
 
 __all__ = [
@@ -22,4 +25,5 @@ __all__ = [
     "detectable_difference",
     "judgments_needed",
     "ranking_status",
+    "system_priorities",
 ]

@@ -118,11 +118,9 @@ def racing(
     return _least_judged(count, _open_systems(pairs) & (count < cap), rng)
 
 
-@_with_cold_start
-def adaptive(
-    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
-) -> IntArray:
-    """The largest summed relative variance reduction over the open pairs."""
+def uncertainty_reduction(count: FloatArray, pairs: AdjacentPairs) -> FloatArray:
+    """Per system (..., k): the summed relative drop in the variance of the open adjacent
+    pairs it belongs to if it were judged once more (0 for systems in no open pair)."""
     n = np.maximum(count, 1.0)
     step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
     is_open = pairs.status == OPEN
@@ -134,7 +132,15 @@ def adaptive(
     np.put_along_axis(gain, upper, gain_upper, axis=-1)
     from_lower = np.zeros_like(step)
     np.put_along_axis(from_lower, lower, gain_lower, axis=-1)
-    gain += from_lower
+    return gain + from_lower
+
+
+@_with_cold_start
+def adaptive(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+) -> IntArray:
+    """The largest summed relative variance reduction over the open pairs."""
+    gain = uncertainty_reduction(count, pairs)
     eligible = (count < cap) & (gain > 0)
     gain = np.where(eligible, gain * (1.0 + 1e-9 * rng.random(gain.shape)), -np.inf)
     return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)

@@ -276,3 +276,21 @@ def test_still_needed_estimates_the_remaining_judgments() -> None:
     # Too few judgments: at least the minimum is still needed.
     early = ranking_status({"a": [1.0, 2.0], "b": [9.0, 8.0, 9.5]})
     assert early.still_needed >= 15
+
+
+def test_system_priorities_favour_the_open_pair() -> None:
+    from metrics.adaptive import system_priorities
+
+    rng = np.random.default_rng(5)
+    scores = {
+        "best": list(rng.normal(90, 5, 100)),
+        "close_a": list(rng.normal(60, 10, 100)),
+        "close_b": list(rng.normal(59, 10, 40)),
+        "new": [50.0, 52.0],
+    }
+    priorities = system_priorities(scores)
+    assert priorities["new"] == float("inf")  # still in the cold start
+    cold_done = system_priorities({k: v for k, v in scores.items() if k != "new"})
+    assert cold_done["best"] == 0.0  # both its pairs are settled
+    # The open pair's less-judged side gains most from one more judgment.
+    assert cold_done["close_b"] > cold_done["close_a"] > 0.0
