@@ -294,3 +294,20 @@ def test_system_priorities_favour_the_open_pair() -> None:
     assert cold_done["best"] == 0.0  # both its pairs are settled
     # The open pair's less-judged side gains most from one more judgment.
     assert cold_done["close_b"] > cold_done["close_a"] > 0.0
+
+
+def test_pearmut_draws_systems_in_proportion_to_one_over_rank() -> None:
+    from metrics.adaptive.policies import pearmut
+    from metrics.adaptive.status import adjacent_pairs
+
+    rows = 30_000
+    means = np.array([0.0, 5.0, 2.0])  # ranks: system 1 first, then 2, then 0
+    count = np.full((rows, 3), 50.0)
+    pairs = adjacent_pairs(count, count * means, count * (means**2 + 1.0), tuned_for=50)
+    choice = pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0))
+    shares = np.bincount(choice, minlength=3) / rows
+    expected = np.array([1 / 3, 1.0, 1 / 2]) / (1 + 1 / 2 + 1 / 3)
+    assert np.allclose(shares, expected, atol=0.01)
+    # During the cold start it judges the systems that still need it, least-judged first.
+    count[:, 2] = 3.0
+    assert (pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0)) == 2).all()
