@@ -5,8 +5,8 @@ that are better when lower). For each adjacent pair (upper, lower) the confidenc
 of ``metrics.adaptive.confidence`` for mean(upper) - mean(lower) decides:
 
 - ``resolved``: the interval excludes 0 (the pair is significantly ordered);
-- ``equivalent``: the interval lies inside (-delta, delta) (the difference is too small to
-  matter, at the organiser's margin ``delta``; never with delta 0);
+- ``equivalent``: the interval lies inside (-delta, delta) but includes 0 (the difference
+  is too small to matter, at the organiser's margin ``delta``; never with delta 0);
 - ``open``: neither, or a system has fewer than ``min_judgments`` judgments.
 
 The task is settled when no adjacent pair is open. Each interval is at level
@@ -94,8 +94,10 @@ def adjacent_pairs(
     difference = np.where(enough, difference, np.nan)
     status = np.full(difference.shape, OPEN, dtype=np.int8)
     with np.errstate(invalid="ignore"):
-        status[enough & (difference - half > 0)] = RESOLVED
+        # A pair both ordered and within the margin is reported ordered: the order is the
+        # stronger claim, and the clusters follow it.
         status[enough & (difference + half < delta)] = EQUIVALENT
+        status[enough & (difference - half > 0)] = RESOLVED
     return AdjacentPairs(
         order=order,
         status=status,

@@ -121,6 +121,9 @@ def test_ranking_status_orders_resolves_and_declares_equivalence() -> None:
     assert lenient.settled
     low, high = lenient.pairs[1].interval
     assert 0 < low < lenient.pairs[1].difference < high
+    # Ordered and also within a wide margin: reported ordered (the clusters follow it).
+    wide = ranking_status(scores, delta=100.0)
+    assert [p.status for p in wide.pairs] == ["equivalent", "resolved"]
 
 
 def test_ranking_status_lower_is_better() -> None:
