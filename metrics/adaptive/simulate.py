@@ -124,8 +124,9 @@ def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], lis
     adjacent pairs, by the same rule with every judgment seen."""
     count = campaign.cap
     total = campaign.full_means * count
+    # Scores are stored sorted by system, so each system's judgments form one block.
     squares = np.bincount(
-        np.repeat(np.arange(len(campaign.systems)), _judgments_per_system(campaign)),
+        np.repeat(np.arange(len(campaign.systems)), campaign.cap.astype(np.intp)),
         weights=campaign.scores**2,
         minlength=len(campaign.systems),
     )
@@ -145,11 +146,6 @@ def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], lis
             clusters.append([])
         clusters[-1].append(order[position + 1])
     return order, clusters
-
-
-def _judgments_per_system(campaign: Campaign) -> NDArray[np.intp]:
-    # Scores are stored sorted by system then segment, so each system's block is contiguous.
-    return campaign.cap.astype(np.intp)
 
 
 def replay(
