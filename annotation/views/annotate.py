@@ -17,7 +17,7 @@ from annotation.instructions import task_instructions
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
-from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
+from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import (
     annotator_has_begun,
@@ -35,6 +35,7 @@ from annotation.services.judgments import (
     skip_record,
 )
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
+from annotation.views.document import document_page
 from annotation.views.errors import refused_to
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -79,8 +80,11 @@ def annotate(request, task_id: int):
                 "earned": earned,
             },
         )
+    shown = {"instructions": task_instructions(task), "instructions_open": first_item}
+    if task.unit == Unit.DOCUMENT:
+        return document_page(request, task, slot, progress, shown)
     context = _item_context(task, slot, progress)
-    context.update(instructions=task_instructions(task), instructions_open=first_item)
+    context.update(shown)
     return render(request, "annotate/item.html", context)
 
 
