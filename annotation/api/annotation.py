@@ -18,7 +18,7 @@ from annotation.api.fields import (
 from annotation.api.schema import ErrorSerializer
 from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
-from annotation.models import Slot, Task
+from annotation.models import Slot, Task, Unit
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
 from annotation.selectors.annotation import (
     AnnotatorProgress,
@@ -26,6 +26,7 @@ from annotation.selectors.annotation import (
     item_display,
     progress_from_row,
 )
+from annotation.selectors.pages import page_body
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record_and_claim_next
 from annotation.services.spans import task_prefilled_spans_set
@@ -34,6 +35,14 @@ from annotation.services.spans import task_prefilled_spans_set
 class CandidateSerializer(serializers.Serializer):
     label = serializers.CharField(help_text="A/B for pairwise, 1..N otherwise")
     text = serializers.CharField()
+
+
+class PageSegmentSerializer(serializers.Serializer):
+    slot = serializers.IntegerField()
+    source = serializers.CharField()
+    text = serializers.CharField()
+    reference = serializers.CharField(allow_null=True)
+    prefilled_spans = serializers.ListField(child=serializers.DictField())
 
 
 class NextItemSerializer(serializers.Serializer):
@@ -56,6 +65,19 @@ class NextItemSerializer(serializers.Serializer):
     )
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
+    )
+    unit = serializers.CharField(
+        required=False, help_text="document tasks: 'document' (the screen is a page)"
+    )
+    document = serializers.CharField(required=False, help_text="document tasks: its id")
+    document_score = serializers.BooleanField(
+        required=False, help_text="document tasks: whether the page is scored as a whole"
+    )
+    page = PageSegmentSerializer(
+        many=True,
+        required=False,
+        help_text="document tasks: the page's segments in reading order; answer them at "
+        "once with POST /pages (``slot`` above is the page's first)",
     )
 
 
@@ -101,6 +123,9 @@ def next_item_body(
             for candidate in shown["candidates"]  # type: ignore[attr-defined]
         ]
         body["slot"] = slot.id
+        if task.unit == Unit.DOCUMENT:
+            # A document page: its slots come along; POST /pages answers them at once.
+            body.update(page_body(task=task, slot=slot))
     return body
 
 

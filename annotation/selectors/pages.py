@@ -50,3 +50,18 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
         "segments": segments,
         "page_slot": slots[0].id if slots else None,
     }
+
+
+PAGE_SEGMENT_KEYS = ("slot", "source", "text", "reference", "prefilled_spans")
+
+
+def page_body(*, task: Task, slot: Slot) -> dict[str, Any]:
+    """The API's view of the page ``slot`` begins (the next item's ``page``): its slots in
+    reading order with what each shows; the answer names the first slot."""
+    shown = page_display(task=task, slots=page_slots(slot=slot))
+    return {
+        "unit": task.unit,
+        "document": shown["document"],
+        "document_score": task.document_score,
+        "page": [{key: segment[key] for key in PAGE_SEGMENT_KEYS} for segment in shown["segments"]],
+    }
