@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.lib.scales import scale_range
-from annotation.models import SPAN_TYPES, Judgment, PageScore, Slot, Task
+from annotation.models import SPAN_TYPES, Judgment, PageScore, Slot, Task, Unit
 from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.selectors.pages import page_slots
 from annotation.services.judging import ProgressRow, slot_judge_and_claim
@@ -127,6 +127,10 @@ def page_record_and_claim_next(
     before anything is written; then every judgment, its spans and the page score commit
     together, and the next screen is claimed (``claim``)."""
     now = now or timezone.now()
+    if task.unit != Unit.DOCUMENT:
+        raise JudgmentError(
+            "invalid", "this task shows one segment per screen: send its judgments one by one"
+        )
     slot = Slot.objects.filter(id=slot_id, task_id=task.id).first()
     if slot is None:
         raise judgment_refusal(reason="not_found")
