@@ -430,3 +430,27 @@ def test_the_api_claims_a_page_and_takes_its_answers(launched, make_annotator):
         format="json",
     )
     assert again.status_code == 200 and again.json()["status"] == "already_recorded"
+
+
+def test_context_is_refused_on_a_document_page(loaded_campaign):
+    with pytest.raises(TaskError, match="set context to 0"):
+        task_create(
+            campaign=loaded_campaign, task_type="esa", unit="document", context_size=2, seed=1
+        )
+
+
+def test_a_reload_resumes_the_same_page_and_serves_nothing_more(launched, make_annotator):
+    task = launched("esa", unit="document", page_size=5)
+    annotator = make_annotator(task.campaign, "ann")
+    slot = slot_claim_next(task=task, annotator_id=annotator.id)
+    served = dict(
+        Slot.objects.filter(task=task, served_at__isnull=False).values_list("id", "served_at")
+    )
+    later = timezone.now() + timedelta(minutes=5)
+    again = slot_claim_next(task=task, annotator_id=annotator.id, now=later)
+    assert again.id == slot.id and again.page == slot.page
+    # The page's time still counts from its first showing; no other page was served.
+    assert (
+        dict(Slot.objects.filter(task=task, served_at__isnull=False).values_list("id", "served_at"))
+        == served
+    )

@@ -14,7 +14,7 @@ def page_slots(*, slot: Slot) -> list[Slot]:
     """The slots of the page ``slot`` belongs to, in reading order (its item, segment and
     document along); a slot planned without a page (a segment handed on after a skip) is a
     page of one."""
-    slots = Slot.objects.select_related("item__segment__document")
+    slots = Slot.objects.select_related("item__segment__document", "item__campaign")
     if slot.page is None:
         return list(slots.filter(id=slot.id))
     return list(slots.filter(batch_id=slot.batch_id, page=slot.page).order_by("position"))

@@ -73,6 +73,11 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
             "without them is one implicit document); choose the segment unit, or upload a "
             "source with document ids to a new campaign"
         )
+    if task.unit == Unit.DOCUMENT and task.context_size:
+        raise TaskError(
+            "a document page shows its document in reading order: set context to 0 (context "
+            "is for tasks that show one segment per screen)"
+        )
     if task.context_size and not campaign_has_documents(task.campaign):
         raise TaskError(
             "context needs document ids, and this campaign has none (a source without them is "

@@ -27,7 +27,10 @@ from annotation.services.spans import ESA_WARN_BELOW, task_mqm_categories
 
 def document_page(request, task: Task, slot, progress, extra: dict) -> object:
     """The page ``slot`` begins (claimed by the annotate view), rendered whole."""
-    shown = page_display(task=task, slots=page_slots(slot=slot))
+    slots = page_slots(slot=slot)
+    if slots and not Task.campaign.is_cached(task):
+        task.campaign = slots[0].item.campaign  # read with the page: one query less
+    shown = page_display(task=task, slots=slots)
     low, high = page_score_range(task=task)
     spans = task.task_type in SPAN_TYPES
     return render(
