@@ -454,3 +454,47 @@ def test_a_reload_resumes_the_same_page_and_serves_nothing_more(launched, make_a
         dict(Slot.objects.filter(task=task, served_at__isnull=False).values_list("id", "served_at"))
         == served
     )
+
+
+@pytest.mark.parametrize(
+    ("task_type", "settings", "shown"),
+    [
+        ("mqm", {}, 'id="mqm-category"'),
+        ("adequacy", {"scale": "likert5"}, 'max="5"'),
+        ("adequacy", {"scale": "da100"}, 'max="100"'),
+        ("esa_prefilled", {}, 'type="application/json"'),
+    ],
+)
+def test_every_protocol_with_pages_renders_its_page(
+    client, launched, make_annotator, task_type, settings, shown
+):
+    task = launched(task_type, unit="document", page_size=5, **settings)
+    annotator = make_annotator(task.campaign, "ann")
+    client.force_login(annotator)
+    html = client.get(reverse("annotate", args=[task.id])).content.decode()
+    assert html.count('class="doc-segment"') == 4 and shown in html
+    assert ('class="segment span-editor doc-editor"' in html) == (task_type != "adequacy")
+    assert ('class="score-box"' in html) == (task_type != "mqm")
+
+
+def test_an_mqm_page_stores_its_categories_and_a_likert_page_its_scale(launched, make_annotator):
+    task = launched("mqm", unit="document", page_size=5)
+    annotator = make_annotator(task.campaign, "ann")
+    slot = slot_claim_next(task=task, annotator_id=annotator.id)
+    page = page_of(slot)
+    answers = [{"slot": s.id, "spans": []} for s in page]
+    category = "Accuracy/Omission"
+    answers[0]["spans"] = [{"start": 0, "end": 2, "severity": "minor", "category": category}]
+    recorded, _, _ = page_record_and_claim_next(
+        task=task, slot_id=slot.id, annotator_id=annotator.id, answers=answers
+    )
+    assert ErrorSpan.objects.get(judgment_id=recorded.judgment_ids[0]).category == category
+    likert = launched("adequacy", unit="document", page_size=5, name="likert")
+    first = slot_claim_next(task=likert, annotator_id=annotator.id)
+    with pytest.raises(JudgmentError, match="segment 1: score must be from 1 to 5"):
+        page_record_and_claim_next(
+            task=likert,
+            slot_id=first.id,
+            annotator_id=annotator.id,
+            answers=[{"slot": s.id, "score": 6} for s in page_of(first)],
+        )

@@ -23,6 +23,7 @@ from annotation.services.page_judgments import (
     page_score_range,
 )
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_categories
+from metrics.spans.mqm import NON_TRANSLATION
 
 
 def document_page(request, task: Task, slot, progress, extra: dict) -> object:
@@ -48,6 +49,7 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             "adequacy_points": [] if spans else scale_points(task.scale, "adequacy"),
             "idle_cap_ms": IDLE_CAP_MS,
             "esa_warn_below": ESA_WARN_BELOW,
+            "non_translation": NON_TRANSLATION,
             "mqm_categories": task_mqm_categories(task=task) if task.task_type == "mqm" else (),
             **shown,
             **extra,

@@ -191,6 +191,11 @@
     const [segment, span] = pending;
     if (keep) span.category = picker.value;
     else segment.spans = segment.spans.filter((s) => s !== span);
+    if (keep && span.category === picker.dataset.nonTranslation) {
+      // Non-translation is always major and covers the whole segment.
+      segment.spans = segment.spans.filter((s) => s === span || s.start === null);
+      Object.assign(span, { start: 0, end: segment.text.length, severity: "major" });
+    }
     pending = null;
     pickerLabel.hidden = true;
     segment.editor.focus();
