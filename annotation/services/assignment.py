@@ -14,8 +14,12 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
   The slots of a batch are created up front: its size (quality control included) changes
   only when a skip cancels the companions of the skipped item.
 
+A document task (``Task.unit`` "document") is planned by ``page_plan.py``: whole documents
+in batches, cut into pages whose slots are consecutive (``Slot.page``); the claim serves a
+page's slots together and ``page_judgments.py`` records a page at once.
+
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0028_assignment.sql``, each rule once, for every task type;
+(``annotation/migrations/sql/0029_docpage_assignment.sql``, each rule once, for every task type;
 ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 

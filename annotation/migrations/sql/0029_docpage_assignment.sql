@@ -3,7 +3,8 @@
 -- judging.py) validates the answer, gives the refusals their words and writes a judgment's
 -- spans in the same transaction; everything else is here, for every task type.
 -- Migration 0029_docpage_document_pages installs this file as it is (0028's copy was the
--- one before: this one serves a document page's slots together). A later change copies it to a new file for a new migration (this one then stays
+-- one before; this one serves a document page's slots together). A later change copies it
+-- to a new file for a new migration (this one then stays
 -- as it was: replaying the migrations installs each version in turn); tests/test_batches.py
 -- checks that the installed functions are the newest file's.
 --
@@ -88,6 +89,7 @@ RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
     v_batch bigint;
     v_slot bigint;
+    v_page integer;  -- the claimed slot's page (a document task), else NULL
     v_had bigint;
     v_lease integer;
     v_renewed boolean;
@@ -144,13 +146,13 @@ BEGIN
         END IF;
         IF v_renewed THEN
             -- The first slot left, from where the batch says it is (an index probe).
-            SELECT id INTO v_slot FROM annotation_slot
+            SELECT id, page INTO v_slot, v_page FROM annotation_slot
              WHERE batch_id = v_batch AND state <> 'done'
                AND position >= (SELECT next_position FROM annotation_batch WHERE id = v_batch)
              ORDER BY position LIMIT 1;
             IF v_slot IS NULL THEN
                 -- Never expected: the batch's figures disagree with its slots; the slots win.
-                SELECT id INTO v_slot FROM annotation_slot
+                SELECT id, page INTO v_slot, v_page FROM annotation_slot
                  WHERE batch_id = v_batch AND state <> 'done' ORDER BY position LIMIT 1;
                 IF v_slot IS NULL THEN
                     UPDATE annotation_batch SET state = 'done', leased_until = NULL
@@ -161,10 +163,13 @@ BEGIN
             -- Time counts from the first showing. A document page (slot.page: the position
             -- of its first slot) is shown whole: its slots are served together, so any of
             -- them may be judged (the page is submitted at once).
-            UPDATE annotation_slot SET served_at = p_now
-             WHERE batch_id = v_batch AND served_at IS NULL AND state <> 'done'
-               AND (id = v_slot
-                    OR page = (SELECT s.page FROM annotation_slot s WHERE s.id = v_slot));
+            IF v_page IS NULL THEN
+                UPDATE annotation_slot SET served_at = p_now
+                 WHERE id = v_slot AND served_at IS NULL;
+            ELSE
+                UPDATE annotation_slot SET served_at = p_now
+                 WHERE batch_id = v_batch AND page = v_page AND served_at IS NULL;
+            END IF;
             RETURN v_slot;
         END IF;
     END LOOP;
