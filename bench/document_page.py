@@ -9,7 +9,8 @@ score) and one annotator, made through the services. The annotator's page is the
 ``--pages`` times in this process through Django's request handler (the middleware, the
 session, the claim, which resumes the page they hold, the reads and the template), as the
 web server would run it; no network. Prints the median, p95 and max of the wall time per
-request, and the page's size. The campaign is deleted afterwards.
+request and the page's size, and the median of a segment-level ESA item page of the same
+campaign timed right after (a loaded machine slows both). The campaign is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -70,6 +71,34 @@ def document_task(segments: int) -> tuple[object, object]:
     return task, annotator
 
 
+def timed_gets(client, url: str, requests: int) -> list[float]:
+    """Wall ms of ``requests`` GETs of ``url`` after a first one (which claims)."""
+    assert client.get(url, secure=True).status_code == 200
+    times = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        response = client.get(url, secure=True)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200
+    return times
+
+
+def segment_baseline(task, requests: int, client_for) -> list[float]:
+    """The same campaign's segment-level ESA item page, for comparison on the same machine
+    at the same moment (a loaded machine slows both)."""
+    from django.contrib.auth import get_user_model
+    from django.urls import reverse
+
+    from annotation.services.campaigns import membership_set
+    from annotation.services.tasks import task_create, task_launch
+
+    segment_task = task_create(campaign=task.campaign, task_type="esa", name="segments", seed=1)
+    task_launch(task_id=segment_task.id)
+    annotator = get_user_model().objects.create_user(f"bench-seg-{uuid.uuid4().hex[:6]}")
+    membership_set(campaign=task.campaign, user=annotator, role="annotator")
+    return timed_gets(client_for(annotator), reverse("annotate", args=[segment_task.id]), requests)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=50, help="requests timed")
@@ -84,20 +113,20 @@ def main() -> None:
     task, annotator = document_task(options.segments)
     try:
         host = next((h for h in settings.ALLOWED_HOSTS if h and "*" not in h), "localhost")
-        client = Client(HTTP_HOST=host.lstrip("."))
-        client.force_login(annotator)
+
+        def client_for(user):
+            client = Client(HTTP_HOST=host.lstrip("."))
+            client.force_login(user)
+            return client
+
+        client = client_for(annotator)
         url = reverse("annotate", args=[task.id])
         first = client.get(url, secure=True)  # claims the page; later requests resume it
-        html = first.content.decode()
         assert first.status_code == 200, first.status_code
-        shown = html.count('class="doc-segment"')
+        shown = first.content.decode().count('class="doc-segment"')
         assert shown == options.segments, shown
-        times = []
-        for _ in range(options.pages):
-            started = time.perf_counter()
-            response = client.get(url, secure=True)
-            times.append((time.perf_counter() - started) * 1000)
-            assert response.status_code == 200
+        times = timed_gets(client, url, options.pages)
+        baseline = segment_baseline(task, options.pages, client_for)
         figures = {
             "segments": shown,
             "outputs": 1,
@@ -106,6 +135,7 @@ def main() -> None:
             "p95_ms": round(percentile(times, 0.95), 1),
             "max_ms": round(max(times), 1),
             "page_bytes": len(first.content),
+            "segment_page_median_ms": round(statistics.median(baseline), 1),
         }
     finally:
         task.campaign.delete()
@@ -116,8 +146,9 @@ def main() -> None:
         f"document page of {figures['segments']} segments × 1 output: "
         f"median {figures['median_ms']} ms, p95 {figures['p95_ms']} ms, "
         f"max {figures['max_ms']} ms over {figures['requests']} requests "
-        f"({figures['page_bytes']} bytes); ×3 outputs: the contrastive protocol is not on "
-        "main yet"
+        f"({figures['page_bytes']} bytes); a segment-level ESA item page at the same moment: "
+        f"median {figures['segment_page_median_ms']} ms; ×3 outputs: the contrastive protocol "
+        "is not on main yet"
     )
 
 

@@ -23,6 +23,7 @@ from annotation.services.page_judgments import (
     page_score_range,
 )
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_categories
+from annotation.templatetags.evalsite import text_attrs
 from metrics.spans.mqm import NON_TRANSLATION
 
 
@@ -50,6 +51,10 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             "idle_cap_ms": IDLE_CAP_MS,
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
+            "prefilled": task.task_type == TaskType.ESA_PREFILLED,
+            # lang and dir once for the page's many segments.
+            "source_attrs": text_attrs(task.campaign.source_language),
+            "target_attrs": text_attrs(task.campaign.target_language),
             "mqm_categories": task_mqm_categories(task=task) if task.task_type == "mqm" else (),
             **shown,
             **extra,
