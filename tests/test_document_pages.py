@@ -20,6 +20,7 @@ from annotation.models import (
     ItemType,
     Judgment,
     PageScore,
+    Skip,
     Slot,
     Task,
 )
@@ -498,3 +499,37 @@ def test_an_mqm_page_stores_its_categories_and_a_likert_page_its_scale(launched,
             annotator_id=annotator.id,
             answers=[{"slot": s.id, "score": 6} for s in page_of(first)],
         )
+
+
+def test_a_page_is_skipped_whole_and_its_segments_go_to_someone_else(
+    client, launched, make_annotator
+):
+    task = launched("esa", unit="document", page_size=5, repeat_rate=0.2)
+    annotator = make_annotator(task.campaign, "ann")
+    client.force_login(annotator)
+    client.get(reverse("annotate", args=[task.id]))
+    first = Slot.objects.get(task=task, annotator=annotator, position=0)
+    page = page_of(first)
+    url = reverse("annotate-skip", args=[task.id])
+    answer = client.post(url, {"skipped_slot": first.id, "reason": "garbled"})
+    assert answer.status_code == 302
+    assert Skip.objects.filter(slot__in=page, annotator=annotator).count() == 4
+    again = client.post(url, {"skipped_slot": first.id, "reason": "garbled"})
+    assert again.status_code == 302 and Skip.objects.count() == 4
+    # Each segment goes on in a batch of its own (a page of one); the next page is served.
+    handed_on = Slot.objects.filter(task=task, item__in=[s.item_id for s in page], page=None)
+    assert handed_on.count() == 4
+    following = slot_claim_next(task=task, annotator_id=annotator.id)
+    assert following.page != first.page and following.batch_id == first.batch_id
+    # A judged page cannot be skipped: nothing is skipped then.
+    recorded_page = page_of(following)
+    page_record_and_claim_next(
+        task=task,
+        slot_id=following.id,
+        annotator_id=annotator.id,
+        answers=esa_answers(recorded_page),
+        claim="no",
+    )
+    refused = client.post(url, {"skipped_slot": following.id, "reason": "garbled"})
+    assert refused.status_code == 302
+    assert not Skip.objects.filter(slot__in=recorded_page).exists()

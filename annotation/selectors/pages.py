@@ -10,14 +10,17 @@ from annotation.models import ReferenceSegment, Slot, Task, TaskType
 from annotation.selectors.references import references_shown
 
 
-def page_slots(*, slot: Slot) -> list[Slot]:
+def page_slots(*, slot: Slot, skipped: bool = False) -> list[Slot]:
     """The slots of the page ``slot`` belongs to, in reading order (its item, segment and
-    document along); a slot planned without a page (a segment handed on after a skip) is a
-    page of one."""
+    document along), those skipped left out unless ``skipped``; a slot planned without a
+    page (a segment handed on after a skip) is a page of one."""
     slots = Slot.objects.select_related("item__segment__document", "item__campaign")
     if slot.page is None:
         return list(slots.filter(id=slot.id))
-    return list(slots.filter(batch_id=slot.batch_id, page=slot.page).order_by("position"))
+    page = slots.filter(batch_id=slot.batch_id, page=slot.page)
+    if not skipped:
+        page = page.filter(skip__isnull=True)
+    return list(page.order_by("position"))
 
 
 def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from annotation.lib.scales import scale_range
 from annotation.models import SPAN_TYPES, Judgment, PageScore, Slot, Task, Unit
 from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.selectors.pages import page_slots
-from annotation.services.judging import ProgressRow, slot_judge_and_claim
+from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim
 from annotation.services.judgments import (
     CLAIM_NEXT,
     CLAIM_NONE,
@@ -31,6 +31,7 @@ from annotation.services.judgments import (
     _same_answer_or_error,
     _validated,
     judgment_refusal,
+    skip_record,
 )
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import CheckedSpan, error_spans_create
@@ -232,3 +233,33 @@ def _page_score_record(
         score=score,
         submitted_at=now,
     )
+
+
+@transaction.atomic
+def page_skip(
+    *,
+    task: Task,
+    slot_id: int,
+    annotator_id: int,
+    reason: str,
+    note: str = "",
+    now: datetime | None = None,
+) -> Skipped:
+    """Skips every segment of the page ``slot_id`` begins, as the loop skips one
+    (``skip_record``: each handed on to someone else, its planned repeat and bad reference
+    cancelled), all or none; skipping again changes nothing. Returns the last skip."""
+    slot = Slot.objects.filter(id=slot_id, task_id=task.id).first()
+    if slot is None:
+        raise judgment_refusal(reason="not_found")
+    skipped = None
+    for page_slot in page_slots(slot=slot, skipped=True):
+        skipped = skip_record(
+            task_id=task.id,
+            slot_id=page_slot.id,
+            annotator_id=annotator_id,
+            reason=reason,
+            note=note,
+            now=now,
+        )
+    assert skipped is not None  # a page has a slot
+    return skipped

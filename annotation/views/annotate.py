@@ -27,6 +27,7 @@ from annotation.selectors.annotation import (
     tasks_for_annotator,
 )
 from annotation.services.assignment import slot_available, slot_claim_next
+from annotation.services.judging import Skipped
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
@@ -34,6 +35,7 @@ from annotation.services.judgments import (
     judgment_record_and_claim_next,
     skip_record,
 )
+from annotation.services.page_judgments import page_skip
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from annotation.views.document import document_page
 from annotation.views.errors import refused_to
@@ -207,6 +209,10 @@ def submit(request, task_id: int):
     return redirect(batch_done_url if stop else next_url)
 
 
+def _skip_one(*, task: Task, **skip: str | int) -> Skipped:
+    return skip_record(task_id=task.id, **skip)  # type: ignore[arg-type]
+
+
 @login_required
 @require_POST
 @authorize(CAN_ANNOTATE)
@@ -220,8 +226,10 @@ def skip(request, task_id: int):
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    skipped = skip_record(
-        task_id=task.id,
+    # A document page is skipped whole.
+    skip_page_or_item = page_skip if task.unit == Unit.DOCUMENT else _skip_one
+    skipped = skip_page_or_item(
+        task=task,
         slot_id=slot_id,
         annotator_id=request.user.id,
         reason=request.POST.get("reason", ""),

@@ -12,7 +12,7 @@ from annotation.http_errors import error_json, error_status
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import scale_points
-from annotation.models import SPAN_TYPES, Task, TaskType
+from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import progress_from_row
 from annotation.selectors.pages import page_display, page_slots
@@ -51,6 +51,7 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             "idle_cap_ms": IDLE_CAP_MS,
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
+            "skip_reasons": SkipReason.choices,
             "prefilled": task.task_type == TaskType.ESA_PREFILLED,
             # lang and dir once for the page's many segments.
             "source_attrs": text_attrs(task.campaign.source_language),
