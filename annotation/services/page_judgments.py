@@ -11,6 +11,7 @@ nothing is recorded twice.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -109,6 +110,8 @@ def _active_ms(answer: Mapping[str, Any]) -> int | None:
     """The segment's active time the page measured (idle capped there), if it sent one."""
     value = answer.get("ms")
     if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return None
+    if not math.isfinite(value):
         return None
     return min(int(value), 2**31 - 1)
 
