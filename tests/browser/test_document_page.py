@@ -112,3 +112,41 @@ def test_a_document_esa_page_with_the_keyboard_alone(
     assert page.evaluate(f"localStorage.getItem('evalsite:page:{first}')") is None
     assert all(row[0] == [] and row[2] == "" for row in marks(page))
     shoot(page, f"document-esa-next-page-{viewport}")
+
+
+def test_a_document_mqm_page_with_the_keyboard_alone(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    task = launched("mqm", unit="document", page_size=5)
+    make_annotator(loaded_campaign, "ann")
+    log_in(page, live_server, "ann", "ann-pw-123")
+    page.goto(f"{live_server.url}/annotate/{task.id}/")
+    page.wait_for_selector("#document-page")
+    focused_is(page, ".doc-editor")
+    first = page_slot(page)
+    # Segment 1: the first word, minor, then its category chosen with the arrows.
+    page.keyboard.press("1")
+    focused_is(page, "#mqm-category")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    focused_is(page, ".doc-editor")
+    # On to segment 2 (no score on an MQM page: Enter goes on), a major error kept.
+    page.keyboard.press("Enter")
+    assert focused_segment(page) == 2
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    shoot(page, "document-mqm-marked")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function(
+        "slot => { const p = document.querySelector('input[name=page]');"
+        " return p && p.value !== slot; }",
+        arg=first,
+    )
+    slots = list(Slot.objects.filter(page=0, task=task, state="done").order_by("position"))
+    spans = [
+        list(ErrorSpan.objects.filter(judgment__slot=s).values_list("severity", "category"))
+        for s in slots
+    ]
+    assert len(spans) == 4 and spans[2:] == [[], []]
+    assert spans[0][0][0] == "minor" and spans[1][0][0] == "major"
+    assert spans[0][0][1] and spans[1][0][1]
