@@ -533,3 +533,19 @@ def test_a_page_is_skipped_whole_and_its_segments_go_to_someone_else(
     refused = client.post(url, {"skipped_slot": following.id, "reason": "garbled"})
     assert refused.status_code == 302
     assert not Skip.objects.filter(slot__in=recorded_page).exists()
+
+
+def test_the_api_skips_a_page_whole(launched, make_annotator):
+    task = launched("esa", unit="document", page_size=5)
+    annotator = make_annotator(task.campaign, "ann")
+    api = APIClient()
+    api.force_authenticate(annotator)
+    body = api.get(reverse("api-next-item", args=[task.id])).json()
+    skipped = api.post(
+        reverse("api-skip", args=[task.id]),
+        {"slot": body["slot"], "reason": "other"},
+        format="json",
+    )
+    assert skipped.status_code == 201, skipped.json()
+    page = [segment["slot"] for segment in body["page"]]
+    assert Skip.objects.filter(slot_id__in=page, annotator=annotator).count() == 4
