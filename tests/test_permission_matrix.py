@@ -387,6 +387,17 @@ CASES = [
         headers={"X-Requested-With": "fetch"},
         label="by the page's script",
     ),
+    # A document page's submit; an adequacy task of the world shows segments: refused (400)
+    # for its annotator, after the access checks.
+    Case("annotate-page", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case(
+        "annotate-page",
+        "post",
+        row(LOGIN, 400, 404, 404, 403, 403, 404),
+        task_of("adequacy"),
+        data=lambda w: {"page": w.leased.id, "answers": "[]"},
+        headers={"X-Requested-With": "fetch"},
+    ),
     # Pages: results and downloads.
     Case("results-automatic", "get", results_page(), campaign),
     Case("results-automatic-download", "get", results_page(), fmt("csv"), label="csv"),
@@ -539,6 +550,14 @@ CASES = [
         "post",
         annotator_api(201),
         data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "score": 3},
+        json=True,
+    ),
+    Case("api-pages", "get", POST_ONLY_API),
+    Case(
+        "api-pages",
+        "post",
+        annotator_api(400),
+        data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "answers": []},
         json=True,
     ),
     Case("api-skip", "get", POST_ONLY_API, task_of("adequacy")),

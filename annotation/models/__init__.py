@@ -29,12 +29,14 @@ from annotation.models.tasks import (
     Item,
     ItemType,
     Judgment,
+    PageScore,
     Scale,
     Skip,
     SkipReason,
     Slot,
     Task,
     TaskType,
+    Unit,
 )
 
 __all__ = [
@@ -56,6 +58,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Output",
+    "PageScore",
     "PairSignificance",
     "PendingUpload",
     "PendingUploadFile",
@@ -73,5 +76,6 @@ __all__ = [
     "SystemRun",
     "Task",
     "TaskType",
+    "Unit",
     "is_reserved_system_name",
 ]

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
-from annotation.models.campaigns import Campaign, Role, Segment, System
+from annotation.models.campaigns import Campaign, Document, Role, Segment, System
 
 
 class TaskType(models.TextChoices):
@@ -45,6 +45,14 @@ SEED_DRAWN_BELOW = 2**31
 def task_seed_new() -> int:
     """A fresh seed per task: two tasks of a campaign shuffle their items differently."""
     return secrets.randbelow(SEED_DRAWN_BELOW)
+
+
+class Unit(models.TextChoices):
+    """What one screen of a task shows: one segment, or a page of a document (its segments
+    in reading order, at most ``Task.page_size``)."""
+
+    SEGMENT = "segment", "Segment"
+    DOCUMENT = "document", "Document (paged)"
 
 
 class Task(models.Model):
@@ -83,6 +91,11 @@ class Task(models.Model):
     # (``metrics.spans.MqmWeights.as_dict``); empty means Google's defaults.
     mqm_categories = models.JSONField(default=list, blank=True)
     mqm_weights = models.JSONField(default=dict, blank=True)
+    # Document-level annotation (annotation/services/pages.py): the screen's unit, the
+    # segments of a page at most, and whether a page asks for a score of the whole page.
+    unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SEGMENT)
+    page_size = models.PositiveSmallIntegerField(default=20)
+    document_score = models.BooleanField(default=False)
     # Shown before the first item and behind "?" on every item; blank: the task type's
     # default (annotation/instructions.py).
     instructions = models.TextField(blank=True)
@@ -262,6 +275,9 @@ class Slot(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     served_at = models.DateTimeField(null=True)
+    # A document task's page: the position of the page's first slot in the batch (its slots
+    # are consecutive, served and judged together); null: a screen of one segment.
+    page = models.PositiveIntegerField(null=True)
 
     class Meta:
         constraints = [
@@ -280,6 +296,25 @@ class Slot(models.Model):
             # column changed that update is in place (HOT), touching none of the indexes.
             models.Index(fields=["task", "annotator"], name="slot_task_annotator_idx"),
         ]
+
+
+class PageScore(models.Model):
+    """The score of a whole document page (a document task with ``document_score``), kept
+    apart from the judgments: rankings, agreement and exports read one judgment per segment
+    and never see it. Keyed by the page's first slot, so a resubmit records it once."""
+
+    slot = models.OneToOneField(Slot, on_delete=models.PROTECT, related_name="page_score")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="page_scores")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="page_scores"
+    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, null=True, related_name="+")
+    item_type = models.CharField(max_length=3, choices=ItemType.choices, default=ItemType.TGT)
+    is_repeat = models.BooleanField(default=False)
+    segments = models.PositiveSmallIntegerField()
+    score = models.SmallIntegerField()
+    submitted_at = models.DateTimeField()
 
 
 class SkipReason(models.TextChoices):

@@ -17,13 +17,14 @@ from typing import Any
 from django.db import models
 
 from annotation.errors import ApplicationError
-from annotation.models import Scale, Task, TaskType
+from annotation.models import Scale, Task, TaskType, Unit
 
 MAX_SEED = 2**62
 MQM_CATEGORY_CHARS = 100
 MAX_MQM_CATEGORIES = 200
 MAX_MQM_WEIGHTS_CHARS = 10_000
 MAX_TASK_NAME_CHARS = 100
+MAX_PAGE_SIZE = 100
 
 
 class AnswerError(ApplicationError):
@@ -164,6 +165,28 @@ SETTINGS: dict[str, Setting] = {
             maximum=20,
         ),
         Setting(
+            "unit",
+            "choice",
+            "Unit of a screen",
+            "Document: a document's segments in reading order on one screen, paged; needs "
+            "document ids",
+            choices=tuple(Unit.choices),
+        ),
+        Setting(
+            "page_size",
+            "int",
+            "Segments per page",
+            "Document unit: a longer document is cut into pages of at most this many",
+            minimum=1,
+            maximum=MAX_PAGE_SIZE,
+        ),
+        Setting(
+            "document_score",
+            "bool",
+            "Score each page as a whole",
+            "Document unit: one more score per page, kept apart from the segment judgments",
+        ),
+        Setting(
             "items_per_annotator",
             "int",
             "Items per annotator",
@@ -277,6 +300,9 @@ COMMON_SETTINGS = frozenset(
         "completion_url",
     }
 )
+# Document-level annotation (annotation/services/pages.py): protocols that can show a
+# document page name these.
+DOCUMENT_SETTINGS = frozenset({"unit", "page_size", "document_score"})
 # The quality-control kinds a protocol may support, each planned from one rate.
 QUALITY_CONTROL = {
     "repeat": "repeat_rate",

@@ -14,8 +14,12 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
   The slots of a batch are created up front: its size (quality control included) changes
   only when a skip cancels the companions of the skipped item.
 
+A document task (``Task.unit`` "document") is planned by ``page_plan.py``: whole documents
+in batches, cut into pages whose slots are consecutive (``Slot.page``); the claim serves a
+page's slots together and ``page_judgments.py`` records a page at once.
+
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0028_assignment.sql``, each rule once, for every task type;
+(``annotation/migrations/sql/0029_docpage_assignment.sql``, each rule once, for every task type;
 ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 
@@ -47,6 +51,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -75,6 +80,9 @@ class Repeat:
 
 
 Entry = Item | Repeat
+# What group_order places: items and repeats, or a document task's blocks and pages
+# (page_plan.py).
+Placed = TypeVar("Placed")
 
 
 def batch_capacity(*, task: Task) -> int:
@@ -130,7 +138,7 @@ def groups_from_appraise(*, items: Sequence[Item], task: Task) -> list[list[Item
     return list(groups.values()) + [loose[i : i + size] for i in range(0, len(loose), size)]
 
 
-def group_order(*, units: Sequence[Sequence[Entry]], rng: random.Random) -> list[Entry]:
+def group_order(*, units: Sequence[Sequence[Placed]], rng: random.Random) -> list[Placed]:
     """One order of a group: each unit is an original followed by its companions (its bad
     reference, its repeat), which come at least ``QC_GAP`` places after it (a second
     companion twice as far), or the largest gap the group allows; never before it."""
@@ -143,8 +151,8 @@ def group_order(*, units: Sequence[Sequence[Entry]], rng: random.Random) -> list
 
 
 def _try_order(
-    units: Sequence[Sequence[Entry]], rng: random.Random, gap: int
-) -> list[Entry] | None:
+    units: Sequence[Sequence[Placed]], rng: random.Random, gap: int
+) -> list[Placed] | None:
     shuffled = list(units)
     rng.shuffle(shuffled)
     # Units without companions close the group, so the last companions have room.
@@ -152,9 +160,9 @@ def _try_order(
     tail = plain[len(plain) - min(len(plain), gap) :]
     in_tail = {id(unit) for unit in tail}
     queue = deque([unit for unit in shuffled if id(unit) not in in_tail] + tail)
-    waiting: list[tuple[int, Entry]] = []  # (ready at, companion)
+    waiting: list[tuple[int, Placed]] = []  # (ready at, companion)
     left = sum(len(unit) - 1 for unit in units)
-    order: list[Entry] = []
+    order: list[Placed] = []
     while queue or waiting:
         ready = [entry for entry in waiting if entry[0] <= len(order)]
         take_companion = ready and (not queue or rng.random() < left / (left + len(queue)))

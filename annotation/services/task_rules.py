@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, System, Task, TaskType
+from annotation.models import Campaign, System, Task, TaskType, Unit
 from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
@@ -67,6 +67,17 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
     problem = mqm_settings_problem(categories=task.mqm_categories, weights=task.mqm_weights)
     if problem:
         raise TaskError(problem)
+    if task.unit == Unit.DOCUMENT and not campaign_has_documents(task.campaign):
+        raise TaskError(
+            "a document unit needs document ids, and this campaign has none (a source "
+            "without them is one implicit document); choose the segment unit, or upload a "
+            "source with document ids to a new campaign"
+        )
+    if task.unit == Unit.DOCUMENT and task.context_size:
+        raise TaskError(
+            "a document page shows its document in reading order: set context to 0 (context "
+            "is for tasks that show one segment per screen)"
+        )
     if task.context_size and not campaign_has_documents(task.campaign):
         raise TaskError(
             "context needs document ids, and this campaign has none (a source without them is "

@@ -26,13 +26,14 @@ from annotation.models import (
     System,
     Task,
     TaskType,
+    Unit,
 )
 
 # Re-exported: callers import the task errors and rules from here.
 from annotation.protocols import PROTOCOLS
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
-from annotation.services import assignment
+from annotation.services import assignment, page_plan
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
     TaskError,
@@ -158,6 +159,17 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     if needs_reference and not data.references:
         raise TaskError("this task shows or judges the reference: upload a reference first")
     rng = random.Random(task.seed)
+    if task.unit == Unit.DOCUMENT:
+        planned = page_plan.document_task_plan(
+            task=task,
+            segments=data.segments,
+            systems=data.systems,
+            outputs=data.outputs,
+            reference=data.judged_reference(task),
+            rng=rng,
+            create_items=lambda items: _create_numbered(task, items),
+        )
+        return _finish_launch(task, planned)
     if task.task_type in (*LIKERT_TYPES, TaskType.POSTEDIT, *SPAN_TYPES):
         items = _single_output_items(task, data, rng)
     elif task.task_type == TaskType.PAIRWISE:

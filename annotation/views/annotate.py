@@ -17,7 +17,7 @@ from annotation.instructions import task_instructions
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
-from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
+from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import (
     annotator_has_begun,
@@ -27,6 +27,7 @@ from annotation.selectors.annotation import (
     tasks_for_annotator,
 )
 from annotation.services.assignment import slot_available, slot_claim_next
+from annotation.services.judging import Skipped
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
@@ -34,7 +35,9 @@ from annotation.services.judgments import (
     judgment_record_and_claim_next,
     skip_record,
 )
+from annotation.services.page_judgments import page_skip
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
+from annotation.views.document import document_page
 from annotation.views.errors import refused_to
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -79,8 +82,11 @@ def annotate(request, task_id: int):
                 "earned": earned,
             },
         )
+    shown = {"instructions": task_instructions(task), "instructions_open": first_item}
+    if task.unit == Unit.DOCUMENT:
+        return document_page(request, task, slot, progress, shown)
     context = _item_context(task, slot, progress)
-    context.update(instructions=task_instructions(task), instructions_open=first_item)
+    context.update(shown)
     return render(request, "annotate/item.html", context)
 
 
@@ -203,6 +209,10 @@ def submit(request, task_id: int):
     return redirect(batch_done_url if stop else next_url)
 
 
+def _skip_one(*, task: Task, **skip: str | int) -> Skipped:
+    return skip_record(task_id=task.id, **skip)  # type: ignore[arg-type]
+
+
 @login_required
 @require_POST
 @authorize(CAN_ANNOTATE)
@@ -216,8 +226,10 @@ def skip(request, task_id: int):
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    skipped = skip_record(
-        task_id=task.id,
+    # A document page is skipped whole.
+    skip_page_or_item = page_skip if task.unit == Unit.DOCUMENT else _skip_one
+    skipped = skip_page_or_item(
+        task=task,
         slot_id=slot_id,
         annotator_id=request.user.id,
         reason=request.POST.get("reason", ""),
