@@ -15,7 +15,7 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
-from annotation.api.schema import ErrorSerializer
+from annotation.api.schema import RECORD_STATUSES, SKIP_STATUSES, ErrorSerializer
 from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
 from annotation.models import SkipReason, Slot, Task, Unit
@@ -166,7 +166,7 @@ class JudgmentApi(APIView):
 
     class JudgmentOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
-        status = serializers.ChoiceField(choices=["recorded", "already_recorded"])
+        status = serializers.ChoiceField(choices=RECORD_STATUSES)
         message = serializers.CharField()
         hter = serializers.FloatField(allow_null=True)
         duration_ms = serializers.IntegerField()
@@ -226,7 +226,7 @@ class SkipApi(APIView):
 
     class SkipOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
-        status = serializers.ChoiceField(choices=["skipped", "already_skipped"])
+        status = serializers.ChoiceField(choices=SKIP_STATUSES)
         batch_closed = serializers.BooleanField(
             help_text="this skip closed its batch (``next`` is the next batch's item)"
         )

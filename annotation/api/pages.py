@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from annotation.api.annotation import NextItemSerializer, next_item_body
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictIntegerField
-from annotation.api.schema import ErrorSerializer
+from annotation.api.schema import RECORD_STATUSES, ErrorSerializer
 from annotation.permissions import CAN_ANNOTATE, authorize_request
 from annotation.selectors.annotation import progress_from_row
 from annotation.services.page_judgments import page_record_and_claim_next
@@ -31,7 +31,7 @@ class PageApi(APIView):
         document_score = StrictIntegerField(required=False, allow_null=True)
 
     class PageOutputSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=["recorded", "already_recorded"])
+        status = serializers.ChoiceField(choices=RECORD_STATUSES)
         message = serializers.CharField()
         judgments = serializers.ListField(child=serializers.IntegerField())
         batch_closed = serializers.BooleanField()
