@@ -20,6 +20,7 @@ server's database).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import statistics
@@ -140,6 +141,46 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
     return result, exact and not run.errors
 
 
+def in_process(args: argparse.Namespace) -> None:
+    """``--in-process N``: N submits one after another through Django's test client (the
+    whole middleware stack, no HTTP server, no queueing), timed by the wall clock and by
+    this process's CPU: the server's own cost per screen, apart from a busy machine."""
+    import time
+
+    from django.test import Client as DjangoClient
+
+    task_id, user_ids = annotation_campaign(
+        prefix="bench-contrastive-ip",
+        annotators=1,
+        judgments_per_item=2,
+        corpus=CORPUS,
+        task_type="contrastive_esa",
+        ranking_size=OUTPUTS_PER_SCREEN,
+        batch_size=BATCH_SCREENS,
+        seed=args.seed,
+    )
+    (token,) = api_tokens(user_ids)
+    client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
+    loop = ContrastiveLoop.__new__(ContrastiveLoop)
+    loop.task_id = task_id
+    item = client.get(f"/api/v1/tasks/{task_id}/next").json()
+    walls, cpus = [], []
+    for _ in range(args.in_process):
+        body = json.dumps(loop.answer(item))
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = client.post("/api/v1/judgments", body, content_type="application/json")
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+        assert response.status_code == 201, response.content[:300]
+        item = response.json()["next"]
+    print(
+        f"in process, {len(walls)} screens of {OUTPUTS_PER_SCREEN} with spans (POST with the "
+        f"next screen): wall p50 {1000 * percentile(walls, 0.5):.1f} ms, p99 "
+        f"{1000 * percentile(walls, 0.99):.1f} ms; Python CPU p50 "
+        f"{1000 * percentile(cpus, 0.5):.1f} ms (PostgreSQL's own time not included)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", action="append", help="repeatable (default http://127.0.0.1:8000)")
@@ -152,9 +193,15 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=3)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument(
+        "--in-process", type=int, default=0, help="N submits in process instead (no server)"
+    )
     args = parser.parse_args()
     urls = args.url or ["http://127.0.0.1:8000"]
     django_setup()
+    if args.in_process:
+        in_process(args)
+        return 0
     results, ok = [], True
     for number in range(1, args.runs + 1):
         result, passed = one_run(args, urls, number)
