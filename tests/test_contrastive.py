@@ -4,6 +4,7 @@ linked by the screen, results per system, exports and the annotator API."""
 
 import itertools
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -457,3 +458,38 @@ def test_the_api_claims_a_screen_without_system_names_and_takes_its_answers(
     again = client.post("/api/v1/judgments", answer, format="json")
     assert again.status_code == 200 and again.json()["status"] == "already_recorded"
     assert OutputJudgment.objects.filter(task=task).count() == 3
+
+
+def test_the_page_refuses_an_incomplete_screen_with_its_reason_and_records_a_whole_one(
+    client, six_systems, make_annotator
+):
+    task = launch(six_systems)
+    ann = make_annotator(six_systems, "ann")
+    client.force_login(ann)
+    page = client.get(f"/annotate/{task.id}/").content.decode()
+    assert page.count('class="text-card candidate contrast"') == 3
+    assert not any(name in page for name in SYSTEMS)
+    slot = Slot.objects.get(id=re.search(r'name="slot" value="(\d+)"', page)[1])
+    form = {"slot": slot.id, "candidates": 3, "cscore-0": 50, "cscore-2": 60}
+    form |= {f"spans-{i}": "[]" for i in range(3)}
+    refused = client.post(f"/annotate/{task.id}/submit/", form, HTTP_X_REQUESTED_WITH="fetch")
+    assert refused.status_code == 400
+    assert "translation 2: score is required" in refused.json()["error"]
+    form["cscore-1"] = 40
+    form["spans-1"] = '[{"start": 0, "end": 4, "severity": "major"}]'
+    done = client.post(f"/annotate/{task.id}/submit/", form, HTTP_X_REQUESTED_WITH="fetch")
+    assert done.status_code == 200 and done.json()["status"] == "recorded"
+    assert list(Judgment.objects.get(slot=slot).candidate_scores) == [50, 40, 60]
+    assert ErrorSpan.objects.get(judgment__slot=slot).candidate == 1
+
+
+def test_the_results_page_ranks_a_contrastive_task(client, manager, six_systems, make_annotator):
+    task = launch(six_systems)
+    ann = make_annotator(six_systems, "ann")
+    while (slot := claim(task, ann)) is not None:
+        record(task, ann, slot, full_answer(slot))
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{six_systems.id}/results/human/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert task.name in text and all(name in text for name in SYSTEMS)
