@@ -333,6 +333,7 @@ def test_contrastive_mqm_and_da(six_systems, make_annotator):
         ]
     }
     record(mqm, ann, slot, answer)
+    assert not record(mqm, ann, slot, answer).created  # a retry, not a conflict
     rows = OutputJudgment.objects.filter(task=mqm)
     assert rows.count() == 3 and {r.score for r in rows} == {None}
     means = {m.system: m.mean for m in contrastive_system_means(mqm)}
@@ -388,6 +389,16 @@ def test_results_per_system_and_paired_rows(six_systems, make_annotator):
     assert [m.mean for m in means] == sorted((m.mean for m in means), reverse=True)
     rows = list(contrastive_scores(task))
     assert len(rows) == sum(len(v) for v in expected.values())
+    # An annotator the organiser leaves out counts nowhere.
+    from annotation.services.exclusions import annotator_exclude
+
+    first = rows[0]["annotator_id"]
+    annotator_exclude(
+        campaign=six_systems, annotator_id=first, excluded=True, by=None, task_id=task.id
+    )
+    kept = list(contrastive_scores(task))
+    assert kept and {r["annotator_id"] for r in kept} == {r["annotator_id"] for r in rows} - {first}
+    assert sum(m.judgments for m in contrastive_system_means(task)) == len(kept)
     by_screen = Counter((r["annotator_id"], r["screen"]) for r in rows)
     assert set(by_screen.values()) <= {3}  # three systems a screen (collapsed: still 3 rows)
     assert {"annotator_id", "screen", "item_id", "system_name", "score", "position"} <= set(rows[0])

@@ -68,4 +68,4 @@ def contrastive_unscored(
 ) -> dict[str, Any]:
     """Contrastive MQM: the scores come from the spans; only the shape is checked here."""
     candidate_answers(candidates, given)
-    return {}
+    return {"candidate_scores": None}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, QuerySet
 
 from annotation.models import ErrorSpan, OutputJudgment, Task
+from annotation.selectors.human.loading import exclusions
 from annotation.services.spans import task_mqm_weights
 
 
@@ -16,10 +17,11 @@ def contrastive_scores(task: Task, *, include_excluded: bool = False) -> QuerySe
     replicas), ``system`` (name; None for a candidate no system produced), ``position``
     (0 = first on the screen), ``score`` (None for MQM: see ``contrastive_mqm_scores``) and
     ``is_repeat``. Pairs of systems judged by the same annotator on the same screen share
-    ``screen``. Judgments an organiser excluded are left out unless asked for."""
+    ``screen``. Judgments an organiser excluded (one by one, or their annotator) are left
+    out unless asked for."""
     rows = OutputJudgment.objects.filter(task=task)
     if not include_excluded:
-        rows = rows.filter(judgment__excluded=False)
+        rows = _counted(rows, task)
     return rows.order_by("judgment_id", "position", "system__name").values(
         "annotator_id",
         "item_id",
@@ -29,6 +31,12 @@ def contrastive_scores(task: Task, *, include_excluded: bool = False) -> QuerySe
         screen=F("slot_id"),
         system_name=F("system__name"),
     )
+
+
+def _counted(rows: QuerySet, task: Task) -> QuerySet:
+    """Rows that count: not excluded one by one, their annotator not left out."""
+    left_out = exclusions(task.campaign_id).for_task(task.id)
+    return rows.filter(judgment__excluded=False).exclude(annotator_id__in=left_out)
 
 
 @dataclass(frozen=True)
@@ -45,9 +53,8 @@ def contrastive_system_means(task: Task) -> list[SystemMean]:
     if task.task_type == "contrastive_mqm":
         return _mqm_means(task)
     rows = (
-        OutputJudgment.objects.filter(
-            task=task, is_repeat=False, judgment__excluded=False, system__isnull=False
-        )
+        _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
+        .filter(system__isnull=False)
         .values("system__name")
         .annotate(mean=Avg("score"), n=Count("id"))
     )
@@ -64,9 +71,10 @@ def _mqm_means(task: Task) -> list[SystemMean]:
         key = (judgment_id, candidate)
         penalty[key] = penalty.get(key, 0.0) + weights.weight(severity, category)
     totals: dict[str, list[float]] = {}
-    for row in OutputJudgment.objects.filter(
-        task=task, is_repeat=False, judgment__excluded=False, system__isnull=False
-    ).values("judgment_id", "position", "system__name"):
+    counted = _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
+    for row in counted.filter(system__isnull=False).values(
+        "judgment_id", "position", "system__name"
+    ):
         score = penalty.get((row["judgment_id"], row["position"]), 0.0)
         totals.setdefault(row["system__name"], []).append(score)
     means = [SystemMean(name, sum(v) / len(v), len(v)) for name, v in totals.items()]
