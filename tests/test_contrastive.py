@@ -128,9 +128,16 @@ def test_launch_plans_screens_from_the_seed_with_hidden_and_collapsed_systems(si
     assert [i.candidates for i in items] == [
         i.candidates for i in Item.objects.filter(task=again).order_by("id")
     ]
+    met, placed = Counter(), Counter()
     for item in items:
         names = [n for c in item.candidates for n in c["systems"]]
         assert len(names) == len(set(names)) == 3
+        met.update(frozenset(pair) for pair in itertools.combinations(names, 2))
+        placed.update((n, p) for p, c in enumerate(item.candidates) for n in c["systems"])
+    # Measured on the stored screens: 60 meetings over 15 pairs, 4 each if perfect.
+    pairs = [met[frozenset(pair)] for pair in itertools.combinations(SYSTEMS, 2)]
+    assert sum(pairs) == 60 and max(pairs) - min(pairs) <= 2, pairs
+    assert all(placed[(n, 0)] >= 2 for n in SYSTEMS), placed  # everyone is shown first
     # delta and echo translated segment 0 alike: where they meet, one candidate names both.
     shared = [
         c for i in items if i.segment.index == 0 for c in i.candidates if len(c["systems"]) == 2
