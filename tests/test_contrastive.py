@@ -358,6 +358,10 @@ def test_contrastive_mqm_and_da(six_systems, make_annotator):
     slot = claim(da, ann)
     record(da, ann, slot, {"candidates": [{"score": 10}, {"score": 20}, {"score": 30}]})
     assert sorted(r.score for r in OutputJudgment.objects.filter(task=da)) == [10, 20, 30]
+    from annotation.selectors.human import human_results
+
+    # The pairwise rankings read scores: contrastive DA's, not MQM's (its means are above).
+    assert [r.task.id for r in human_results(six_systems).tasks] == [da.id]
     with pytest.raises(JudgmentError, match="no error spans"):
         record(
             da,
