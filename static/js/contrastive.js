@@ -80,6 +80,50 @@
   });
   showOthers();
 
+  // A draft of the screen (every translation's spans and score) in the browser until it is
+  // submitted, so that a reload or a crash loses nothing; keyed by the slot (this
+  // annotator's screen), kept for two weeks at most.
+  const DRAFTS = "evalsite:contrastive:";
+  const slotInput = form.querySelector('input[name="slot"]');
+  const draftKey = slotInput ? DRAFTS + slotInput.value : null;
+  const storage = (() => {
+    try { return window.localStorage; } catch (error) { return null; }  // disabled storage
+  })();
+  const editors = [];  // per translation: {spans(), restore(list)}
+  let ready = false;  // no draft is written before the stored one is read back
+  const draftWrite = () => {
+    if (!storage || !draftKey || !ready) return;
+    const draft = {
+      savedAt: Date.now(),
+      lengths: cards.map((card) => (card.querySelector(".contrast-editor") || card).textContent.length),
+      scores: boxes.map((box) => (box ? box.value : "")),
+      spans: editors.map((editor) => (editor ? editor.spans() : [])),
+    };
+    try { storage.setItem(draftKey, JSON.stringify(draft)); } catch (error) { /* storage full */ }
+  };
+  const draftRead = () => {
+    if (!storage || !draftKey) return null;
+    try {
+      const draft = JSON.parse(storage.getItem(draftKey));
+      return draft && Array.isArray(draft.spans) && draft.spans.length === cards.length ? draft : null;
+    } catch (error) {
+      return null;
+    }
+  };
+  if (storage) {
+    const oldest = Date.now() - 14 * 86400000;
+    Object.keys(storage).filter((key) => key.startsWith(DRAFTS) && key !== draftKey).forEach((key) => {
+      try {
+        const draft = JSON.parse(storage.getItem(key));
+        if (!draft || !(draft.savedAt > oldest)) storage.removeItem(key);
+      } catch (error) {
+        storage.removeItem(key);
+      }
+    });
+  }
+  boxes.forEach((box) => { if (box) box.addEventListener("input", draftWrite); });
+  form.addEventListener("submit", () => { if (storage && draftKey) storage.removeItem(draftKey); });
+
   // One span editor per translation.
   cards.forEach((card, index) => {
     const editor = card.querySelector(".contrast-editor");
@@ -112,6 +156,7 @@
         const total = spans.reduce((sum, s) => sum + weightOf(s.severity, s.category), 0);
         scoreOut.textContent = String(Number(total.toFixed(4)));
       }
+      draftWrite();
     };
     // The text in pieces cut at every word, span and selection boundary (DOM nodes only).
     const render = () => {
@@ -247,6 +292,15 @@
       else under.severity = SEVERITIES[next];
       render();
     });
+    // A stored span is used only if it still fits this translation.
+    const fits = (s) => s && SEVERITIES.includes(s.severity) &&
+      (s.category === null || typeof s.category === "string") &&
+      ((s.start === null && s.end === null) ||
+       (Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length));
+    editors[index] = {
+      spans: () => spans.map((s) => ({ start: s.start, end: s.end, severity: s.severity, category: s.category || null })),
+      restore: (list) => { if (list.every(fits)) spans = list.map((s) => ({ ...s })); },
+    };
     if (picker) {
       picker.addEventListener("keydown", (event) => {
         if (event.key === "Enter") { event.preventDefault(); event.stopPropagation(); setCategory(); }
@@ -264,5 +318,23 @@
     }
     render();
   });
+  const restored = draftRead();
+  ready = true;
+  if (restored) {
+    cards.forEach((card, index) => {
+      const editor = editors[index];
+      const shown = (card.querySelector(".contrast-editor") || card).textContent.length;
+      if (editor && restored.lengths[index] === shown) editor.restore(restored.spans[index] || []);
+      const score = restored.scores[index];
+      if (boxes[index] && score !== "" && score !== undefined && boxes[index].value === "") {
+        boxes[index].value = score;
+        boxes[index].dispatchEvent(new Event("input", { bubbles: true }));  // slider, marks
+      }
+    });
+    cards.forEach((card) => {
+      const editor = card.querySelector(".contrast-editor");
+      if (editor) editor.dispatchEvent(new Event("blur"));  // draws the restored spans
+    });
+  }
   focusCard(0);
 })();

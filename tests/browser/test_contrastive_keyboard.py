@@ -99,3 +99,35 @@ def test_an_unscored_translation_is_pointed_at(
     active_is(page, 'input[name="cscore-1"]')
     assert current_slot(page) == slot
     assert not Judgment.objects.filter(slot_id=int(slot)).exists()
+
+
+def test_a_reload_keeps_the_marks_and_scores_of_the_screen(
+    page, live_server, launched, loaded_campaign, make_annotator
+):
+    task = launched("contrastive_esa")
+    ann = make_annotator(loaded_campaign, "ann")
+    start(page, live_server, task, ann, "ann-pw-123")
+    active_is(page, ".contrast-editor")
+    words = words_of(page, 1)
+    slot = current_slot(page)
+    for key in ("Enter", "8", "0", "Enter", "ArrowRight", "2"):  # A scored, B's word 2 major
+        page.keyboard.press(key)
+    page.reload()
+    page.wait_for_selector("#judgment")
+    assert current_slot(page) == slot
+    page.wait_for_function("document.querySelector('input[name=\"cscore-0\"]').value === '80'")
+    assert page.locator(".contrast-editor").nth(1).locator(".err-major").count() == 1
+    assert "A 80" in page.locator("section.contrast").nth(1).locator("p.others").inner_text()
+    active_is(page, ".contrast-editor")
+    for key in ("]", "Enter", "4", "0", "Enter", "Enter", "6", "0", "Enter"):
+        page.keyboard.press(key)
+    next_item(page, slot)
+    judgment = Judgment.objects.get(slot_id=int(slot))
+    assert judgment.candidate_scores == [80, 40, 60]
+    spans = ErrorSpan.objects.filter(judgment=judgment)
+    assert list(spans.values_list("candidate", "start", "end", "severity")) == [
+        (1, words[1][0], words[1][1], "major")
+    ]
+    # The submitted screen's draft is gone.
+    drafts = page.evaluate("Object.keys(localStorage)")
+    assert f"evalsite:contrastive:{slot}" not in drafts
