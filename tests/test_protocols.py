@@ -237,8 +237,9 @@ def test_tasks_have_names_unique_in_their_campaign(
 
 def test_the_task_form_marks_the_fields_of_each_protocol(manager_client, loaded_campaign):
     page = manager_client.get(f"/campaigns/{loaded_campaign.id}/").content.decode()
-    assert 'data-protocols="ranking"' in page  # Outputs per ranking (N)
-    assert 'data-protocols="mqm"' in page  # the typology and the weights
+    # Outputs per screen (N); the typology and the weights.
+    assert 'data-protocols="ranking contrastive_esa contrastive_mqm contrastive_da"' in page
+    assert 'data-protocols="mqm contrastive_mqm"' in page
     assert "For MQM error annotation" in page  # the note shown without the script
     assert "Not for Fluency" in page  # show_reference
     assert "js/task_form" in page and "<script>" not in page

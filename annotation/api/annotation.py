@@ -37,7 +37,7 @@ from annotation.services.spans import task_prefilled_spans_set
 
 
 class CandidateSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text="A/B for pairwise, 1..N otherwise")
+    label = serializers.CharField(help_text="A, B... for pairwise and contrastive, 1..N otherwise")
     text = serializers.CharField()
 
 
@@ -162,6 +162,11 @@ class JudgmentApi(APIView):
             child=serializers.DictField(),
             required=False,
             help_text="ESA/MQM: {start, end (exclusive), severity, category, side, prefilled}",
+        )
+        candidates = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="contrastive: one {score, spans} per candidate, in the order shown",
         )
 
     class JudgmentOutputSerializer(serializers.Serializer):

@@ -14,12 +14,14 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
+from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
+    CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -40,6 +42,7 @@ from annotation.models.tasks import (
 )
 
 __all__ = [
+    "CONTRASTIVE_TYPES",
     "ESA_TYPES",
     "HUMAN",
     "LIKERT_TYPES",
@@ -58,6 +61,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Output",
+    "OutputJudgment",
     "PageScore",
     "PairSignificance",
     "PendingUpload",

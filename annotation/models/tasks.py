@@ -23,12 +23,18 @@ class TaskType(models.TextChoices):
     ESA = "esa", "Error span annotation (ESA)"
     ESA_PREFILLED = "esa_prefilled", "ESA with pre-filled spans (ESA^AI)"
     MQM = "mqm", "MQM error annotation"
+    CONTRASTIVE_ESA = "contrastive_esa", "Contrastive ESA (cESA)"
+    CONTRASTIVE_MQM = "contrastive_mqm", "Contrastive MQM"
+    CONTRASTIVE_DA = "contrastive_da", "Contrastive DA"
 
 
 LIKERT_TYPES = (TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY)
 # Task types whose judgments carry error spans (annotation/models/spans.py).
 SPAN_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED, TaskType.MQM)
 ESA_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED)
+# Several outputs of one segment on one screen, each marked and scored (annotation/protocols/
+# contrastive.py); their spans and per-output judgments name the candidate.
+CONTRASTIVE_TYPES = (TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM, TaskType.CONTRASTIVE_DA)
 
 
 class Scale(models.TextChoices):
@@ -435,6 +441,11 @@ class Judgment(models.Model):
                 condition=~Q(task_type__in=["esa", "esa_prefilled"])
                 | Q(score__isnull=False, score__gte=0, score__lte=100),
                 name="esa_has_score",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type__in=["contrastive_esa", "contrastive_da"])
+                | Q(candidate_scores__isnull=False),
+                name="contrastive_has_scores",
             ),
         ]
         indexes = [models.Index(fields=["task", "annotator"], name="judgment_annotator_idx")]

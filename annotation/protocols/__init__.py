@@ -40,6 +40,9 @@ from annotation.models import TaskType
 from annotation.protocols import (
     adequacy,
     adequacy_fluency,
+    contrastive_da,
+    contrastive_esa,
+    contrastive_mqm,
     esa,
     esa_prefilled,
     fluency,
@@ -79,6 +82,9 @@ PROTOCOLS: dict[str, Protocol] = {
         esa,
         esa_prefilled,
         mqm,
+        contrastive_esa,
+        contrastive_mqm,
+        contrastive_da,
     )
 }
 

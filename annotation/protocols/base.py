@@ -148,7 +148,14 @@ SETTINGS: dict[str, Setting] = {
         ),
         Setting("scale", "choice", "Scale", choices=tuple(Scale.choices)),
         Setting("judgments_per_item", "int", "Judgments per item (k)", minimum=1, maximum=50),
-        Setting("ranking_size", "int", "Outputs per ranking (N)", minimum=2, maximum=50),
+        Setting(
+            "ranking_size",
+            "int",
+            "Outputs per screen (N)",
+            "Ranking and contrastive tasks",
+            minimum=2,
+            maximum=50,
+        ),
         Setting(
             "monolingual",
             "bool",

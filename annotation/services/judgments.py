@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     LIKERT_TYPES,
     SPAN_TYPES,
     Item,
@@ -25,6 +26,10 @@ from annotation.models import (
     TaskType,
 )
 from annotation.protocols import AnswerError, protocol_for
+from annotation.services.contrastive import (
+    contrastive_answer_validated,
+    output_judgments_create,
+)
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
@@ -90,11 +95,22 @@ def _answer_text(values: dict[str, Any]) -> str:
 
 
 def _span_keys(spans: Any) -> list[tuple[Any, ...]]:
-    """Spans as comparable tuples, in order (a retry sends the same spans again)."""
-    return sorted(
-        (span.start is None, span.start or 0, span.end or 0, span.severity, span.category or "")
-        for span in spans
-    )
+    """Spans (checked or stored) as comparable tuples, in order (a retry sends the same
+    spans again); a contrastive screen's name their candidate."""
+    keys = []
+    for entry in spans:
+        span = getattr(entry, "span", entry)
+        keys.append(
+            (
+                -1 if entry.candidate is None else entry.candidate,
+                span.start is None,
+                span.start or 0,
+                span.end or 0,
+                span.severity,
+                span.category or "",
+            )
+        )
+    return sorted(keys)
 
 
 def _same_answer_or_error(
@@ -104,9 +120,8 @@ def _same_answer_or_error(
     harmless retry; a different one is refused and said, never silently dropped."""
     try:
         values, spans = _validated(task, item, answer)
-        if existing.task_type in SPAN_TYPES and _span_keys(s.span for s in spans) != _span_keys(
-            existing.spans.all()
-        ):
+        has_spans = existing.task_type in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
+        if has_spans and _span_keys(spans) != _span_keys(existing.spans.all()):
             values = {}  # other spans: a different answer
     except JudgmentError:
         values = {}
@@ -125,6 +140,12 @@ def _validated(
 ) -> tuple[dict[str, Any], list[CheckedSpan]]:
     """The answer's columns and spans, or JudgmentError; ``item`` None: the task alone checks
     the answer (``item_needed`` is false)."""
+    if task.task_type in CONTRASTIVE_TYPES:
+        assert item is not None  # item_needed
+        try:
+            return contrastive_answer_validated(task=task, item=item, answer=answer)
+        except (AnswerError, SpanAnswerError) as error:
+            raise JudgmentError("invalid", str(error)) from None
     if task.task_type in SPAN_TYPES:
         assert item is not None  # item_needed
         try:
@@ -232,7 +253,8 @@ def judgment_record_and_claim_next(
             values, spans = _validated(task, item, answer)
         except JudgmentError as error:
             refused = error
-    with transaction.atomic() if spans else nullcontext():
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    with transaction.atomic() if spans or contrastive else nullcontext():
         done = slot_judge_and_claim(
             task_id=task.id,
             slot_id=slot_id,
@@ -244,6 +266,9 @@ def judgment_record_and_claim_next(
         if done.outcome == "recorded" and spans:
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+        if done.outcome == "recorded" and contrastive:
+            assert done.judgment_id is not None
+            output_judgments_create(judgment_id=done.judgment_id)  # one row per output
         if done.outcome == "valid" and refused is not None:
             raise refused
         if done.outcome == "mine_judged":

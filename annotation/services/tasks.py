@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     HUMAN,
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -34,6 +35,7 @@ from annotation.protocols import PROTOCOLS
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
 from annotation.services import assignment, page_plan
+from annotation.services.contrastive import contrastive_items
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
     TaskError,
@@ -174,6 +176,10 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
         items = _single_output_items(task, data, rng)
     elif task.task_type == TaskType.PAIRWISE:
         items = _pairwise_items(task, data, rng)
+    elif task.task_type in CONTRASTIVE_TYPES:
+        items = contrastive_items(
+            task=task, segments=data.segments, systems=data.systems, outputs=data.outputs, rng=rng
+        )
     else:
         items = _ranking_items(task, data, rng)
     _create_numbered(task, items)

@@ -17,7 +17,7 @@ from annotation.instructions import task_instructions
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
-from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType, Unit
+from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import (
     annotator_has_begun,
@@ -98,11 +98,12 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
         "progress": progress,
         "TaskType": TaskType,
         "span_types": SPAN_TYPES,
+        "contrastive_types": CONTRASTIVE_TYPES,
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
         "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict())
-        if task.task_type == TaskType.MQM
+        if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
         else "",
         "skip_reasons": SkipReason.choices,
         **item_display(slot),
@@ -132,6 +133,17 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
     count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
     if count < 0:
         raise ValueError("a negative number of candidates")
+    if task.task_type in CONTRASTIVE_TYPES:
+        # static/js/contrastive.js: per candidate, its score box and its spans (JSON).
+        return {
+            "candidates": [
+                {
+                    "score": post.get(f"cscore-{i}"),
+                    "spans": json_limits.loads(post.get(f"spans-{i}") or "[]"),
+                }
+                for i in range(count)
+            ]
+        }
     if task.task_type in SPAN_TYPES:
         # The span editor (static/js/spans.js) sends its spans as one JSON field.
         spans = json_limits.loads(post.get("spans") or "[]")
@@ -163,7 +175,7 @@ def submit(request, task_id: int):
     by_script = _sent_by_script(request)
     # A span task's page loads again (its editor sets itself up then, and claims then), so
     # only the other tasks claim the next item with the judgment.
-    swaps_in_next = by_script and task.task_type not in SPAN_TYPES
+    swaps_in_next = by_script and task.task_type not in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
     next_url = reverse("annotate", args=[task.id])
     batch_done_url = f"{next_url}?after=batch"
     try:
