@@ -89,7 +89,7 @@ class BadReference:
 
 
 def units(text: str, language: str) -> list[str]:
-    """The units (words, or characters for Chinese, Japanese, Korean and Thai) ``text`` is measured in."""
+    """The units ``text`` is measured in: words, or characters (``counts_characters``)."""
     return _pattern(language).findall(text)
 
 
