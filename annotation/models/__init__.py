@@ -14,6 +14,7 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
+from annotation.models.checks import CheckKind, CheckOutcome
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
@@ -24,6 +25,7 @@ from annotation.models.tasks import (
     LIKERT_TYPES,
     SPAN_TYPES,
     Batch,
+    CheckFeedback,
     CrowdParticipant,
     Invitation,
     Item,
@@ -45,6 +47,9 @@ __all__ = [
     "AnnotatorExclusion",
     "Batch",
     "Campaign",
+    "CheckFeedback",
+    "CheckKind",
+    "CheckOutcome",
     "CrowdParticipant",
     "Document",
     "ErrorSpan",

@@ -25,6 +25,14 @@ from annotation.models import (
     TaskType,
 )
 from annotation.protocols import AnswerError, protocol_for
+from annotation.services.checks import (
+    CheckResult,
+    CheckWarning,
+    check_outcome_record,
+    check_result,
+    check_warns,
+    slot_check,
+)
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
@@ -218,7 +226,9 @@ def judgment_record_and_claim_next(
     (``judging.slot_judge_and_claim``): the judgment, the claim and the progress after them
     commit together. The answer is validated first (its item read when the check needs it); a
     refused answer is still checked against the slot, so a released or judged slot is said
-    before a bad form. A span task's spans are written in the same transaction."""
+    before a bad form. A span task's spans are written in the same transaction, and so is the
+    outcome of an attention check (``services.checks``); a loud check the answer fails is
+    refused with a warning (``CheckWarning``), nothing recorded but the outcome."""
     now = now or timezone.now()
     item, refused = None, None
     values: dict[str, Any] = {}
@@ -232,7 +242,17 @@ def judgment_record_and_claim_next(
             values, spans = _validated(task, item, answer)
         except JudgmentError as error:
             refused = error
-    with transaction.atomic() if spans else nullcontext():
+    result = None if refused else _check_result(task, slot_id, annotator_id, values, spans)
+    if result is not None and check_warns(task=task, slot_id=slot_id, result=result):
+        probe = slot_judge_and_claim(
+            task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
+        )
+        if probe.outcome == "valid":  # their slot, not judged yet: warn, record nothing else
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=False
+            )
+            raise CheckWarning(result.warning)
+    with transaction.atomic() if spans or result else nullcontext():
         done = slot_judge_and_claim(
             task_id=task.id,
             slot_id=slot_id,
@@ -244,6 +264,10 @@ def judgment_record_and_claim_next(
         if done.outcome == "recorded" and spans:
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+        if done.outcome == "recorded" and result is not None:
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=True
+            )
         if done.outcome == "valid" and refused is not None:
             raise refused
         if done.outcome == "mine_judged":
@@ -263,6 +287,17 @@ def judgment_record_and_claim_next(
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress
+
+
+def _check_result(
+    task: Task, slot_id: int, annotator_id: int, values: dict[str, Any], spans: list[CheckedSpan]
+) -> CheckResult | None:
+    check = slot_check(task=task, slot_id=slot_id)
+    if check is None:
+        return None
+    return check_result(
+        task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
+    )
 
 
 MAX_SKIP_NOTE_CHARS = 500

@@ -26,6 +26,7 @@ from annotation.selectors.annotation import (
     progress_from_row,
     tasks_for_annotator,
 )
+from annotation.selectors.crowd import crowd_end
 from annotation.services.assignment import slot_available, slot_claim_next
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
@@ -65,19 +66,23 @@ def annotate(request, task_id: int):
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
-        # A crowd participant's completion is earned by judging, not by skipping.
-        earned = participant is not None and progress.judged_enough
-        if earned and task.completion_url:
-            return redirect(task.completion_url)
+        if participant is not None and participant.task_id != task.id:
+            participant = None
+        # A crowd participant's code is earned by finishing the batch, judging (not
+        # skipping) it; the attention checks decide between the pass and the fail code.
+        end = (
+            None
+            if participant is None
+            else crowd_end(task=task, participant=participant, progress=progress)
+        )
+        if end is not None and end.done:
+            url = task.completion_url if end.passed else task.failure_url
+            if url:
+                return redirect(url)
         return render(
             request,
             "annotate/done.html",
-            {
-                "task": task,
-                "progress": progress,
-                "crowd": participant is not None,
-                "earned": earned,
-            },
+            {"task": task, "progress": progress, "crowd": participant is not None, "end": end},
         )
     context = _item_context(task, slot, progress)
     context.update(instructions=task_instructions(task), instructions_open=first_item)
