@@ -10,8 +10,7 @@ import pytest
 from annotation.models import CheckOutcome, Item, ItemType, Judgment, Slot
 from annotation.selectors.checks import check_outcomes, check_summaries
 from annotation.services.assignment import slot_claim_next
-from annotation.services.checks import CheckWarning
-from annotation.services.judgments import judgment_record
+from annotation.services.judgments import CheckWarning, judgment_record
 
 pytestmark = pytest.mark.django_db
 

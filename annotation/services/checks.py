@@ -16,7 +16,7 @@ A check whose original the annotator did not judge (a batch taken over half-way)
 scored for "lower" (the mark alone decides) nor, for a repeat, recorded at all.
 
 Loud (``Task.check_feedback``): an answer that fails is not recorded; the annotator is warned
-(``CheckWarning``, the check's own words, never "this was a check") and answers again; the
+(``judgments.CheckWarning``, the check's own words, never "this was a check") and answers again; the
 second answer is recorded whatever it is (``passed_again`` says if it passed). Silent: the
 answer is recorded, the outcome only logged. ``passed`` is always the first answer's.
 """
@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.errors import ApplicationError
 from annotation.lib.scales import scale_range
 from annotation.models import (
     ESA_TYPES,
@@ -61,13 +60,6 @@ WARNINGS = {
     CheckKind.CONTRASTIVE: "Please pay more attention: one translation has its words out of "
     "order and should be scored lower than the others",
 }
-
-
-class CheckWarning(ApplicationError):
-    """A loud check the answer failed: nothing recorded, the annotator answers again."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, kind="invalid")
 
 
 @dataclass(frozen=True)

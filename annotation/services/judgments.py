@@ -27,7 +27,6 @@ from annotation.models import (
 from annotation.protocols import AnswerError, protocol_for
 from annotation.services.checks import (
     CheckResult,
-    CheckWarning,
     check_outcome_record,
     check_result,
     check_warns,
@@ -52,6 +51,14 @@ class JudgmentError(ApplicationError):
     @property
     def code(self) -> str:
         return self.kind
+
+
+class CheckWarning(JudgmentError):
+    """A loud attention check the answer failed: nothing recorded but the check's outcome;
+    the annotator is warned and answers again (``services.checks``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid", message)
 
 
 @dataclass

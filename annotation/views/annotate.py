@@ -31,6 +31,7 @@ from annotation.services.assignment import slot_available, slot_claim_next
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
+    CheckWarning,
     JudgmentError,
     judgment_record_and_claim_next,
     skip_record,
@@ -186,8 +187,10 @@ def submit(request, task_id: int):
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
-        # The script shows the reason itself, and the way on to the next item.
-        return error_json(f"Not saved: {error}.", status=error_status(error), next_url=next_url)
+        # The script shows the reason itself, and the way on to the next item; a loud
+        # attention check's warning asks to answer again.
+        said = f"{error}." if isinstance(error, CheckWarning) else f"Not saved: {error}."
+        return error_json(said, status=error_status(error), next_url=next_url)
     # A closed batch stops at the "batch done" screen, unless nothing is left for them.
     stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:
