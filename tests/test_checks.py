@@ -181,3 +181,43 @@ def test_hotw_is_never_counted_in_mqm_scores(launched, loaded_campaign, make_ann
     # Only clean outputs were judged as TGT, with no error marked: every system scores 0.
     assert results.mqm is not None
     assert all(row.score == 0 for row in results.mqm.systems)
+
+
+def test_contrastive_rule_shuffled_below_both_clean():
+    from annotation.services.checks import contrastive_result
+
+    assert contrastive_result(scores=[80, 20, 75], shuffled=1).passed
+    assert not contrastive_result(scores=[80, 76, 75], shuffled=1).passed  # above one clean
+    assert not contrastive_result(scores=[80, 80, 90], shuffled=1).passed  # a tie is no pass
+    assert not contrastive_result(scores=[80, None, 90], shuffled=1).passed
+
+
+def test_a_screen_with_a_shuffled_candidate_is_a_contrastive_check(
+    launched, loaded_campaign, make_annotator
+):
+    """Ready for the contrastive protocol: an item whose candidates include one of type CHK
+    (``lib.perturb.shuffled``) is checked on the candidates' scores."""
+    import random
+
+    from annotation.lib.perturb import shuffled
+
+    task = launched("pairwise", scale="da100", batch_size=6, items_per_annotator=6)
+    user = make_annotator(loaded_campaign, "ann")
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    item = slot.item
+    text = item.candidates[1]["text"]
+    item.candidates[1] = {
+        **item.candidates[1],
+        "text": shuffled(text, language="de", rng=random.Random(1)).text,
+        "type": "CHK",
+    }
+    item.item_type = ItemType.CHK
+    item.save(update_fields=["candidates", "item_type"])
+    judgment_record(
+        task_id=task.id,
+        slot_id=slot.id,
+        annotator_id=user.id,
+        answer={"candidate_scores": [20, 70]},
+    )
+    (row,) = check_outcomes(task)
+    assert (row.kind, row.passed) == ("contrastive", False)

@@ -115,7 +115,7 @@ def checks_wanted(*, task: Task, originals: int, kind: str) -> int:
     return round(full * originals / per_group)
 
 
-def is_check_of(item: Item) -> bool:
+def is_check_of(*, item: Item) -> bool:
     """Whether the item is a check made from another item (its companion in a batch)."""
     return item.original_id is not None and item.item_type in (ItemType.BAD, ItemType.CHK)
 
@@ -203,7 +203,7 @@ def batches_create(
     n_groups = len(groups)
     for number, group in enumerate(groups):
         repeatable = [
-            item for item in group if item.item_type != ItemType.BAD and not is_check_of(item)
+            item for item in group if item.item_type != ItemType.BAD and not is_check_of(item=item)
         ]
         chosen = rng.sample(repeatable, round(task.repeat_rate * len(repeatable)))
         for item in chosen:
@@ -240,11 +240,11 @@ def batches_create(
 def _units(group: Sequence[Item]) -> list[list[Entry]]:
     """Each original with its companions: its checks (bad references, HOTW errors), then its
     repeat."""
-    heads = [item for item in group if not is_check_of(item)]
+    heads = [item for item in group if not is_check_of(item=item)]
     companions: dict[int, list[Entry]] = {id(head): [] for head in heads}
     head_by_id = {head.id: head for head in heads if head.id is not None}
     for item in group:
-        if is_check_of(item):
+        if is_check_of(item=item):
             assert item.original_id is not None  # is_check_of
             head = head_by_id.get(item.original_id)
             if head is None:

@@ -10,7 +10,10 @@ The checks (planned at launch by ``assignment``/``tasks``, declared per protocol
 - HOTW (MQM; a ``CHK`` item made from an output, ``check_span`` its injected error): the
   error marked; never counted in MQM scores (the results read system outputs only);
 - repeat (a slot with ``is_repeat``): the same answer again, within ``REPEAT_TOLERANCE`` of
-  the scale's range (pairwise and ranking: the same preference, the same ranks).
+  the scale's range (pairwise and ranking: the same preference, the same ranks);
+- contrastive (WMT26; a ``CHK`` item whose candidates include one of type ``CHK``, made by
+  ``lib.perturb.shuffled``): that candidate scored below every clean one
+  (``contrastive_result``), for the contrastive protocol to plan.
 
 A check whose original the annotator did not judge (a batch taken over half-way) is not
 scored for "lower" (the mark alone decides) nor, for a repeat, recorded at all.
@@ -49,6 +52,7 @@ from metrics.spans.mqm import NO_ERROR_SEVERITY
 REPEAT_TOLERANCE = 0.25
 MQM_REPEAT_TOLERANCE = 5.0  # one major error (Google's weights)
 ESA_RANGE = (0, 100)
+CHECK_RATES = ("repeat_rate", "bad_reference_rate", "hotw_rate")
 NOT_AN_ERROR = frozenset({"neutral", NO_ERROR_SEVERITY})
 
 # What a loud check tells the annotator: never that the item was a check.
@@ -70,6 +74,7 @@ class SlotCheck:
     kind: str
     against_item_id: int
     damage: tuple[int, int] | None
+    shuffled: int | None = None  # contrastive: the shuffled candidate's index
 
 
 @dataclass(frozen=True)
@@ -83,24 +88,40 @@ class CheckResult:
         return WARNINGS[CheckKind(self.kind)]
 
 
-def slot_check(*, task: Task, slot_id: int) -> SlotCheck | None:
-    """The check a slot is, or None (one indexed read)."""
-    row = (
-        Slot.objects.filter(id=slot_id, task_id=task.id)
-        .values("is_repeat", "item_id", "item__item_type", "item__original_id", "item__check_span")
-        .first()
+def task_may_plan_checks(*, task: Task) -> bool:
+    """Whether the task's settings plan checks, so that a judgment of a task that reads no
+    item (Likert) reads its slot's item only then (an Appraise import's own BAD items, with
+    every rate 0, are left to the bad-reference test of the results)."""
+    return any(
+        getattr(task, rate) > 0 for rate in ("repeat_rate", "bad_reference_rate", "hotw_rate")
     )
-    if row is None:
-        return None
-    if row["is_repeat"]:
-        return SlotCheck(CheckKind.REPEAT, row["item_id"], None)
-    original, span = row["item__original_id"], row["item__check_span"]
+
+
+def slot_check(*, slot: Slot) -> SlotCheck | None:
+    """The check a slot (with its item) is, or None."""
+    item = slot.item
+    if slot.is_repeat:
+        return SlotCheck(CheckKind.REPEAT, item.id, None)
+    span = item.check_span
     damage = (int(span[0]), int(span[1])) if span else None
-    if row["item__item_type"] == ItemType.BAD and original is not None:
-        return SlotCheck(CheckKind.BAD_REFERENCE, original, damage)
-    if row["item__item_type"] == ItemType.CHK and original is not None and damage:
-        return SlotCheck(CheckKind.HOTW, original, damage)
+    if item.item_type == ItemType.BAD and item.original_id is not None:
+        return SlotCheck(CheckKind.BAD_REFERENCE, item.original_id, damage)
+    if item.item_type == ItemType.CHK and item.original_id is not None and damage:
+        return SlotCheck(CheckKind.HOTW, item.original_id, damage)
+    if item.item_type == ItemType.CHK:
+        types = [candidate.get("type") for candidate in item.candidates or []]
+        if ItemType.CHK in types:
+            return SlotCheck(CheckKind.CONTRASTIVE, item.id, None, types.index(ItemType.CHK))
     return None
+
+
+def contrastive_result(*, scores: list[float | None], shuffled: int) -> CheckResult:
+    """WMT26's check: the shuffled candidate scored below both (every) clean one."""
+    bad = scores[shuffled]
+    clean = [score for i, score in enumerate(scores) if i != shuffled]
+    passed = bad is not None and all(score is not None and bad < score for score in clean)
+    reason = "" if passed else f"the shuffled candidate scored {bad}, not below {clean}"
+    return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
 
 
 def _marked(spans: list[Any], damage: tuple[int, int]) -> bool:
@@ -168,6 +189,11 @@ def check_result(
     """Whether this answer passes the check; None when it cannot be told (a repeat of an
     item they did not judge, a task type without a rule for it)."""
     shown = [checked.span for checked in spans]
+    if check.kind == CheckKind.CONTRASTIVE:
+        scores = values.get("candidate_scores")
+        if not scores or check.shuffled is None or check.shuffled >= len(scores):
+            return None
+        return contrastive_result(scores=list(scores), shuffled=check.shuffled)
     earlier = _earlier(task, check.against_item_id, annotator_id)
     span_task = task.task_type in (*ESA_TYPES, TaskType.MQM)
     if check.kind == CheckKind.REPEAT:

@@ -26,11 +26,11 @@ from annotation.models import (
 )
 from annotation.protocols import AnswerError, protocol_for
 from annotation.services.checks import (
-    CheckResult,
     check_outcome_record,
     check_result,
     check_warns,
     slot_check,
+    task_may_plan_checks,
 )
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
@@ -237,11 +237,14 @@ def judgment_record_and_claim_next(
     outcome of an attention check (``services.checks``); a loud check the answer fails is
     refused with a warning (``CheckWarning``), nothing recorded but the outcome."""
     now = now or timezone.now()
-    item, refused = None, None
+    item, refused, slot = None, None, None
     values: dict[str, Any] = {}
     spans: list[CheckedSpan] = []
-    if item_needed(task=task):
-        item = Item.objects.filter(slots__id=slot_id, slots__task_id=task.id).first()
+    # The slot with its item: the answer's check needs the item, an attention check both.
+    if item_needed(task=task) or task_may_plan_checks(task=task):
+        slot = Slot.objects.select_related("item").filter(id=slot_id, task_id=task.id).first()
+    if item_needed(task=task) and slot is not None:
+        item = slot.item
     if item is None and item_needed(task=task):
         refused = judgment_refusal(reason="not_found")  # the check below says so (the slot is not)
     else:
@@ -249,7 +252,12 @@ def judgment_record_and_claim_next(
             values, spans = _validated(task, item, answer)
         except JudgmentError as error:
             refused = error
-    result = None if refused else _check_result(task, slot_id, annotator_id, values, spans)
+    check = None if refused or slot is None else slot_check(slot=slot)
+    result = None
+    if check is not None:
+        result = check_result(
+            task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
+        )
     if result is not None and check_warns(task=task, slot_id=slot_id, result=result):
         probe = slot_judge_and_claim(
             task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
@@ -294,17 +302,6 @@ def judgment_record_and_claim_next(
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress
-
-
-def _check_result(
-    task: Task, slot_id: int, annotator_id: int, values: dict[str, Any], spans: list[CheckedSpan]
-) -> CheckResult | None:
-    check = slot_check(task=task, slot_id=slot_id)
-    if check is None:
-        return None
-    return check_result(
-        task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
-    )
 
 
 MAX_SKIP_NOTE_CHARS = 500
