@@ -221,3 +221,29 @@ def test_a_screen_with_a_shuffled_candidate_is_a_contrastive_check(
     )
     (row,) = check_outcomes(task)
     assert (row.kind, row.passed) == ("contrastive", False)
+
+
+def test_a_skip_cancels_every_check_made_from_the_item(launched, loaded_campaign, make_annotator):
+    """sql/0029: the skipped item's bad references and HOTW errors leave the batch (before,
+    only bad references did), and the batch shrinks by them."""
+    from annotation.services.judgments import skip_record
+
+    task = launched("mqm", batch_size=12, bad_reference_rate=0.2, hotw_rate=0.2)
+    user = make_annotator(loaded_campaign, "ann")
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    companions = Slot.objects.filter(batch=slot.batch, item__original_id=slot.item_id)
+    while not companions.filter(item__item_type=ItemType.CHK).exists():
+        judgment_record(
+            task_id=task.id,
+            slot_id=slot.id,
+            annotator_id=user.id,
+            answer=careless_answer(task, slot),
+        )
+        slot = slot_claim_next(task=task, annotator_id=user.id)
+        companions = Slot.objects.filter(batch=slot.batch, item__original_id=slot.item_id)
+    size = slot.batch.size
+    cancelled = companions.count()
+    skip_record(task_id=task.id, slot_id=slot.id, annotator_id=user.id, reason="garbled")
+    assert not companions.exists()
+    slot.batch.refresh_from_db()
+    assert slot.batch.size == size - cancelled

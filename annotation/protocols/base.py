@@ -219,6 +219,7 @@ SETTINGS: dict[str, Setting] = {
             "Loud: an annotator who fails a check is warned and answers again; silent: the "
             "outcome is only recorded",
             choices=tuple(CheckFeedback.choices),
+            after_launch=True,
         ),
         Setting(
             "seed",
