@@ -60,6 +60,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="crowdparticipant",
+            name="restarted_at",
+            field=models.DateTimeField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="crowdparticipant",
             name="attempts",
             field=models.PositiveSmallIntegerField(db_default=1, default=1),
         ),

@@ -339,6 +339,7 @@ class CrowdParticipant(models.Model):
     # Batches they may take: 1, plus one each time a manager lets them start again
     # (annotation/services/checks_crowd.py); their earlier answers stay, marked.
     attempts = models.PositiveSmallIntegerField(default=1, db_default=1)
+    restarted_at = models.DateTimeField(null=True, blank=True)  # the last restart
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

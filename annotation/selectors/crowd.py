@@ -29,6 +29,7 @@ class ParticipantVerdict:
     reason: str
     attempt: int = 1
     participant_pk: int = 0  # the CrowdParticipant row (a manager's restart names it)
+    answered: int = 0  # items judged or skipped in the current attempt
     checks_answered: int = 0
     checks_passed: int = 0
 
@@ -85,11 +86,19 @@ def participant_verdicts(task: Task) -> list[ParticipantVerdict]:
     for participant in participants:
         q = quality.get(participant.user_id)
         mine, skips = judged.get(participant.user_id, 0), skipped.get(participant.user_id, 0)
+        if participant.restarted_at is not None:  # this attempt's skips only
+            skips = Skip.objects.filter(
+                task=task,
+                annotator_id=participant.user_id,
+                created_at__gte=participant.restarted_at,
+            ).count()
         summary = checks.get(participant.user_id, _NO_CHECKS)
         rejected = (q is not None and q.verdict == "failed") or not summary.passes
         reasons = [f"bad-reference test {q.verdict}" if q else "no bad-reference test"]
         reasons.append(summary.said())
-        if not judged_enough(judged=mine, skipped=skips):
+        if not mine + skips:
+            rejected, reasons = True, ["no item answered yet"]
+        elif not judged_enough(judged=mine, skipped=skips):
             rejected = True
             reasons = [f"judged {mine} of {mine + skips} items, skipped the rest"]
         if participant.attempts > 1:
@@ -107,6 +116,7 @@ def participant_verdicts(task: Task) -> list[ParticipantVerdict]:
                 reason=reason,
                 attempt=participant.attempts,
                 participant_pk=participant.id,
+                answered=mine + skips,
                 checks_answered=summary.answered,
                 checks_passed=summary.passed,
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import (
@@ -155,5 +156,6 @@ def crowd_participant_restart(*, task: Task, participant_id: int) -> CrowdPartic
         )
     Judgment.objects.filter(task=task, annotator_id=user_id, excluded=False).update(excluded=True)
     participant.attempts += 1
-    participant.save(update_fields=["attempts"])
+    participant.restarted_at = timezone.now()
+    participant.save(update_fields=["attempts", "restarted_at"])
     return participant

@@ -81,4 +81,7 @@ def test_prolific_study_pass_and_fail_codes(
     rows.nth(1).get_by_role("button", name="Let start again").click()
     page.wait_for_selector("text=may start again")
     shoot(page, "crowd-participants-restarted")
-    assert "2" in page.locator("#participants tbody tr").nth(1).locator("td").nth(5).text_content()
+    restarted = page.locator("#participants tbody tr").nth(1)
+    assert restarted.locator("td").nth(5).text_content() == "2"
+    assert "no item answered yet" in restarted.text_content()
+    assert restarted.get_by_role("button").count() == 0  # nothing to start again yet
