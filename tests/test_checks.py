@@ -247,3 +247,24 @@ def test_a_skip_cancels_every_check_made_from_the_item(launched, loaded_campaign
     assert not companions.exists()
     slot.batch.refresh_from_db()
     assert slot.batch.size == size - cancelled
+
+
+def test_the_api_gives_a_loud_warning_as_a_400_then_takes_the_answer(
+    launched, loaded_campaign, make_annotator
+):
+    from rest_framework.test import APIClient
+
+    task = launched("esa", batch_size=10, bad_reference_rate=0.2, check_feedback="loud")
+    api = APIClient()
+    api.force_authenticate(make_annotator(loaded_campaign, "ann"))
+    item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    while Slot.objects.get(id=item["slot"]).item.item_type != ItemType.BAD:
+        body = {"task": task.id, "slot": item["slot"], "score": 90, "spans": []}
+        item = api.post("/api/v1/judgments", body, format="json").json()["next"]
+    body = {"task": task.id, "slot": item["slot"], "score": 90, "spans": []}
+    warned = api.post("/api/v1/judgments", body, format="json")
+    assert warned.status_code == 400 and "look again" in warned.json()["error"]
+    assert not Judgment.objects.filter(slot_id=item["slot"]).exists()
+    assert api.post("/api/v1/judgments", body, format="json").status_code == 201
+    outcome = CheckOutcome.objects.get(slot_id=item["slot"])
+    assert outcome.warned and outcome.passed_again is False

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
+
 from annotation.lib.scales import scale_range
 from annotation.models import (
     ESA_TYPES,
@@ -243,30 +245,32 @@ def _attempt(task: Task, annotator_id: int) -> int:
     return attempts or 1
 
 
+@transaction.atomic
 def check_outcome_record(
     *, task: Task, slot_id: int, annotator_id: int, result: CheckResult, final: bool
 ) -> CheckOutcome:
     """Records (or completes) the outcome of one check. ``final``: the answer is being
     recorded; else a loud check refused it and the annotator is warned. An outcome is
     written once per slot; the answer after a warning fills ``passed_again``."""
-    outcome = CheckOutcome.objects.filter(slot_id=slot_id).first()
-    if outcome is not None:
-        if outcome.warned and final and outcome.passed_again is None:
-            outcome.passed_again = result.passed
-            outcome.save(update_fields=["passed_again"])
-        return outcome
     loud = task.check_feedback == CheckFeedback.LOUD
-    return CheckOutcome.objects.create(
-        task=task,
+    # get_or_create: a double click on a warned answer finds the first request's row.
+    outcome, created = CheckOutcome.objects.get_or_create(
         slot_id=slot_id,
-        annotator_id=annotator_id,
-        kind=result.kind,
-        passed=result.passed,
-        loud=loud,
-        warned=not final,
-        attempt=_attempt(task, annotator_id),
-        reason=result.reason[:200],
+        defaults={
+            "task": task,
+            "annotator_id": annotator_id,
+            "kind": result.kind,
+            "passed": result.passed,
+            "loud": loud,
+            "warned": not final,
+            "attempt": _attempt(task, annotator_id),
+            "reason": result.reason[:200],
+        },
     )
+    if not created and outcome.warned and final and outcome.passed_again is None:
+        outcome.passed_again = result.passed
+        outcome.save(update_fields=["passed_again"])
+    return outcome
 
 
 def check_warns(*, task: Task, slot_id: int, result: CheckResult | None) -> bool:
