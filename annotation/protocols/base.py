@@ -267,7 +267,7 @@ SETTINGS: dict[str, Setting] = {
             "completion_code",
             "line",
             "Completion code",
-            "Crowd studies: shown at the end of the batch",
+            "Crowd studies: shown at the end of a finished batch whose attention checks passed",
             max_length=64,
             after_launch=True,
         ),
