@@ -152,3 +152,22 @@ def test_a_participant_may_only_restart_by_a_manager(study, loaded_campaign, mak
     assert other.post(restart).status_code == 403
     person.refresh_from_db()
     assert person.attempts == 1
+
+
+def test_a_restart_with_no_batch_left_pays_nothing(launched, loaded_campaign, manager):
+    """The earlier, failed batch never earns the code after a restart: the code needs a
+    batch of the current attempt."""
+    task = launched("adequacy", batch_size=40, bad_reference_rate=0.1)  # one batch in all
+    task_update(task_id=task.id, completion_code=PASS, failure_code=FAIL)
+    task = task_crowd_link_enable(task_id=task.id)
+    careless = _participant(task, "careless02")
+    assert FAIL.encode() in _judge(careless, task, attentive=False).content
+    membership_set(campaign=loaded_campaign, user=manager, role="manager")
+    boss = Client()
+    boss.force_login(manager)
+    person = CrowdParticipant.objects.get()
+    restart = f"/campaigns/{task.campaign_id}/tasks/{task.id}/participants/{person.id}/restart/"
+    assert boss.post(restart).status_code == 302
+    end = careless.get(f"/annotate/{task.id}/")
+    assert PASS.encode() not in end.content and FAIL.encode() not in end.content
+    assert b"no batch of this attempt" in end.content

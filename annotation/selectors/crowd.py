@@ -49,6 +49,8 @@ def crowd_end(
     *, task: Task, participant: CrowdParticipant, progress: AnnotatorProgress
 ) -> CrowdEnd:
     """The one rule for the end page: which code (or URL) a participant gets."""
+    if progress.batches < participant.attempts:  # let start again, no new batch taken yet
+        return CrowdEnd(False, False, "no batch of this attempt was taken yet")
     if not progress.total or progress.answered < progress.total:
         return CrowdEnd(False, False, "the batch is not finished")
     if not progress.judged_enough:
