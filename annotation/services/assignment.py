@@ -59,7 +59,7 @@ from annotation.models import (
     Slot,
     Task,
 )
-from annotation.protocols import protocol_for
+from annotation.protocols import QUALITY_CONTROL, protocol_for
 from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
@@ -86,13 +86,17 @@ def batch_capacity(*, task: Task) -> int:
 
 
 # The checks made from an output of the group, each taking its rate's share of a batch.
-CHECK_RATES = {"bad_reference": "bad_reference_rate", "hotw": "hotw_rate"}
+CHECKS_FROM_OUTPUTS = ("bad_reference", "hotw")
 
 
 def _check_shares(task: Task) -> dict[str, float]:
     """The rate of each check made from outputs that the task's protocol declares."""
     declared = protocol_for(task.task_type).quality_control
-    return {kind: getattr(task, rate) for kind, rate in CHECK_RATES.items() if kind in declared}
+    return {
+        kind: getattr(task, QUALITY_CONTROL[kind])
+        for kind in CHECKS_FROM_OUTPUTS
+        if kind in declared
+    }
 
 
 def _check_slots(task: Task) -> dict[str, int]:

@@ -54,7 +54,6 @@ from metrics.spans.mqm import NO_ERROR_SEVERITY
 REPEAT_TOLERANCE = 0.25
 MQM_REPEAT_TOLERANCE = 5.0  # one major error (Google's weights)
 ESA_RANGE = (0, 100)
-CHECK_RATES = ("repeat_rate", "bad_reference_rate", "hotw_rate")
 NOT_AN_ERROR = frozenset({"neutral", NO_ERROR_SEVERITY})
 
 # What a loud check tells the annotator: never that the item was a check.
