@@ -65,7 +65,7 @@ def judge_all(task, user, answer, *, loud_retry=None):
     return warnings
 
 
-@pytest.mark.parametrize("task_type", ["esa", "mqm"])
+@pytest.mark.parametrize("task_type", ["esa", "esa_prefilled", "mqm"])
 def test_span_tasks_plan_bad_references_with_their_damage(launched, task_type):
     """Failed before: an ESA task refused bad_reference_rate ("do not implement")."""
     task = launched(task_type, bad_reference_rate=0.2, repeat_rate=0.1, batch_size=10)
