@@ -65,6 +65,16 @@ urlpatterns = [
         name="crowd-verdicts",
     ),
     path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants/",
+        crowd.crowd_participants,
+        name="crowd-participants",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants/<int:participant_id>/restart/",
+        crowd.crowd_participant_restart_view,
+        name="crowd-participant-restart",
+    ),
+    path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/edit/",
         tasks.task_edit,
         name="task-edit",

@@ -304,6 +304,20 @@ CASES = [
         lambda w: {**task_in_campaign("fluency")(w), "change": "pause"},
     ),
     Case("crowd-verdicts", "get", manager_page(200), task_in_campaign("adequacy")),
+    Case("crowd-participants", "get", manager_page(200), task_in_campaign("adequacy")),
+    # No such participant: the manager passes and is sent back with the reason.
+    Case(
+        "crowd-participant-restart",
+        "post",
+        manager_page(302),
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
+    Case(
+        "crowd-participant-restart",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
     *(
         Case(
             "campaign-state",

@@ -14,6 +14,7 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
+from annotation.models.checks import CheckKind, CheckOutcome
 from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
@@ -26,6 +27,7 @@ from annotation.models.tasks import (
     LIKERT_TYPES,
     SPAN_TYPES,
     Batch,
+    CheckFeedback,
     CrowdParticipant,
     Invitation,
     Item,
@@ -50,6 +52,9 @@ __all__ = [
     "AnnotatorExclusion",
     "Batch",
     "Campaign",
+    "CheckFeedback",
+    "CheckKind",
+    "CheckOutcome",
     "CrowdParticipant",
     "Document",
     "ErrorSpan",

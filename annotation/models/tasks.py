@@ -61,6 +61,11 @@ class Unit(models.TextChoices):
     DOCUMENT = "document", "Document (paged)"
 
 
+class CheckFeedback(models.TextChoices):
+    SILENT = "silent", "Silent: recorded only"
+    LOUD = "loud", "Loud: the annotator is warned and answers again"
+
+
 class Task(models.Model):
     """One kind of judgment asked in a campaign, with its settings."""
 
@@ -110,6 +115,15 @@ class Task(models.Model):
     crowd_secret = models.CharField(max_length=64, blank=True)
     completion_code = models.CharField(max_length=64, blank=True)
     completion_url = models.URLField(max_length=500, blank=True)
+    # Attention checks (annotation/services/checks.py): loud (the annotator is warned and
+    # answers again) or silent (recorded only); MQM's HOTW errors, a share of the items;
+    # what a crowd participant who failed the checks gets instead of the completion code.
+    check_feedback = models.CharField(
+        max_length=8, choices=CheckFeedback.choices, default=CheckFeedback.SILENT
+    )
+    hotw_rate = models.FloatField(default=0.0)
+    failure_code = models.CharField(max_length=64, blank=True)
+    failure_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -126,6 +140,9 @@ class Task(models.Model):
                 & Q(bad_reference_rate__gte=0, bad_reference_rate__lte=1)
                 & Q(reference_rate__gte=0, reference_rate__lte=1),
                 name="task_rates_are_shares",
+            ),
+            models.CheckConstraint(
+                condition=Q(hotw_rate__gte=0, hotw_rate__lte=1), name="task_hotw_rate_is_share"
             ),
         ]
 
@@ -195,6 +212,9 @@ class Item(models.Model):
     source_meta = models.JSONField(default=dict, blank=True)
     # ESA^AI: spans shown pre-filled (``metrics.spans.span_to_dict`` form, end exclusive).
     prefilled_spans = models.JSONField(default=list, blank=True)
+    # An attention check's damage (a bad reference's replaced phrase, a HOTW error): its
+    # character span [start, end) in the candidate's text, where an error must be marked.
+    check_span = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -357,6 +377,10 @@ class CrowdParticipant(models.Model):
     participant_id = models.CharField(max_length=64)
     study_id = models.CharField(max_length=64, blank=True)
     session_id = models.CharField(max_length=64, blank=True)
+    # Batches they may take: 1, plus one each time a manager lets them start again
+    # (annotation/services/checks_crowd.py); their earlier answers stay, marked.
+    attempts = models.PositiveSmallIntegerField(default=1, db_default=1)
+    restarted_at = models.DateTimeField(null=True, blank=True)  # the last restart
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

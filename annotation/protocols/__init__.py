@@ -30,8 +30,8 @@ The form, the edit page, the API, the schema, the refusals, the answer check and
 permission cases follow with no other edit. Not yet read from the declaration (they still
 branch on the type, and the declared names say what they use today): the annotate view's
 answer parsing and item template (``views/annotate.py``, ``templates/annotate/``), the
-bad-reference share in ``services/assignment.py``, the results selectors
-(``selectors/human``) and the exports.
+results selectors (``selectors/human``) and the exports. The checks planned at launch are
+read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
 """
 
 from __future__ import annotations

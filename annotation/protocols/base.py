@@ -17,7 +17,7 @@ from typing import Any
 from django.db import models
 
 from annotation.errors import ApplicationError
-from annotation.models import Scale, Task, TaskType, Unit
+from annotation.models import CheckFeedback, Scale, Task, TaskType, Unit
 
 MAX_SEED = 2**62
 MQM_CATEGORY_CHARS = 100
@@ -234,6 +234,24 @@ SETTINGS: dict[str, Setting] = {
             maximum=1.0,
         ),
         Setting(
+            "hotw_rate",
+            "share",
+            "HOTW error rate",
+            "MQM: a share of the items comes again with an error injected (Anthea's "
+            "hotw_percent / 100) that the rater must mark; never counted in the scores",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
+            "check_feedback",
+            "choice",
+            "Attention checks",
+            "Loud: an annotator who fails a check is warned and answers again; silent: the "
+            "outcome is only recorded",
+            choices=tuple(CheckFeedback.choices),
+            after_launch=True,
+        ),
+        Setting(
             "seed",
             "int",
             "Seed",
@@ -279,7 +297,7 @@ SETTINGS: dict[str, Setting] = {
             "completion_code",
             "line",
             "Completion code",
-            "Crowd studies: shown at the end of the batch",
+            "Crowd studies: shown at the end of a finished batch whose attention checks passed",
             max_length=64,
             after_launch=True,
         ),
@@ -288,6 +306,23 @@ SETTINGS: dict[str, Setting] = {
             "url",
             "Completion URL",
             "Crowd studies: participants are sent here at the end (instead of a code)",
+            max_length=500,
+            after_launch=True,
+        ),
+        Setting(
+            "failure_code",
+            "line",
+            "Failure code",
+            "Crowd studies: shown instead of the completion code to a participant who failed "
+            "the attention checks (blank: they get none)",
+            max_length=64,
+            after_launch=True,
+        ),
+        Setting(
+            "failure_url",
+            "url",
+            "Failure URL",
+            "Crowd studies: a participant who failed the attention checks is sent here",
             max_length=500,
             after_launch=True,
         ),
@@ -305,6 +340,9 @@ COMMON_SETTINGS = frozenset(
         "instructions",
         "completion_code",
         "completion_url",
+        "failure_code",
+        "failure_url",
+        "check_feedback",
     }
 )
 # Document-level annotation (annotation/services/pages.py): protocols that can show a
@@ -315,11 +353,13 @@ QUALITY_CONTROL = {
     "repeat": "repeat_rate",
     "bad_reference": "bad_reference_rate",
     "reference": "reference_rate",
+    "hotw": "hotw_rate",
 }
 QUALITY_CONTROL_LABELS = {
     "repeat": "repeats",
     "bad_reference": "bad references",
     "reference": "human references",
+    "hotw": "HOTW errors",
 }
 
 Answer = Callable[[str, list[dict[str, Any]], Mapping[str, Any]], dict[str, Any]]

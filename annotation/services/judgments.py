@@ -26,6 +26,13 @@ from annotation.models import (
     TaskType,
 )
 from annotation.protocols import AnswerError, protocol_for
+from annotation.services.checks import (
+    check_outcome_record,
+    check_result,
+    check_warns,
+    slot_check,
+    task_may_plan_checks,
+)
 from annotation.services.contrastive import (
     contrastive_answer_validated,
     output_judgments_create,
@@ -49,6 +56,14 @@ class JudgmentError(ApplicationError):
     @property
     def code(self) -> str:
         return self.kind
+
+
+class CheckWarning(JudgmentError):
+    """A loud attention check the answer failed: nothing recorded but the check's outcome;
+    the annotator is warned and answers again (``services.checks``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid", message)
 
 
 @dataclass
@@ -239,13 +254,18 @@ def judgment_record_and_claim_next(
     (``judging.slot_judge_and_claim``): the judgment, the claim and the progress after them
     commit together. The answer is validated first (its item read when the check needs it); a
     refused answer is still checked against the slot, so a released or judged slot is said
-    before a bad form. A span task's spans are written in the same transaction."""
+    before a bad form. A span task's spans are written in the same transaction, and so is the
+    outcome of an attention check (``services.checks``); a loud check the answer fails is
+    refused with a warning (``CheckWarning``), nothing recorded but the outcome."""
     now = now or timezone.now()
-    item, refused = None, None
+    item, refused, slot = None, None, None
     values: dict[str, Any] = {}
     spans: list[CheckedSpan] = []
-    if item_needed(task=task):
-        item = Item.objects.filter(slots__id=slot_id, slots__task_id=task.id).first()
+    # The slot with its item: the answer's check needs the item, an attention check both.
+    if item_needed(task=task) or task_may_plan_checks(task=task):
+        slot = Slot.objects.select_related("item").filter(id=slot_id, task_id=task.id).first()
+    if item_needed(task=task) and slot is not None:
+        item = slot.item
     if item is None and item_needed(task=task):
         refused = judgment_refusal(reason="not_found")  # the check below says so (the slot is not)
     else:
@@ -254,7 +274,22 @@ def judgment_record_and_claim_next(
         except JudgmentError as error:
             refused = error
     contrastive = task.task_type in CONTRASTIVE_TYPES
-    with transaction.atomic() if spans or contrastive else nullcontext():
+    check = None if refused or slot is None else slot_check(slot=slot)
+    result = None
+    if check is not None:
+        result = check_result(
+            task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
+        )
+    if result is not None and check_warns(task=task, slot_id=slot_id, result=result):
+        probe = slot_judge_and_claim(
+            task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
+        )
+        if probe.outcome == "valid":  # their slot, not judged yet: warn, record nothing else
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=False
+            )
+            raise CheckWarning(result.warning)
+    with transaction.atomic() if spans or contrastive or result else nullcontext():
         done = slot_judge_and_claim(
             task_id=task.id,
             slot_id=slot_id,
@@ -269,6 +304,10 @@ def judgment_record_and_claim_next(
         if done.outcome == "recorded" and contrastive:
             assert done.judgment_id is not None
             output_judgments_create(judgment_id=done.judgment_id)  # one row per output
+        if done.outcome == "recorded" and result is not None:
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=True
+            )
         if done.outcome == "valid" and refused is not None:
             raise refused
         if done.outcome == "mine_judged":

@@ -26,11 +26,13 @@ from annotation.selectors.annotation import (
     progress_from_row,
     tasks_for_annotator,
 )
+from annotation.selectors.crowd import crowd_end
 from annotation.services.assignment import slot_available, slot_claim_next
 from annotation.services.judging import Skipped
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
+    CheckWarning,
     JudgmentError,
     judgment_record_and_claim_next,
     skip_record,
@@ -68,19 +70,23 @@ def annotate(request, task_id: int):
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
-        # A crowd participant's completion is earned by judging, not by skipping.
-        earned = participant is not None and progress.judged_enough
-        if earned and task.completion_url:
-            return redirect(task.completion_url)
+        if participant is not None and participant.task_id != task.id:
+            participant = None
+        # A crowd participant's code is earned by finishing the batch, judging (not
+        # skipping) it; the attention checks decide between the pass and the fail code.
+        end = (
+            None
+            if participant is None
+            else crowd_end(task=task, participant=participant, progress=progress)
+        )
+        if end is not None and end.done:
+            url = task.completion_url if end.passed else task.failure_url
+            if url:
+                return redirect(url)
         return render(
             request,
             "annotate/done.html",
-            {
-                "task": task,
-                "progress": progress,
-                "crowd": participant is not None,
-                "earned": earned,
-            },
+            {"task": task, "progress": progress, "crowd": participant is not None, "end": end},
         )
     shown = {"instructions": task_instructions(task), "instructions_open": first_item}
     if task.unit == Unit.DOCUMENT:
@@ -199,8 +205,10 @@ def submit(request, task_id: int):
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
-        # The script shows the reason itself, and the way on to the next item.
-        return error_json(f"Not saved: {error}.", status=error_status(error), next_url=next_url)
+        # The script shows the reason itself, and the way on to the next item; a loud
+        # attention check's warning asks to answer again.
+        said = f"{error}." if isinstance(error, CheckWarning) else f"Not saved: {error}."
+        return error_json(said, status=error_status(error), next_url=next_url)
     # A closed batch stops at the "batch done" screen, unless nothing is left for them.
     stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:
