@@ -236,6 +236,9 @@ def _said(task: Task, value: float) -> str:
 
 
 def _attempt(task: Task, annotator_id: int) -> int:
+    """The crowd participant's attempt (1 for everyone else, without a query)."""
+    if not task.crowd_secret:
+        return 1
     attempts = (
         CrowdParticipant.objects.filter(task_id=task.id, user_id=annotator_id)
         .values_list("attempts", flat=True)
@@ -247,29 +250,35 @@ def _attempt(task: Task, annotator_id: int) -> int:
 @transaction.atomic
 def check_outcome_record(
     *, task: Task, slot_id: int, annotator_id: int, result: CheckResult, final: bool
-) -> CheckOutcome:
+) -> None:
     """Records (or completes) the outcome of one check. ``final``: the answer is being
     recorded; else a loud check refused it and the annotator is warned. An outcome is
-    written once per slot; the answer after a warning fills ``passed_again``."""
+    written once per slot; the answer after a warning fills ``passed_again``. One or two
+    statements: a judgment that is a check stays as cheap as the others."""
     loud = task.check_feedback == CheckFeedback.LOUD
-    # get_or_create: a double click on a warned answer finds the first request's row.
-    outcome, created = CheckOutcome.objects.get_or_create(
-        slot_id=slot_id,
-        defaults={
-            "task": task,
-            "annotator_id": annotator_id,
-            "kind": result.kind,
-            "passed": result.passed,
-            "loud": loud,
-            "warned": not final,
-            "attempt": _attempt(task, annotator_id),
-            "reason": result.reason[:200],
-        },
+    if final and loud:
+        answered_again = CheckOutcome.objects.filter(
+            slot_id=slot_id, warned=True, passed_again__isnull=True
+        ).update(passed_again=result.passed)
+        if answered_again:
+            return
+    # ON CONFLICT DO NOTHING: a double click on a warned answer keeps the first request's row.
+    CheckOutcome.objects.bulk_create(
+        [
+            CheckOutcome(
+                slot_id=slot_id,
+                task=task,
+                annotator_id=annotator_id,
+                kind=result.kind,
+                passed=result.passed,
+                loud=loud,
+                warned=not final,
+                attempt=_attempt(task, annotator_id),
+                reason=result.reason[:200],
+            )
+        ],
+        ignore_conflicts=True,
     )
-    if not created and outcome.warned and final and outcome.passed_again is None:
-        outcome.passed_again = result.passed
-        outcome.save(update_fields=["passed_again"])
-    return outcome
 
 
 def check_warns(*, task: Task, slot_id: int, result: CheckResult | None) -> bool:
