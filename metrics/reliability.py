@@ -1,0 +1,240 @@
+"""Per-annotator reliability scores: check pass rates, consistency, consensus, time and flags.
+
+Pure functions over plain records, one record per judgment (or per check outcome), so that any
+protocol can feed them:
+
+- ``pass_rates``: (annotator, passed) records of attention checks or tutorial items;
+- ``repeat_differences``: (annotator, item, score), an annotator's own scores of one item;
+- ``duplicate_differences``: the same records, WMT26's mean absolute difference between
+  different annotators' scores of one item (``humeval/05-annotation_table.py``);
+- ``consensus_likelihood``: (annotator, screen, system, score), WMT26's filter for contrastive
+  screens (``humeval/02a-filter_data.py``);
+- ``time_per_item``: (annotator, seconds), each item's time capped at ``IDLE_CAP_SECONDS``;
+- ``straight_lining`` and ``too_fast``: the two flags.
+
+Thresholds (each defined once, here):
+
+- ``IDLE_CAP_SECONDS`` = 60: WMT26's cap on the time between two actions; an item left open
+  longer counts as 60 s, so a coffee break does not hide a careless rater's speed.
+- ``TOO_FAST_SECONDS`` = 2: a median below 2 s per item is too fast to read a segment and its
+  translation (WMT's annotators take 10-40 s per segment).
+- ``STRAIGHT_LINE_SHARE`` = 0.8 over at least ``FLAG_MIN_SCORES`` = 10 scores: four scores in
+  five exactly equal is a rater holding one key (or leaving the slider where it was); real
+  outputs of mixed quality do not score alike that often on a 0-100 or 1-5 scale.
+- ``CONSENSUS_THRESHOLD`` = 0.75, ``CONSENSUS_MIN_SCREENS`` = 3, ``CONSENSUS_MIN_SCORES`` = 11
+  (WMT26 uses a system pair only when both systems have more than 10 scores).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+A = TypeVar("A", bound=Hashable)  # an annotator (an id, a name)
+
+IDLE_CAP_SECONDS = 60.0
+TOO_FAST_SECONDS = 2.0
+STRAIGHT_LINE_SHARE = 0.8
+FLAG_MIN_SCORES = 10
+CONSENSUS_THRESHOLD = 0.75
+CONSENSUS_MIN_SCREENS = 3
+CONSENSUS_MIN_SCORES = 11
+CONSENSUS_EPSILON = 1e-6  # WMT26's guard against a zero variance
+
+
+@dataclass(frozen=True)
+class PassRate:
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+def pass_rates(records: Iterable[tuple[A, bool]]) -> dict[A, PassRate]:
+    """Per annotator: checks (or tutorial items) passed out of those taken."""
+    passed: Counter[A] = Counter()
+    total: Counter[A] = Counter()
+    for annotator, ok in records:
+        total[annotator] += 1
+        passed[annotator] += bool(ok)
+    return {annotator: PassRate(passed[annotator], total[annotator]) for annotator in total}
+
+
+@dataclass(frozen=True)
+class Differences:
+    pairs: int
+    mean: float | None  # mean absolute difference over the pairs; None without a pair
+
+
+def _mean_differences(pairs: dict[A, list[float]]) -> dict[A, Differences]:
+    return {a: Differences(len(d), statistics.fmean(d) if d else None) for a, d in pairs.items()}
+
+
+def repeat_differences(rows: Iterable[tuple[A, Hashable, float]]) -> dict[A, Differences]:
+    """Per annotator: mean |s1 - s2| over every pair of their own scores of one item (an item
+    and its repeat make one pair; three scores of one item make three). Annotators with no
+    repeated item have 0 pairs."""
+    scores: dict[A, dict[Hashable, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for annotator, item, score in rows:
+        scores[annotator][item].append(float(score))
+    return _mean_differences(
+        {
+            a: [abs(x - y) for given in items.values() for x, y in itertools.combinations(given, 2)]
+            for a, items in scores.items()
+        }
+    )
+
+
+def duplicate_differences(
+    rows: Iterable[tuple[A, Hashable, float]],
+) -> tuple[Differences, dict[A, Differences]]:
+    """WMT26's MAE(dup): one score per (item, annotator), the last given; every pair of
+    different annotators' scores of one item. Returns the overall mean (WMT26's figure) and,
+    per annotator, the mean over the pairs they are part of."""
+    by_item: dict[Hashable, dict[A, float]] = defaultdict(dict)
+    annotators: set[A] = set()
+    for annotator, item, score in rows:
+        by_item[item][annotator] = float(score)
+        annotators.add(annotator)
+    overall: list[float] = []
+    mine: dict[A, list[float]] = {a: [] for a in annotators}
+    for given in by_item.values():
+        for (a, x), (b, y) in itertools.combinations(given.items(), 2):
+            overall.append(abs(x - y))
+            mine[a].append(abs(x - y))
+            mine[b].append(abs(x - y))
+    total = Differences(len(overall), statistics.fmean(overall) if overall else None)
+    return total, _mean_differences(mine)
+
+
+@dataclass(frozen=True)
+class Consensus:
+    screens: int
+    pairs: int  # candidate pairs scored that entered the mean
+    likelihood: float | None  # None: no pair of systems with enough scores
+    kept: bool  # passes: likelihood >= threshold, or too few screens / no pair to judge
+
+
+def consensus_likelihood(
+    rows: Iterable[tuple[A, Hashable, Hashable, float]],
+    *,
+    threshold: float = CONSENSUS_THRESHOLD,
+    min_screens: int = CONSENSUS_MIN_SCREENS,
+    min_scores: int = CONSENSUS_MIN_SCORES,
+) -> dict[A, Consensus]:
+    """WMT26's consensus likelihood of each annotator on contrastive screens.
+
+    Rows are (annotator, screen, system, score), several systems per screen. Over everyone's
+    scores (the annotator's own included, as WMT26 does), each system has a mean and a sample
+    variance; a pair of systems (A, B) has mu = mean(A) - mean(B) and var = var(A) + var(B),
+    used only when both systems have ``min_scores`` scores. For every pair of candidates on one
+    of the annotator's screens with difference d = score(A) - score(B), the likelihood is
+    2 ** (-(d - mu) ** 2 / (2 var + 1e-6)); the annotator's is the mean of these. Annotators
+    with fewer than ``min_screens`` screens are kept whatever their likelihood; the others
+    are kept when it reaches ``threshold``."""
+    screens: dict[A, dict[Hashable, dict[Hashable, float]]] = defaultdict(dict)
+    by_system: dict[Hashable, list[float]] = defaultdict(list)
+    for annotator, screen, system, score in rows:
+        screens[annotator].setdefault(screen, {})[system] = float(score)
+    for mine in screens.values():
+        for candidates in mine.values():
+            for system, score in candidates.items():
+                by_system[system].append(score)
+    mean = {s: statistics.fmean(x) for s, x in by_system.items() if len(x) >= min_scores}
+    variance = {s: statistics.variance(by_system[s]) for s in mean}
+    result: dict[A, Consensus] = {}
+    for annotator, mine in screens.items():
+        likelihoods = [
+            2
+            ** (
+                -((x - y - (mean[a] - mean[b])) ** 2)
+                / (2 * (variance[a] + variance[b]) + CONSENSUS_EPSILON)
+            )
+            for candidates in mine.values()
+            for (a, x), (b, y) in itertools.combinations(candidates.items(), 2)
+            if a in mean and b in mean
+        ]
+        value = statistics.fmean(likelihoods) if likelihoods else None
+        few = len(mine) < min_screens
+        result[annotator] = Consensus(
+            screens=len(mine),
+            pairs=len(likelihoods),
+            likelihood=value,
+            kept=few or value is None or value >= threshold,
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class ItemTime:
+    items: int
+    mean_seconds: float | None  # capped seconds per item, over the items with a time
+    median_seconds: float | None
+
+
+def capped(seconds: float, cap: float = IDLE_CAP_SECONDS) -> float:
+    """An item's time with idle time cut: never negative, never above ``cap``."""
+    return min(max(seconds, 0.0), cap)
+
+
+def active_seconds(action_times: Sequence[float], cap: float = IDLE_CAP_SECONDS) -> float | None:
+    """WMT26's time on one screen from its action timestamps: the gaps between consecutive
+    actions, each capped. None with fewer than two actions."""
+    times = sorted(action_times)
+    if len(times) < 2:
+        return None
+    return sum(capped(later - earlier, cap) for earlier, later in itertools.pairwise(times))
+
+
+def time_per_item(
+    rows: Iterable[tuple[A, float | None]], cap: float = IDLE_CAP_SECONDS
+) -> dict[A, ItemTime]:
+    """Per annotator: mean and median time per item, each item's time capped at ``cap``.
+    Items without a time (None or NaN) count as items but not in the times."""
+    times: dict[A, list[float]] = defaultdict(list)
+    items: Counter[A] = Counter()
+    for annotator, seconds in rows:
+        items[annotator] += 1
+        if seconds is not None and seconds == seconds:
+            times[annotator].append(capped(float(seconds), cap))
+    return {
+        a: ItemTime(
+            items[a],
+            statistics.fmean(times[a]) if times[a] else None,
+            statistics.median(times[a]) if times[a] else None,
+        )
+        for a in items
+    }
+
+
+def too_fast(median_seconds: float | None, items: int) -> bool:
+    """Flag: a median time per item below ``TOO_FAST_SECONDS`` over enough items."""
+    return (
+        median_seconds is not None
+        and items >= FLAG_MIN_SCORES
+        and (median_seconds < TOO_FAST_SECONDS)
+    )
+
+
+@dataclass(frozen=True)
+class StraightLining:
+    scores: int
+    identical_share: float | None  # share of the most common score
+    flagged: bool
+
+
+def straight_lining(scores: Sequence[float]) -> StraightLining:
+    """Flag: the most common score makes ``STRAIGHT_LINE_SHARE`` of at least
+    ``FLAG_MIN_SCORES`` scores."""
+    if not scores:
+        return StraightLining(0, None, False)
+    share = Counter(float(s) for s in scores).most_common(1)[0][1] / len(scores)
+    return StraightLining(
+        len(scores), share, len(scores) >= FLAG_MIN_SCORES and share >= STRAIGHT_LINE_SHARE
+    )
