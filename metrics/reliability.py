@@ -4,6 +4,7 @@ Pure functions over plain records, one record per judgment (or per check outcome
 protocol can feed them:
 
 - ``pass_rates``: (annotator, passed) records of attention checks or tutorial items;
+  ``bad_reference_checks`` makes such records of the bad references Likert and DA tasks plan;
 - ``repeat_differences``: (annotator, item, score), an annotator's own scores of one item;
 - ``duplicate_differences``: the same records, WMT26's mean absolute difference between
   different annotators' scores of one item (``humeval/05-annotation_table.py``);
@@ -21,6 +22,9 @@ Thresholds (each defined once, here):
 - ``STRAIGHT_LINE_SHARE`` = 0.8 over at least ``FLAG_MIN_SCORES`` = 10 scores: four scores in
   five exactly equal is a rater holding one key (or leaving the slider where it was); real
   outputs of mixed quality do not score alike that often on a 0-100 or 1-5 scale.
+- ``ATTENTION_MIN_RATE`` = 0.7 over at least ``ATTENTION_MIN_CHECKS`` = 5 checks: a careful
+  rater scores a damaged output below its original nearly always; one at random about half
+  the time, one who gives every item the same score never.
 - ``CONSENSUS_THRESHOLD`` = 0.75, ``CONSENSUS_MIN_SCREENS`` = 3, ``CONSENSUS_MIN_SCORES`` = 11
   (WMT26 uses a system pair only when both systems have more than 10 scores).
 """
@@ -40,6 +44,8 @@ IDLE_CAP_SECONDS = 60.0
 TOO_FAST_SECONDS = 2.0
 STRAIGHT_LINE_SHARE = 0.8
 FLAG_MIN_SCORES = 10
+ATTENTION_MIN_RATE = 0.7
+ATTENTION_MIN_CHECKS = 5
 CONSENSUS_THRESHOLD = 0.75
 CONSENSUS_MIN_SCREENS = 3
 CONSENSUS_MIN_SCORES = 11
@@ -64,6 +70,36 @@ def pass_rates(records: Iterable[tuple[A, bool]]) -> dict[A, PassRate]:
         total[annotator] += 1
         passed[annotator] += bool(ok)
     return {annotator: PassRate(passed[annotator], total[annotator]) for annotator in total}
+
+
+def bad_reference_checks(
+    rows: Iterable[tuple[A, Hashable, str, float]],
+) -> list[tuple[A, bool]]:
+    """(annotator, original, kind, score) rows, kind TGT or BAD and ``original`` naming the
+    output a bad reference damages: one (annotator, passed) record per bad reference whose
+    original the annotator scored, passed when it is scored strictly below the original (the
+    mean of their scores of it, if they scored it twice)."""
+    originals: dict[tuple[A, Hashable], list[float]] = defaultdict(list)
+    damaged: list[tuple[A, Hashable, float]] = []
+    for annotator, original, kind, score in rows:
+        if kind == "TGT":
+            originals[(annotator, original)].append(float(score))
+        elif kind == "BAD":
+            damaged.append((annotator, original, float(score)))
+    return [
+        (a, score < statistics.fmean(originals[(a, o)]))
+        for a, o, score in damaged
+        if (a, o) in originals
+    ]
+
+
+def attention_failed(rate: PassRate | None) -> bool:
+    """Flag: fewer than ``ATTENTION_MIN_RATE`` of at least ``ATTENTION_MIN_CHECKS`` passed."""
+    return (
+        rate is not None
+        and rate.total >= ATTENTION_MIN_CHECKS
+        and (rate.passed < ATTENTION_MIN_RATE * rate.total)
+    )
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from metrics.reliability import (
     CONSENSUS_THRESHOLD,
     IDLE_CAP_SECONDS,
     active_seconds,
+    attention_failed,
+    bad_reference_checks,
     consensus_likelihood,
     duplicate_differences,
     pass_rates,
@@ -34,6 +36,18 @@ def test_pass_rates_by_hand() -> None:
     assert rates["u1"].rate == pytest.approx(2 / 3)
     assert rates["u2"].rate == 0.0
     assert pass_rates([]) == {}
+
+
+def test_bad_reference_checks_by_hand() -> None:
+    rows = [("u1", "s1", "TGT", 70), ("u1", "s1", "TGT", 80), ("u1", "s1", "BAD", 74)]
+    rows += [("u1", "s2", "TGT", 50), ("u1", "s2", "BAD", 50), ("u1", "s3", "BAD", 0)]
+    rows += [("u2", "s1", "TGT", 90), ("u2", "s1", "BAD", 20), ("u2", "s1", "REF", 99)]
+    # u1: 74 < mean(70, 80) = 75 passes; 50 is not below 50; s3's original unscored.
+    assert bad_reference_checks(rows) == [("u1", True), ("u1", False), ("u2", True)]
+    assert not attention_failed(pass_rates([("u", False)] * 4)["u"])  # 4 checks: too few
+    assert attention_failed(pass_rates([("u", False)] * 2 + [("u", True)] * 3)["u"])  # 60%
+    assert not attention_failed(pass_rates([("u", False)] * 3 + [("u", True)] * 7)["u"])  # 70%
+    assert not attention_failed(None)
 
 
 def test_repeat_differences_by_hand() -> None:

@@ -1,0 +1,205 @@
+"""Per-annotator reliability of one task, and who fails it (the figures: ``metrics.reliability``).
+
+Each task analysis hands over its judgments as ``ReliabilityInput`` (one entry per judgment)
+and, where candidates are scored side by side, contrastive screens; the bad-reference test
+comes from the quality control already computed (``metrics.quality``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotation.selectors.human.comparisons import Judged
+from annotation.selectors.human.likert import LikertData
+from annotation.selectors.human.loading import ITEM_TYPES, Usernames
+from annotation.selectors.human.postedit import PosteditData
+from metrics.quality import AnnotatorQuality
+from metrics.reliability import (
+    CONSENSUS_THRESHOLD,
+    TOO_FAST_SECONDS,
+    Consensus,
+    Differences,
+    ItemTime,
+    PassRate,
+    StraightLining,
+    attention_failed,
+    bad_reference_checks,
+    consensus_likelihood,
+    pass_rates,
+    repeat_differences,
+    straight_lining,
+    time_per_item,
+    too_fast,
+)
+
+# Kinds whose judgments are the annotator's own view of an output (straight-lining, repeats).
+SCORED_KINDS = frozenset({"TGT", "BAD", "REF", "REPEAT"})
+
+
+@dataclass(frozen=True)
+class ReliabilityInput:
+    """One entry per judgment in each list. ``item`` names what was judged (a repeat shares
+    its original's); ``original`` the output a bad reference damages (system, segment);
+    ``score`` is None for protocols without one score per judgment. ``screens`` are
+    (annotator, screen, system, score) rows of candidates scored side by side."""
+
+    annotator: Sequence[int]
+    kind: Sequence[str]
+    item: Sequence[Hashable]
+    original: Sequence[Hashable]
+    score: Sequence[float] | None
+    seconds: Sequence[float]
+    screens: Sequence[tuple[int, Hashable, Hashable, float]] = ()
+    tutorial: Sequence[tuple[int, bool]] = ()  # (annotator, passed) per tutorial item
+
+
+@dataclass(frozen=True)
+class ReliabilityRow:
+    annotator_id: int
+    username: str
+    excluded: bool
+    bad_reference_verdict: str | None  # None: the task has no bad references
+    bad_reference_p: float | None
+    attention: PassRate | None  # None: no attention check taken
+    tutorial: PassRate | None
+    repeats: Differences
+    consensus: Consensus | None  # None: no candidates scored side by side
+    time: ItemTime
+    too_fast: bool
+    straight_lining: StraightLining | None  # None: no score to compare
+    reasons: tuple[str, ...] = field(default=())
+
+    @property
+    def passes(self) -> bool:
+        return not self.reasons
+
+
+def reliability_rows(
+    data: ReliabilityInput,
+    *,
+    quality: dict[int, AnnotatorQuality],
+    bad_references: bool,
+    usernames: Usernames,
+    excluded: set[int],
+) -> list[ReliabilityRow]:
+    """The reliability table of a task, every annotator (excluded ones too), by username."""
+    scores = data.score
+    scored = [
+        (a, k, i, o, s)
+        for a, k, i, o, s in zip(
+            data.annotator,
+            data.kind,
+            data.item,
+            data.original,
+            scores if scores is not None else [float("nan")] * len(data.annotator),
+            strict=True,
+        )
+        if k in SCORED_KINDS and s == s
+    ]
+    checks = pass_rates(bad_reference_checks((a, o, k, s) for a, k, _, o, s in scored))
+    tutorial = pass_rates(data.tutorial)
+    repeats = repeat_differences((a, i, s) for a, k, i, _, s in scored if k in {"TGT", "REPEAT"})
+    given: dict[int, list[float]] = {}
+    for a, _, _, _, s in scored:
+        given.setdefault(a, []).append(s)
+    times = time_per_item(zip(data.annotator, data.seconds, strict=True))
+    consensus = consensus_likelihood(data.screens) if data.screens else {}
+    rows = []
+    for annotator_id, time in times.items():
+        q = quality.get(annotator_id)
+        lining = straight_lining(given.get(annotator_id, [])) if scores is not None else None
+        row = ReliabilityRow(
+            annotator_id=annotator_id,
+            username=usernames[annotator_id],
+            excluded=annotator_id in excluded,
+            bad_reference_verdict=q.verdict if q is not None and bad_references else None,
+            bad_reference_p=q.bad_reference_p if q is not None and bad_references else None,
+            attention=checks.get(annotator_id),
+            tutorial=tutorial.get(annotator_id),
+            repeats=repeats.get(annotator_id, Differences(0, None)),
+            consensus=consensus.get(annotator_id) if data.screens else None,
+            time=time,
+            too_fast=too_fast(time.median_seconds, time.items),
+            straight_lining=lining,
+        )
+        rows.append(_with_reasons(row))
+    return sorted(rows, key=lambda r: r.username.lower())
+
+
+def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
+    """Why an annotator fails, one reason per failed check (none: they pass)."""
+    reasons = []
+    if row.bad_reference_verdict == "failed":
+        p = f" (p = {row.bad_reference_p:.2f})" if row.bad_reference_p is not None else ""
+        reasons.append(f"failed the bad-reference test{p}")
+    if attention_failed(row.attention):
+        assert row.attention is not None
+        reasons.append(f"passed {row.attention.passed} of {row.attention.total} attention checks")
+    if row.consensus is not None and not row.consensus.kept:
+        reasons.append(
+            f"consensus likelihood {row.consensus.likelihood:.2f} < {CONSENSUS_THRESHOLD}"
+        )
+    if row.too_fast:
+        reasons.append(
+            f"too fast: median {row.time.median_seconds:.1f} s per item (< {TOO_FAST_SECONDS:g} s)"
+        )
+    if row.straight_lining is not None and row.straight_lining.flagged:
+        share = row.straight_lining.identical_share or 0.0
+        reasons.append(f"straight-lining: {share:.0%} of scores identical")
+    return ReliabilityRow(**{**row.__dict__, "reasons": tuple(reasons)})
+
+
+def failing(rows: Sequence[ReliabilityRow]) -> set[int]:
+    """The annotators who fail some check."""
+    return {row.annotator_id for row in rows if not row.passes}
+
+
+def likert_input(data: LikertData) -> ReliabilityInput:
+    """A Likert or DA task: scores of the first measure (adequacy in a combined task)."""
+    system, segment = data.system.tolist(), data.segment.tolist()
+    return ReliabilityInput(
+        annotator=data.annotator.tolist(),
+        kind=ITEM_TYPES[data.kind].tolist(),
+        item=data.item.tolist(),
+        original=list(zip(system, segment, strict=True)),
+        score=next(iter(data.scores.values())).tolist(),
+        seconds=data.seconds.tolist(),
+    )
+
+
+def postedit_input(data: PosteditData) -> ReliabilityInput:
+    """A post-editing task: HTER is the score (a post-editor who never edits straight-lines
+    at 0); an output and its repeat are one item."""
+    original = list(zip(data.system.tolist(), data.segment.tolist(), strict=True))
+    return ReliabilityInput(
+        annotator=data.annotator.tolist(),
+        kind=ITEM_TYPES[data.kind].tolist(),
+        item=original,
+        original=original,
+        score=np.asarray(data.hter, dtype=np.float64).tolist(),
+        seconds=data.seconds.tolist(),
+    )
+
+
+def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
+    """A pairwise or ranking task: no single score; candidates scored side by side (pairwise
+    on a continuous scale) are contrastive screens, first judgments only."""
+    items = [(j.ranking.segment, frozenset(j.ranking.outputs)) for j in judged]
+    screens = [
+        (j.annotator_id, screen, "+".join(output), float(score))
+        for screen, j in enumerate(judged)
+        if j.scores is not None and not j.is_repeat
+        for output, score in zip(j.ranking.outputs, j.scores, strict=True)
+    ]
+    return ReliabilityInput(
+        annotator=[j.annotator_id for j in judged],
+        kind=["REPEAT" if j.is_repeat else "TGT" for j in judged],
+        item=items,
+        original=items,
+        score=None,
+        seconds=[j.seconds for j in judged],
+        screens=screens,
+    )
