@@ -97,6 +97,11 @@ class TaskResults:
     reliability: list[ReliabilityRow] = field(default_factory=list)
     passing: PassingRankings | None = None  # computed when asked for
 
+    @property
+    def scored_side_by_side(self) -> bool:
+        """Whether some annotator has a consensus likelihood (candidates scored together)."""
+        return any(row.consensus is not None for row in self.reliability)
+
     def human_scores(self) -> dict[str, dict[str, float]]:
         """Named system scores for the correlations, higher = better except HTER."""
         label = self.task.get_task_type_display()
