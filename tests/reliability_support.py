@@ -18,24 +18,22 @@ from typing import Any
 
 from annotation.demo import QUALITY
 from annotation.lib.scales import scale_range
-from annotation.models import Slot, Task
+from annotation.models import Slot, Task, TaskType
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record
 
 BEHAVIOURS = ("careful", "random", "constant", "fast")
 
 
-def _score(rng: random.Random, slot: Slot, behaviour: str, low: int, high: int) -> int:
+# Made-up qualities (1-5) of the test campaign's systems, apart enough for a consensus.
+TEST_QUALITY = {"Online-B": 4.2, "UEdin": 3.3, "happypoet": 2.2}
+
+
+def _score(rng: random.Random, quality: float, behaviour: str, low: int, high: int) -> int:
     if behaviour == "random":
         return rng.randint(low, high)
     if behaviour == "constant":
         return low + (high - low) * 3 // 4
-    item = slot.item
-    quality = (
-        1.6
-        if item.item_type == "BAD"
-        else QUALITY.get(item.system.name if item.system else "Human", 3.4)
-    )
     value = quality + rng.gauss(0, 0.5)
     return int(min(high, max(low, round(low + (value - 1) * (high - low) / 4))))
 
@@ -46,7 +44,6 @@ def raters_judge(
     """The raters (user -> behaviour) take turns until the task is done; returns the
     judgments recorded per behaviour."""
     rng = random.Random(seed)
-    low, high = scale_range(task.scale)
     now = start
     active = list(raters)
     recorded = dict.fromkeys(BEHAVIOURS, 0)
@@ -64,8 +61,28 @@ def raters_judge(
                 task_id=task.id,
                 slot_id=slot.id,
                 annotator_id=user.id,
-                answer={"score": _score(rng, slot, behaviour, low, high)},
+                answer=_answer(rng, task, slot, behaviour),
                 now=now + timedelta(seconds=seconds),
             )
             recorded[behaviour] += 1
     return recorded
+
+
+def _quality(systems: list[str]) -> float:
+    return max(QUALITY.get(name, TEST_QUALITY.get(name, 3.4)) for name in systems)
+
+
+def _answer(rng: random.Random, task: Task, slot: Slot, behaviour: str) -> dict[str, Any]:
+    """A score, or candidates scored side by side (pairwise on a continuous scale)."""
+    low, high = scale_range(task.scale)
+    item = slot.item
+    if task.task_type == TaskType.PAIRWISE:
+        return {
+            "candidate_scores": [
+                _score(rng, _quality(c["systems"]), behaviour, low, high) for c in item.candidates
+            ]
+        }
+    quality = (
+        1.6 if item.item_type == "BAD" else _quality([item.system.name if item.system else "Human"])
+    )
+    return {"score": _score(rng, quality, behaviour, low, high)}

@@ -158,3 +158,26 @@ def test_api_and_downloads_carry_the_reliability_columns(judged, manager, client
     )
     assert {row["annotator"] for row in document["annotators"]} == set(RATERS)
     assert client.get(f"/campaigns/{campaign.id}/results/human/reliability.xml").status_code == 404
+
+
+def test_consensus_likelihood_on_candidates_scored_side_by_side(
+    launched, loaded_campaign, make_annotator
+):
+    """Pairwise on the 0-100 scale scores both candidates of a screen: WMT26's consensus
+    likelihood applies, and the rater at random falls below 0.75."""
+    task = launched("pairwise", scale="da100", judgments_per_item=4, seed=9)
+    raters = {"careful1": "careful", "careful2": "careful", "careful3": "careful"}
+    raters["random"] = "random"
+    users = {make_annotator(loaded_campaign, name): kind for name, kind in raters.items()}
+    raters_judge(task=task, raters=users, start=timezone.now() - timedelta(days=1), seed=5)
+    results = human_results(loaded_campaign, passing_only=True).tasks[0]
+    rows = {row.username: row for row in results.reliability}
+    assert results.scored_side_by_side
+    assert rows["random"].consensus.likelihood < 0.75 and not rows["random"].consensus.kept
+    assert any(r.startswith("consensus likelihood") for r in rows["random"].reasons)
+    for name in ("careful1", "careful2", "careful3"):
+        assert rows[name].consensus.kept and rows[name].consensus.screens >= 3, rows[name]
+        assert rows[name].passes, rows[name].reasons
+    assert {row.username for row in results.passing.dropped} == {"random"}
+    assert results.passing.pairwise  # ranked again without them
+    assert rows["random"].straight_lining is None  # no single score per judgment
