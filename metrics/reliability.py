@@ -1,17 +1,19 @@
 """Per-annotator reliability scores: check pass rates, consistency, consensus, time and flags.
 
-Pure functions over plain records, one record per judgment (or per check outcome), so that any
-protocol can feed them:
+Pure functions, so that any protocol can feed them. Those over every judgment take parallel
+arrays (one entry per judgment: NumPy, a million judgments in well under a second); the two
+WMT26 figures take records, as the scripts read them:
 
-- ``pass_rates``: (annotator, passed) records of attention checks or tutorial items;
-  ``bad_reference_checks`` makes such records of the bad references Likert and DA tasks plan;
+- ``pass_rates``: (annotator, passed) of attention checks or tutorial items;
+  ``bad_reference_checks`` makes them of the bad references Likert and DA tasks plan;
 - ``repeat_differences``: (annotator, item, score), an annotator's own scores of one item;
-- ``duplicate_differences``: the same records, WMT26's mean absolute difference between
-  different annotators' scores of one item (``humeval/05-annotation_table.py``);
-- ``consensus_likelihood``: (annotator, screen, system, score), WMT26's filter for contrastive
-  screens (``humeval/02a-filter_data.py``);
+- ``duplicate_differences``: (annotator, item, score) records, WMT26's mean absolute
+  difference between different annotators' scores of one item
+  (``humeval/05-annotation_table.py``);
+- ``consensus_likelihood``: (annotator, screen, system, score) records, WMT26's filter for
+  contrastive screens (``humeval/02a-filter_data.py``);
 - ``time_per_item``: (annotator, seconds), each item's time capped at ``IDLE_CAP_SECONDS``;
-- ``straight_lining`` and ``too_fast``: the two flags.
+- ``straight_lining`` (annotator, score) and ``too_fast``: the two flags.
 
 Thresholds (each defined once, here):
 
@@ -33,10 +35,15 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from metrics.quality import IntArray, median_by_group
 
 A = TypeVar("A", bound=Hashable)  # an annotator (an id, a name)
 
@@ -62,35 +69,48 @@ class PassRate:
         return self.passed / self.total if self.total else None
 
 
-def pass_rates(records: Iterable[tuple[A, bool]]) -> dict[A, PassRate]:
-    """Per annotator: checks (or tutorial items) passed out of those taken."""
-    passed: Counter[A] = Counter()
-    total: Counter[A] = Counter()
-    for annotator, ok in records:
-        total[annotator] += 1
-        passed[annotator] += bool(ok)
-    return {annotator: PassRate(passed[annotator], total[annotator]) for annotator in total}
+def _groups(annotators: ArrayLike) -> tuple[list[Any], IntArray]:
+    """The distinct annotators (as Python values) and each entry's index among them."""
+    values, codes = np.unique(np.asarray(annotators), return_inverse=True)
+    return values.tolist(), codes.reshape(-1).astype(np.int64)
+
+
+def pass_rates(annotators: ArrayLike, passed: ArrayLike) -> dict[Any, PassRate]:
+    """Per annotator: checks (or tutorial items) passed out of those taken; one entry per
+    check outcome in each array."""
+    names, code = _groups(annotators)
+    total = np.bincount(code, minlength=len(names))
+    ok = np.bincount(code, weights=np.asarray(passed, dtype=bool), minlength=len(names))
+    return {a: PassRate(int(ok[i]), int(total[i])) for i, a in enumerate(names)}
+
+
+def _keys(first: IntArray, second: ArrayLike) -> IntArray:
+    """One integer per (first, second) pair of integer codes."""
+    other = np.asarray(second, dtype=np.int64)
+    return first * (int(other.max(initial=0)) + 1) + other
 
 
 def bad_reference_checks(
-    rows: Iterable[tuple[A, Hashable, str, float]],
-) -> list[tuple[A, bool]]:
-    """(annotator, original, kind, score) rows, kind TGT or BAD and ``original`` naming the
-    output a bad reference damages: one (annotator, passed) record per bad reference whose
-    original the annotator scored, passed when it is scored strictly below the original (the
-    mean of their scores of it, if they scored it twice)."""
-    originals: dict[tuple[A, Hashable], list[float]] = defaultdict(list)
-    damaged: list[tuple[A, Hashable, float]] = []
-    for annotator, original, kind, score in rows:
-        if kind == "TGT":
-            originals[(annotator, original)].append(float(score))
-        elif kind == "BAD":
-            damaged.append((annotator, original, float(score)))
-    return [
-        (a, score < statistics.fmean(originals[(a, o)]))
-        for a, o, score in damaged
-        if (a, o) in originals
-    ]
+    annotators: ArrayLike, originals: ArrayLike, kinds: ArrayLike, scores: ArrayLike
+) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """Attention checks from bad references. One entry per judgment: ``originals`` is an
+    integer code of the output a bad reference damages (of a TGT judgment: the output
+    itself), ``kinds`` TGT, BAD or another. Returns one (annotator, passed) entry per bad
+    reference whose original the annotator scored: passed when scored strictly below the
+    original (the mean of their scores of it, if they scored it twice)."""
+    names = np.asarray(annotators)
+    _, code = _groups(names)
+    kind = np.asarray(kinds).astype(str)
+    x = np.asarray(scores, dtype=np.float64)
+    key = _keys(code, originals)
+    tgt, bad = kind == "TGT", kind == "BAD"
+    tgt_keys, group = np.unique(key[tgt], return_inverse=True)
+    if tgt_keys.size == 0:
+        return names[:0], np.zeros(0, dtype=bool)
+    mean = np.bincount(group.reshape(-1), weights=x[tgt]) / np.bincount(group.reshape(-1))
+    at = np.minimum(np.searchsorted(tgt_keys, key[bad]), tgt_keys.size - 1)
+    found = tgt_keys[at] == key[bad]
+    return names[bad][found], x[bad][found] < mean[at][found]
 
 
 def attention_failed(rate: PassRate | None) -> bool:
@@ -112,19 +132,34 @@ def _mean_differences(pairs: dict[A, list[float]]) -> dict[A, Differences]:
     return {a: Differences(len(d), statistics.fmean(d) if d else None) for a, d in pairs.items()}
 
 
-def repeat_differences(rows: Iterable[tuple[A, Hashable, float]]) -> dict[A, Differences]:
+def repeat_differences(
+    annotators: ArrayLike, items: ArrayLike, scores: ArrayLike
+) -> dict[Any, Differences]:
     """Per annotator: mean |s1 - s2| over every pair of their own scores of one item (an item
-    and its repeat make one pair; three scores of one item make three). Annotators with no
-    repeated item have 0 pairs."""
-    scores: dict[A, dict[Hashable, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for annotator, item, score in rows:
-        scores[annotator][item].append(float(score))
-    return _mean_differences(
-        {
-            a: [abs(x - y) for given in items.values() for x, y in itertools.combinations(given, 2)]
-            for a, items in scores.items()
-        }
-    )
+    and its repeat make one pair; three scores of one item make three). ``items`` are
+    integer codes. Annotators with no repeated item have 0 pairs."""
+    names, code = _groups(annotators)
+    x = np.asarray(scores, dtype=np.float64)
+    key = _keys(code, items)
+    order = np.argsort(key, kind="stable")
+    key, x, owner = key[order], x[order], code[order]
+    n = len(names)
+    count, total = np.zeros(n, dtype=np.int64), np.zeros(n)
+    offset = 1
+    # Sorted by (annotator, item), every pair of one group is offset apart by less than the
+    # group's size: comparing each entry with the one ``offset`` later covers them all.
+    while offset < key.size:
+        same = key[offset:] == key[:-offset]
+        if not same.any():
+            break
+        diff = np.abs(x[offset:] - x[:-offset])[same]
+        count += np.bincount(owner[offset:][same], minlength=n)
+        total += np.bincount(owner[offset:][same], weights=diff, minlength=n)
+        offset += 1
+    return {
+        a: Differences(int(count[i]), float(total[i] / count[i]) if count[i] else None)
+        for i, a in enumerate(names)
+    }
 
 
 def duplicate_differences(
@@ -214,38 +249,35 @@ class ItemTime:
     median_seconds: float | None
 
 
-def capped(seconds: float, cap: float = IDLE_CAP_SECONDS) -> float:
-    """An item's time with idle time cut: never negative, never above ``cap``."""
-    return min(max(seconds, 0.0), cap)
-
-
 def active_seconds(action_times: Sequence[float], cap: float = IDLE_CAP_SECONDS) -> float | None:
     """WMT26's time on one screen from its action timestamps: the gaps between consecutive
     actions, each capped. None with fewer than two actions."""
     times = sorted(action_times)
     if len(times) < 2:
         return None
-    return sum(capped(later - earlier, cap) for earlier, later in itertools.pairwise(times))
+    return sum(min(later - earlier, cap) for earlier, later in itertools.pairwise(times))
 
 
 def time_per_item(
-    rows: Iterable[tuple[A, float | None]], cap: float = IDLE_CAP_SECONDS
-) -> dict[A, ItemTime]:
+    annotators: ArrayLike, seconds: ArrayLike, cap: float = IDLE_CAP_SECONDS
+) -> dict[Any, ItemTime]:
     """Per annotator: mean and median time per item, each item's time capped at ``cap``.
-    Items without a time (None or NaN) count as items but not in the times."""
-    times: dict[A, list[float]] = defaultdict(list)
-    items: Counter[A] = Counter()
-    for annotator, seconds in rows:
-        items[annotator] += 1
-        if seconds is not None and seconds == seconds:
-            times[annotator].append(capped(float(seconds), cap))
+    Items without a time (NaN) count as items but not in the times."""
+    names, code = _groups(annotators)
+    n = len(names)
+    t = np.clip(np.asarray(seconds, dtype=np.float64), 0.0, cap)
+    timed = np.isfinite(t)
+    items = np.bincount(code, minlength=n)
+    with_time = np.bincount(code[timed], minlength=n)
+    total = np.bincount(code[timed], weights=t[timed], minlength=n)
+    median = median_by_group(t, code, n)
     return {
         a: ItemTime(
-            items[a],
-            statistics.fmean(times[a]) if times[a] else None,
-            statistics.median(times[a]) if times[a] else None,
+            int(items[i]),
+            float(total[i] / with_time[i]) if with_time[i] else None,
+            float(median[i]) if with_time[i] else None,
         )
-        for a in items
+        for i, a in enumerate(names)
     }
 
 
@@ -265,12 +297,24 @@ class StraightLining:
     flagged: bool
 
 
-def straight_lining(scores: Sequence[float]) -> StraightLining:
-    """Flag: the most common score makes ``STRAIGHT_LINE_SHARE`` of at least
-    ``FLAG_MIN_SCORES`` scores."""
-    if not scores:
-        return StraightLining(0, None, False)
-    share = Counter(float(s) for s in scores).most_common(1)[0][1] / len(scores)
-    return StraightLining(
-        len(scores), share, len(scores) >= FLAG_MIN_SCORES and share >= STRAIGHT_LINE_SHARE
-    )
+def straight_lining(annotators: ArrayLike, scores: ArrayLike) -> dict[Any, StraightLining]:
+    """Per annotator, flagged when their most common score makes ``STRAIGHT_LINE_SHARE`` of
+    at least ``FLAG_MIN_SCORES`` scores (NaN scores left out)."""
+    names, code = _groups(annotators)
+    x = np.asarray(scores, dtype=np.float64)
+    keep = np.isfinite(x)
+    code, x = code[keep], x[keep]
+    n = len(names)
+    total = np.bincount(code, minlength=n)
+    labels, label = np.unique(x, return_inverse=True)
+    keys, counts = np.unique(code * max(labels.size, 1) + label.reshape(-1), return_counts=True)
+    most = np.zeros(n, dtype=np.int64)
+    np.maximum.at(most, keys // max(labels.size, 1), counts)
+    result = {}
+    for i, a in enumerate(names):
+        share = most[i] / total[i] if total[i] else None
+        flagged = bool(
+            total[i] >= FLAG_MIN_SCORES and share is not None and share >= STRAIGHT_LINE_SHARE
+        )
+        result[a] = StraightLining(int(total[i]), share, flagged)
+    return result

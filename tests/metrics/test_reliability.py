@@ -30,31 +30,46 @@ from metrics.reliability import (
 )
 
 
+def columns(rows: list[tuple]) -> list[list]:
+    """Records as parallel arrays (lists), one per field."""
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
 def test_pass_rates_by_hand() -> None:
-    rates = pass_rates([("u1", True), ("u1", False), ("u1", True), ("u2", False)])
+    rates = pass_rates(["u1", "u1", "u1", "u2"], [True, False, True, False])
     assert (rates["u1"].passed, rates["u1"].total) == (2, 3)
     assert rates["u1"].rate == pytest.approx(2 / 3)
     assert rates["u2"].rate == 0.0
-    assert pass_rates([]) == {}
+    assert pass_rates([], []) == {}
 
 
 def test_bad_reference_checks_by_hand() -> None:
-    rows = [("u1", "s1", "TGT", 70), ("u1", "s1", "TGT", 80), ("u1", "s1", "BAD", 74)]
-    rows += [("u1", "s2", "TGT", 50), ("u1", "s2", "BAD", 50), ("u1", "s3", "BAD", 0)]
-    rows += [("u2", "s1", "TGT", 90), ("u2", "s1", "BAD", 20), ("u2", "s1", "REF", 99)]
-    # u1: 74 < mean(70, 80) = 75 passes; 50 is not below 50; s3's original unscored.
-    assert bad_reference_checks(rows) == [("u1", True), ("u1", False), ("u2", True)]
-    assert not attention_failed(pass_rates([("u", False)] * 4)["u"])  # 4 checks: too few
-    assert attention_failed(pass_rates([("u", False)] * 2 + [("u", True)] * 3)["u"])  # 60%
-    assert not attention_failed(pass_rates([("u", False)] * 3 + [("u", True)] * 7)["u"])  # 70%
+    rows = [("u1", 1, "TGT", 70), ("u1", 1, "TGT", 80), ("u1", 1, "BAD", 74)]
+    rows += [("u1", 2, "TGT", 50), ("u1", 2, "BAD", 50), ("u1", 3, "BAD", 0)]
+    rows += [("u2", 1, "TGT", 90), ("u2", 1, "BAD", 20), ("u2", 1, "REF", 99)]
+    # u1: 74 < mean(70, 80) = 75 passes; 50 is not below 50; output 3's original unscored.
+    who, passed = bad_reference_checks(*columns(rows))
+    assert list(zip(who.tolist(), passed.tolist(), strict=True)) == [
+        ("u1", True),
+        ("u1", False),
+        ("u2", True),
+    ]
+
+    def rate(failed: int, ok: int):
+        return pass_rates(["u"] * (failed + ok), [False] * failed + [True] * ok)["u"]
+
+    assert not attention_failed(rate(4, 0))  # 4 checks: too few
+    assert attention_failed(rate(2, 3))  # 60%
+    assert not attention_failed(rate(3, 7))  # 70%
     assert not attention_failed(None)
 
 
 def test_repeat_differences_by_hand() -> None:
     # u1: item x 50 and 60 (|d| 10); item y 30, 30, 40 (0, 10, 10): 30 / 4 = 7.5.
-    rows = [("u1", "x", 50), ("u1", "x", 60), ("u1", "y", 30), ("u1", "y", 30)]
-    rows += [("u1", "y", 40), ("u1", "z", 99), ("u2", "x", 10)]
-    found = repeat_differences(rows)
+    x, y, z = 7, 3, 5  # item codes
+    rows = [("u1", x, 50), ("u1", x, 60), ("u1", y, 30), ("u1", y, 30)]
+    rows += [("u1", y, 40), ("u1", z, 99), ("u2", x, 10), ("u2", z, 10)]
+    found = repeat_differences(*columns(rows))
     assert found["u1"].pairs == 4
     assert found["u1"].mean == pytest.approx(7.5)
     assert found["u2"].pairs == 0 and found["u2"].mean is None
@@ -205,7 +220,7 @@ def test_consensus_likelihood_equals_wmt26_on_identical_input(seed: int) -> None
 
 def test_time_per_item_caps_idle_time() -> None:
     assert IDLE_CAP_SECONDS == 60
-    found = time_per_item([("u1", 1.0), ("u1", 3.0), ("u1", 200.0), ("u1", math.nan)])
+    found = time_per_item(["u1"] * 4, [1.0, 3.0, 200.0, math.nan])
     assert found["u1"].items == 4
     assert found["u1"].mean_seconds == pytest.approx((1 + 3 + 60) / 3)
     assert found["u1"].median_seconds == 3.0
@@ -219,8 +234,11 @@ def test_flags_by_hand() -> None:
     assert not too_fast(2.0, items=10)
     assert not too_fast(0.5, items=9)  # too few items to say
     assert not too_fast(None, items=50)
-    line = straight_lining([70.0] * 8 + [20.0, 90.0])
-    assert line.flagged and line.identical_share == pytest.approx(0.8)
-    assert not straight_lining([70.0] * 7 + [20.0, 90.0, 10.0]).flagged
-    assert not straight_lining([70.0] * 9).flagged  # 9 scores: too few
-    assert straight_lining([]).identical_share is None
+    scores = [70.0] * 8 + [20.0, 90.0]  # a: 8 of 10 identical
+    scores += [70.0] * 7 + [20.0, 90.0, 10.0]  # b: 7 of 10
+    scores += [70.0] * 9 + [math.nan]  # c: 9 identical scores, too few
+    found = straight_lining(["a"] * 10 + ["b"] * 10 + ["c"] * 10, scores)
+    assert found["a"].flagged and found["a"].identical_share == pytest.approx(0.8)
+    assert not found["b"].flagged and found["b"].identical_share == pytest.approx(0.7)
+    assert not found["c"].flagged and (found["c"].scores, found["c"].identical_share) == (9, 1.0)
+    assert straight_lining([], []) == {}

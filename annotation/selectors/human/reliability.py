@@ -11,6 +11,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from annotation.selectors.human.comparisons import Judged
 from annotation.selectors.human.likert import LikertData
@@ -41,19 +42,20 @@ SCORED_KINDS = frozenset({"TGT", "BAD", "REF", "REPEAT"})
 
 @dataclass(frozen=True)
 class ReliabilityInput:
-    """One entry per judgment in each list. ``item`` names what was judged (a repeat shares
-    its original's); ``original`` the output a bad reference damages (system, segment);
-    ``score`` is None for protocols without one score per judgment. ``screens`` are
-    (annotator, screen, system, score) rows of candidates scored side by side."""
+    """One entry per judgment in each array. ``item`` codes what was judged (a repeat shares
+    its original's); ``original`` codes the output a bad reference damages (of any other
+    judgment: its own output); ``score`` is None for protocols without one score per
+    judgment. ``screens`` are (annotator, screen, system, score) rows of candidates scored
+    side by side; ``tutorial`` (annotator, passed) per tutorial item answered."""
 
-    annotator: Sequence[int]
-    kind: Sequence[str]
-    item: Sequence[Hashable]
-    original: Sequence[Hashable]
-    score: Sequence[float] | None
-    seconds: Sequence[float]
+    annotator: NDArray[np.int64]
+    kind: NDArray[np.str_]
+    item: NDArray[np.int64]
+    original: NDArray[np.int64]
+    score: NDArray[np.float64] | None
+    seconds: NDArray[np.float64]
     screens: Sequence[tuple[int, Hashable, Hashable, float]] = ()
-    tutorial: Sequence[tuple[int, bool]] = ()  # (annotator, passed) per tutorial item
+    tutorial: Sequence[tuple[int, bool]] = ()
 
 
 @dataclass(frozen=True)
@@ -86,31 +88,27 @@ def reliability_rows(
     excluded: set[int],
 ) -> list[ReliabilityRow]:
     """The reliability table of a task, every annotator (excluded ones too), by username."""
-    scores = data.score
-    scored = [
-        (a, k, i, o, s)
-        for a, k, i, o, s in zip(
-            data.annotator,
-            data.kind,
-            data.item,
-            data.original,
-            scores if scores is not None else [float("nan")] * len(data.annotator),
-            strict=True,
-        )
-        if k in SCORED_KINDS and s == s
-    ]
-    checks = pass_rates(bad_reference_checks((a, o, k, s) for a, k, _, o, s in scored))
-    tutorial = pass_rates(data.tutorial)
-    repeats = repeat_differences((a, i, s) for a, k, i, _, s in scored if k in {"TGT", "REPEAT"})
-    given: dict[int, list[float]] = {}
-    for a, _, _, _, s in scored:
-        given.setdefault(a, []).append(s)
-    times = time_per_item(zip(data.annotator, data.seconds, strict=True))
+    scored = np.isin(data.kind, list(SCORED_KINDS))
+    if data.score is not None:
+        scored &= np.isfinite(data.score)
+        score = data.score[scored]
+    else:
+        score = np.zeros(int(scored.sum()))  # no score: no check, repeat or line to read
+    annotator, kind = data.annotator[scored], data.kind[scored]
+    checks = (
+        pass_rates(*bad_reference_checks(annotator, data.original[scored], kind, score))
+        if data.score is not None
+        else {}
+    )
+    tutorial = pass_rates([a for a, _ in data.tutorial], [ok for _, ok in data.tutorial])
+    kept = np.isin(kind, ["TGT", "REPEAT"]) if data.score is not None else kind == ""
+    repeats = repeat_differences(annotator[kept], data.item[scored][kept], score[kept])
+    lining = straight_lining(annotator, score) if data.score is not None else {}
+    times = time_per_item(data.annotator, data.seconds)
     consensus = consensus_likelihood(data.screens) if data.screens else {}
     rows = []
     for annotator_id, time in times.items():
         q = quality.get(annotator_id)
-        lining = straight_lining(given.get(annotator_id, [])) if scores is not None else None
         row = ReliabilityRow(
             annotator_id=annotator_id,
             username=usernames[annotator_id],
@@ -123,7 +121,9 @@ def reliability_rows(
             consensus=consensus.get(annotator_id) if data.screens else None,
             time=time,
             too_fast=too_fast(time.median_seconds, time.items),
-            straight_lining=lining,
+            straight_lining=lining.get(annotator_id, StraightLining(0, None, False))
+            if data.score is not None
+            else None,
         )
         rows.append(_with_reasons(row))
     return sorted(rows, key=lambda r: r.username.lower())
@@ -157,37 +157,47 @@ def failing(rows: Sequence[ReliabilityRow]) -> set[int]:
     return {row.annotator_id for row in rows if not row.passes}
 
 
+def _codes(first: NDArray[np.integer], second: NDArray[np.integer]) -> NDArray[np.int64]:
+    """One integer per (first, second) pair, e.g. (system, segment)."""
+    return first.astype(np.int64) * (int(second.max(initial=0)) + 1) + second
+
+
 def likert_input(data: LikertData) -> ReliabilityInput:
     """A Likert or DA task: scores of the first measure (adequacy in a combined task)."""
-    system, segment = data.system.tolist(), data.segment.tolist()
     return ReliabilityInput(
-        annotator=data.annotator.tolist(),
-        kind=ITEM_TYPES[data.kind].tolist(),
-        item=data.item.tolist(),
-        original=list(zip(system, segment, strict=True)),
-        score=next(iter(data.scores.values())).tolist(),
-        seconds=data.seconds.tolist(),
+        annotator=data.annotator.astype(np.int64),
+        kind=ITEM_TYPES[data.kind],
+        item=data.item.astype(np.int64),
+        original=_codes(data.system, data.segment),
+        score=next(iter(data.scores.values())),
+        seconds=data.seconds,
     )
 
 
 def postedit_input(data: PosteditData) -> ReliabilityInput:
     """A post-editing task: HTER is the score (a post-editor who never edits straight-lines
     at 0); an output and its repeat are one item."""
-    original = list(zip(data.system.tolist(), data.segment.tolist(), strict=True))
+    output = _codes(data.system, data.segment)
     return ReliabilityInput(
-        annotator=data.annotator.tolist(),
-        kind=ITEM_TYPES[data.kind].tolist(),
-        item=original,
-        original=original,
-        score=np.asarray(data.hter, dtype=np.float64).tolist(),
-        seconds=data.seconds.tolist(),
+        annotator=data.annotator.astype(np.int64),
+        kind=ITEM_TYPES[data.kind],
+        item=output,
+        original=output,
+        score=np.asarray(data.hter, dtype=np.float64),
+        seconds=data.seconds,
     )
 
 
 def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
     """A pairwise or ranking task: no single score; candidates scored side by side (pairwise
     on a continuous scale) are contrastive screens, first judgments only."""
-    items = [(j.ranking.segment, frozenset(j.ranking.outputs)) for j in judged]
+    codes: dict[tuple[Hashable, frozenset[tuple[str, ...]]], int] = {}
+    items = [
+        codes.setdefault(
+            (j.ranking.segment, frozenset(tuple(o) for o in j.ranking.outputs)), len(codes)
+        )
+        for j in judged
+    ]
     screens = [
         (j.annotator_id, screen, "+".join(output), float(score))
         for screen, j in enumerate(judged)
@@ -195,44 +205,11 @@ def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
         for output, score in zip(j.ranking.outputs, j.scores, strict=True)
     ]
     return ReliabilityInput(
-        annotator=[j.annotator_id for j in judged],
-        kind=["REPEAT" if j.is_repeat else "TGT" for j in judged],
-        item=items,
-        original=items,
+        annotator=np.array([j.annotator_id for j in judged], dtype=np.int64),
+        kind=np.array(["REPEAT" if j.is_repeat else "TGT" for j in judged]),
+        item=np.array(items, dtype=np.int64),
+        original=np.array(items, dtype=np.int64),
         score=None,
-        seconds=[j.seconds for j in judged],
+        seconds=np.array([j.seconds for j in judged], dtype=np.float64),
         screens=screens,
     )
-
-
-def reliability_record(row: ReliabilityRow) -> dict[str, object]:
-    """One annotator's row as the API and the downloads carry it (None: not measured)."""
-    attention, tutorial, consensus = row.attention, row.tutorial, row.consensus
-    lining = row.straight_lining
-    return {
-        "annotator_id": row.annotator_id,
-        "annotator": row.username,
-        "excluded": row.excluded,
-        "passes": row.passes,
-        "reasons": list(row.reasons),
-        "bad_reference_verdict": row.bad_reference_verdict,
-        "bad_reference_p": row.bad_reference_p,
-        "attention_passed": attention.passed if attention else None,
-        "attention_total": attention.total if attention else 0,
-        "attention_rate": attention.rate if attention else None,
-        "tutorial_passed": tutorial.passed if tutorial else None,
-        "tutorial_total": tutorial.total if tutorial else 0,
-        "tutorial_rate": tutorial.rate if tutorial else None,
-        "repeat_pairs": row.repeats.pairs,
-        "repeat_mean_abs_difference": row.repeats.mean,
-        "consensus_screens": consensus.screens if consensus else None,
-        "consensus_pairs": consensus.pairs if consensus else None,
-        "consensus_likelihood": consensus.likelihood if consensus else None,
-        "consensus_kept": consensus.kept if consensus else None,
-        "items": row.time.items,
-        "seconds_per_item": row.time.mean_seconds,
-        "median_seconds_per_item": row.time.median_seconds,
-        "too_fast": row.too_fast,
-        "identical_share": lining.identical_share if lining else None,
-        "straight_lining": lining.flagged if lining else None,
-    }
