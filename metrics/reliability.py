@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from metrics.quality import IntArray, median_by_group
+from metrics.quality import FloatArray, IntArray, median_by_group
 
 A = TypeVar("A", bound=Hashable)  # an annotator (an id, a name)
 
@@ -132,6 +132,37 @@ def _mean_differences(pairs: dict[A, list[float]]) -> dict[A, Differences]:
     return {a: Differences(len(d), statistics.fmean(d) if d else None) for a, d in pairs.items()}
 
 
+def _equal_key_pairs(key: IntArray) -> tuple[IntArray, IntArray]:
+    """Every index pair (i, j), i < j, of entries with equal keys; ``key`` sorted. Entries of
+    one key are adjacent, so comparing each with the one ``offset`` later, for growing
+    offsets, finds all pairs (groups are small: an item and its repeat, a few annotators)."""
+    first, second = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    offset = 1
+    while offset < key.size:
+        same = np.flatnonzero(key[offset:] == key[:-offset])
+        if same.size == 0:
+            break
+        first.append(same)
+        second.append(same + offset)
+        offset += 1
+    return np.concatenate(first), np.concatenate(second)
+
+
+def _per_annotator(
+    names: list[Any], owners: list[IntArray], diffs: list[FloatArray]
+) -> dict[Any, Differences]:
+    n = len(names)
+    count = sum((np.bincount(o, minlength=n) for o in owners), np.zeros(n, dtype=np.int64))
+    total = sum(
+        (np.bincount(o, weights=d, minlength=n) for o, d in zip(owners, diffs, strict=True)),
+        np.zeros(n),
+    )
+    return {
+        a: Differences(int(count[i]), float(total[i] / count[i]) if count[i] else None)
+        for i, a in enumerate(names)
+    }
+
+
 def repeat_differences(
     annotators: ArrayLike, items: ArrayLike, scores: ArrayLike
 ) -> dict[Any, Differences]:
@@ -139,49 +170,31 @@ def repeat_differences(
     and its repeat make one pair; three scores of one item make three). ``items`` are
     integer codes. Annotators with no repeated item have 0 pairs."""
     names, code = _groups(annotators)
-    x = np.asarray(scores, dtype=np.float64)
     key = _keys(code, items)
     order = np.argsort(key, kind="stable")
-    key, x, owner = key[order], x[order], code[order]
-    n = len(names)
-    count, total = np.zeros(n, dtype=np.int64), np.zeros(n)
-    offset = 1
-    # Sorted by (annotator, item), every pair of one group is offset apart by less than the
-    # group's size: comparing each entry with the one ``offset`` later covers them all.
-    while offset < key.size:
-        same = key[offset:] == key[:-offset]
-        if not same.any():
-            break
-        diff = np.abs(x[offset:] - x[:-offset])[same]
-        count += np.bincount(owner[offset:][same], minlength=n)
-        total += np.bincount(owner[offset:][same], weights=diff, minlength=n)
-        offset += 1
-    return {
-        a: Differences(int(count[i]), float(total[i] / count[i]) if count[i] else None)
-        for i, a in enumerate(names)
-    }
+    i, j = _equal_key_pairs(key[order])
+    x = np.asarray(scores, dtype=np.float64)[order]
+    return _per_annotator(names, [code[order][i]], [np.abs(x[i] - x[j])])
 
 
 def duplicate_differences(
-    rows: Iterable[tuple[A, Hashable, float]],
-) -> tuple[Differences, dict[A, Differences]]:
+    annotators: ArrayLike, items: ArrayLike, scores: ArrayLike
+) -> tuple[Differences, dict[Any, Differences]]:
     """WMT26's MAE(dup): one score per (item, annotator), the last given; every pair of
-    different annotators' scores of one item. Returns the overall mean (WMT26's figure) and,
-    per annotator, the mean over the pairs they are part of."""
-    by_item: dict[Hashable, dict[A, float]] = defaultdict(dict)
-    annotators: set[A] = set()
-    for annotator, item, score in rows:
-        by_item[item][annotator] = float(score)
-        annotators.add(annotator)
-    overall: list[float] = []
-    mine: dict[A, list[float]] = {a: [] for a in annotators}
-    for given in by_item.values():
-        for (a, x), (b, y) in itertools.combinations(given.items(), 2):
-            overall.append(abs(x - y))
-            mine[a].append(abs(x - y))
-            mine[b].append(abs(x - y))
-    total = Differences(len(overall), statistics.fmean(overall) if overall else None)
-    return total, _mean_differences(mine)
+    different annotators' scores of one item (``items`` integer codes). Returns the overall
+    mean (WMT26's figure) and, per annotator, the mean over the pairs they are part of."""
+    names, code = _groups(annotators)
+    item = np.asarray(items, dtype=np.int64)
+    x = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(_keys(item, code), kind="stable")
+    key = _keys(item, code)[order]
+    last = order[np.append(key[1:] != key[:-1], True)] if key.size else order
+    by_item = last[np.argsort(item[last], kind="stable")]
+    i, j = _equal_key_pairs(item[by_item])
+    diff = np.abs(x[by_item][i] - x[by_item][j])
+    overall = Differences(int(diff.size), float(diff.mean()) if diff.size else None)
+    owner = code[by_item]
+    return overall, _per_annotator(names, [owner[i], owner[j]], [diff, diff])
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,8 @@ def test_each_careless_rater_is_caught_by_the_right_check(judged):
     assert rows["fast"].too_fast
     assert [r for r in rows["fast"].reasons if not r.startswith("too fast")] == []
     assert not rows["careful1"].too_fast
+    # WMT26's MAE against the others: the rater at random is furthest from everyone.
+    assert rows["random"].others.mean == max(row.others.mean for row in rows.values())
     for row in rows.values():
         assert row.time.median_seconds is not None and row.time.median_seconds <= 60
         assert row.repeats.pairs > 0
@@ -133,6 +135,10 @@ def test_api_and_downloads_carry_the_reliability_columns(judged, manager, client
     assert rows["random"]["attention_rate"] < 0.7 and rows["careful1"]["passes"]
     assert rows["careful1"]["consensus_likelihood"] is None
     assert rows["careful1"]["tutorial_total"] == 0
+    assert (
+        rows["random"]["others_mean_abs_difference"]
+        > rows["careful1"]["others_mean_abs_difference"]
+    )
     assert 8 <= rows["careful1"]["seconds_per_item"] <= 40
     dropped = {row["annotator"] for row in body["tasks"][0]["passing"]["dropped"]}
     assert dropped == CARELESS

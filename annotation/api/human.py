@@ -128,6 +128,10 @@ class ReliabilitySerializer(serializers.Serializer):
     tutorial_rate = Number()
     repeat_pairs = serializers.IntegerField()
     repeat_mean_abs_difference = Number()
+    others_pairs = serializers.IntegerField()
+    others_mean_abs_difference = Number(
+        help_text="WMT26's MAE(dup): against other annotators' scores of the same item"
+    )
     consensus_screens = serializers.IntegerField(allow_null=True)
     consensus_pairs = serializers.IntegerField(allow_null=True)
     consensus_likelihood = Number(help_text="WMT26's, on candidates scored side by side")

@@ -95,18 +95,34 @@ def wmt26_duplicate_mae(lines: list[dict]) -> float:
 
 def test_duplicate_differences_by_hand_and_as_wmt26() -> None:
     # i1: u1 50 (after a first 30), u2 70, u3 40: |d| 20, 10, 30; i2: u1 and u2 10: 0.
-    rows = [("u1", "i1", 30), ("u1", "i1", 50), ("u2", "i1", 70), ("u3", "i1", 40)]
-    rows += [("u1", "i2", 10), ("u2", "i2", 10), ("u3", "i3", 5)]
-    overall, per = duplicate_differences(rows)
+    i1, i2, i3 = 4, 9, 2  # item codes
+    rows = [("u1", i1, 30), ("u1", i1, 50), ("u2", i1, 70), ("u3", i1, 40)]
+    rows += [("u1", i2, 10), ("u2", i2, 10), ("u3", i3, 5)]
+    overall, per = duplicate_differences(*columns(rows))
     assert (overall.pairs, overall.mean) == (4, pytest.approx(15.0))
     assert per["u1"].mean == pytest.approx(10.0)  # 20, 10, 0
     assert per["u2"].mean == pytest.approx(50 / 3)  # 20, 30, 0
     assert per["u3"].mean == pytest.approx(20.0)  # 10, 30
     lines = [
-        {"user_id": u, "item": [{"item_id": i}], "annotation": [{"sysA": {"score": s}}]}
+        {"user_id": u, "item": [{"item_id": str(i)}], "annotation": [{"sysA": {"score": s}}]}
         for u, i, s in rows
     ]
     assert overall.mean == pytest.approx(wmt26_duplicate_mae(lines))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_duplicate_differences_as_wmt26_on_random_input(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rows = [
+        (f"u{rng.integers(6)}", int(rng.integers(40)), float(rng.integers(0, 101)))
+        for _ in range(300)
+    ]
+    lines = [
+        {"user_id": u, "item": [{"item_id": str(i)}], "annotation": [{"sysA": {"score": s}}]}
+        for u, i, s in rows
+    ]
+    overall, _ = duplicate_differences(*columns(rows))
+    assert overall.mean == pytest.approx(wmt26_duplicate_mae(lines), rel=1e-12)
 
 
 def test_consensus_likelihood_by_hand() -> None:

@@ -29,6 +29,7 @@ from metrics.reliability import (
     attention_failed,
     bad_reference_checks,
     consensus_likelihood,
+    duplicate_differences,
     pass_rates,
     repeat_differences,
     straight_lining,
@@ -68,6 +69,7 @@ class ReliabilityRow:
     attention: PassRate | None  # None: no attention check taken
     tutorial: PassRate | None
     repeats: Differences
+    others: Differences  # WMT26's MAE(dup): against other annotators' scores of one item
     consensus: Consensus | None  # None: no candidates scored side by side
     time: ItemTime
     too_fast: bool
@@ -103,6 +105,8 @@ def reliability_rows(
     tutorial = pass_rates([a for a, _ in data.tutorial], [ok for _, ok in data.tutorial])
     kept = np.isin(kind, ["TGT", "REPEAT"]) if data.score is not None else kind == ""
     repeats = repeat_differences(annotator[kept], data.item[scored][kept], score[kept])
+    first = np.isin(kind, ["TGT", "REF"]) if data.score is not None else kind == ""
+    _, others = duplicate_differences(annotator[first], data.item[scored][first], score[first])
     lining = straight_lining(annotator, score) if data.score is not None else {}
     times = time_per_item(data.annotator, data.seconds)
     consensus = consensus_likelihood(data.screens) if data.screens else {}
@@ -118,6 +122,7 @@ def reliability_rows(
             attention=checks.get(annotator_id),
             tutorial=tutorial.get(annotator_id),
             repeats=repeats.get(annotator_id, Differences(0, None)),
+            others=others.get(annotator_id, Differences(0, None)),
             consensus=consensus.get(annotator_id) if data.screens else None,
             time=time,
             too_fast=too_fast(time.median_seconds, time.items),
