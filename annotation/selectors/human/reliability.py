@@ -218,3 +218,38 @@ def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
         seconds=np.array([j.seconds for j in judged], dtype=np.float64),
         screens=screens,
     )
+
+
+def reliability_record(row: ReliabilityRow) -> dict[str, object]:
+    """One annotator's row as the API and the downloads carry it (None: not measured)."""
+    attention, tutorial, consensus = row.attention, row.tutorial, row.consensus
+    lining = row.straight_lining
+    return {
+        "annotator_id": row.annotator_id,
+        "annotator": row.username,
+        "excluded": row.excluded,
+        "passes": row.passes,
+        "reasons": list(row.reasons),
+        "bad_reference_verdict": row.bad_reference_verdict,
+        "bad_reference_p": row.bad_reference_p,
+        "attention_passed": attention.passed if attention else None,
+        "attention_total": attention.total if attention else 0,
+        "attention_rate": attention.rate if attention else None,
+        "tutorial_passed": tutorial.passed if tutorial else None,
+        "tutorial_total": tutorial.total if tutorial else 0,
+        "tutorial_rate": tutorial.rate if tutorial else None,
+        "repeat_pairs": row.repeats.pairs,
+        "repeat_mean_abs_difference": row.repeats.mean,
+        "others_pairs": row.others.pairs,
+        "others_mean_abs_difference": row.others.mean,
+        "consensus_screens": consensus.screens if consensus else None,
+        "consensus_pairs": consensus.pairs if consensus else None,
+        "consensus_likelihood": consensus.likelihood if consensus else None,
+        "consensus_kept": consensus.kept if consensus else None,
+        "items": row.time.items,
+        "seconds_per_item": row.time.mean_seconds,
+        "median_seconds_per_item": row.time.median_seconds,
+        "too_fast": row.too_fast,
+        "identical_share": lining.identical_share if lining else None,
+        "straight_lining": lining.flagged if lining else None,
+    }
