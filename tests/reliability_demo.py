@@ -5,6 +5,10 @@ more adequacy task in "WMT21 de-fr demo, judged by simulated raters" and has it 
 demo's raters (three careful, sim-rater-4 at random) and two more careless ones,
 ``sim-constant`` (the same score every time) and ``sim-fast`` (about a second per item).
 Idempotent: a second run finds the task and does nothing.
+
+``python -m tests.reliability_demo --screenshot http://127.0.0.1:8765 FILE.png``, with the
+site running on that address, then saves the table (switch on) as the organiser sees it, in
+headless Chromium.
 """
 
 from __future__ import annotations
@@ -64,5 +68,41 @@ def main() -> None:
     print(f"task #{task.id} judged: {done}")
 
 
+def screenshot(base: str, path: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from annotation.management.commands.load_demo import demo_password
+
+    campaign = Campaign.objects.get(name=SIMULATED_CAMPAIGN)
+    task = campaign.tasks.get(task_type=TaskType.ADEQUACY, seed=SEED)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"]
+        )
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{base}/login/")
+        page.fill("input[name=username]", "organiser")
+        page.fill("input[name=password]", demo_password("organiser"))
+        page.press("input[name=password]", "Enter")
+        page.wait_for_url(lambda url: "/login/" not in url)
+        page.goto(f"{base}/campaigns/{campaign.id}/results/human/?passing=1", timeout=300_000)
+        # From the reliability heading to the end of the task's section, in page coordinates.
+        top = page.locator(f"#reliability-{task.id}").evaluate(
+            "e => e.getBoundingClientRect().top + window.scrollY"
+        )
+        left, bottom, width = page.locator(f"#task-{task.id}").evaluate(
+            "e => { const b = e.getBoundingClientRect();"
+            " return [b.left, b.bottom + window.scrollY, b.width]; }"
+        )
+        clip = {"x": left, "y": top - 10, "width": width, "height": bottom - top + 10}
+        page.screenshot(path=path, full_page=True, clip=clip)
+        browser.close()
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["--screenshot"]:
+        screenshot(sys.argv[2], sys.argv[3])
+    else:
+        main()
