@@ -88,8 +88,9 @@ def test_switch_ranks_both_ways_names_who_is_dropped_and_excludes_reversibly(
     assert "Only annotators who pass: on" in page
     assert "Dropped:" in page and "straight-lining: 100% of scores identical" in page
     assert "all counted annotators" in page and "Exclude these 3 from this task" in page
-    off = client.get(f"/campaigns/{campaign.id}/results/human/").content.decode()
+    off = client.get(f"/campaigns/{campaign.id}/results/human/?weights=linear").content.decode()
     assert "Only annotators who pass: off" in off and "Dropped:" not in off
+    assert "?weights=linear&amp;passing=1#reliability-" in off  # the other choices kept
 
     # Excluding those who fail goes through the exclusion service: one row each, reversible.
     response = client.post(

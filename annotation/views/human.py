@@ -123,8 +123,7 @@ def human_results_page(request, campaign_id: int):
             "results": results,
             "can_exclude": can_exclude(request.role),
             "weights": weights,
-            "passing": passing,
-            "side_by_side": passing_context(results),
+            **passing_context(request, results, passing),
             "ranking_plots": _ranking_plots(results),
             "progress_plots": [
                 progress_plot(results.progress.by_task_type, title="Judgments per task type"),

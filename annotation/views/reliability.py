@@ -80,8 +80,18 @@ def side_by_side(task: TaskResults) -> list[SideBySide]:
     return tables
 
 
-def passing_context(results: HumanResults) -> dict[int, list[SideBySide]]:
-    return {task.task.id: side_by_side(task) for task in results.tasks}
+def passing_context(request, results: HumanResults, passing: bool) -> dict[str, object]:
+    """The side-by-side tables per task id, and the switch's link (the page's other choices,
+    such as the ESA procedure or the kappa weights, kept)."""
+    query = request.GET.copy()
+    query.pop("passing", None)
+    if not passing:
+        query["passing"] = "1"
+    return {
+        "passing": passing,
+        "side_by_side": {task.task.id: side_by_side(task) for task in results.tasks},
+        "passing_switch": f"?{query.urlencode()}" if query else "?",
+    }
 
 
 @login_required
