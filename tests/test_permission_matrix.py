@@ -464,6 +464,25 @@ CASES = [
         exclusion,
         data=lambda w: {"excluded": "1"},
     ),
+    # Reliability: the download; excluding those who fail (managers and organisers, POST).
+    *(
+        Case("results-human-reliability", "get", results_page(), fmt(name), label=name)
+        for name in ("csv", "json")
+    ),
+    Case(
+        "results-human-reliability",
+        "get",
+        row(LOGIN, 403, 404, 404, 404, 404, 404),
+        fmt("xml"),
+        label="unknown format",
+    ),
+    Case("results-human-exclude-failing", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
+    Case(
+        "results-human-exclude-failing",
+        "post",
+        results_page(302),
+        task_in_campaign("adequacy"),
+    ),
     # API.
     Case("api-token", "get", everyone(405)),
     Case(
