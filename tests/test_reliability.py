@@ -188,3 +188,18 @@ def test_consensus_likelihood_on_candidates_scored_side_by_side(
     assert {row.username for row in results.passing.dropped} == {"random"}
     assert results.passing.pairwise  # ranked again without them
     assert rows["random"].straight_lining is None  # no single score per judgment
+
+
+def test_attention_figures_are_the_checks_the_loop_recorded(judged):
+    """Once the loop records check outcomes (bad references and repeats here), the table's
+    attention column counts them, first answers, per annotator."""
+    from annotation.models import CheckOutcome
+
+    campaign, task, users = judged
+    recorded = list(CheckOutcome.objects.filter(task=task).values_list("annotator_id", "passed"))
+    assert recorded
+    rows = {row.annotator_id: row for row in human_results(campaign).tasks[0].reliability}
+    for user in users.values():
+        mine = [passed for who, passed in recorded if who == user.id]
+        attention = rows[user.id].attention
+        assert (attention.passed, attention.total) == (sum(mine), len(mine)), user.username

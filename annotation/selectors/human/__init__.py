@@ -7,12 +7,14 @@ control table, so that they can be let back in, but count nowhere else.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import LIKERT_TYPES, SPAN_TYPES, Campaign, Task, TaskType
+from annotation.selectors.checks import check_outcomes
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -159,7 +161,9 @@ def task_results(
         release_memory()
         quality = likert_quality(data, usernames, excluded)
         bad_references = has_bad_references(data)
-        reliability = _reliability(likert_input(data), quality, bad_references, usernames, excluded)
+        reliability = _reliability(
+            task, likert_input(data), quality, bad_references, usernames, excluded
+        )
         passing = None
         if passing_only:
             dropped = failing(reliability) - excluded
@@ -180,7 +184,7 @@ def task_results(
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)
         quality = postedit_quality(edits, usernames, excluded)
-        reliability = _reliability(postedit_input(edits), quality, False, usernames, excluded)
+        reliability = _reliability(task, postedit_input(edits), quality, False, usernames, excluded)
         passing = None
         if passing_only:
             dropped = failing(reliability) - excluded
@@ -199,7 +203,7 @@ def task_results(
     judged = comparison_data(task, usernames)
     pairwise, resamples = pairwise_ranking(judged, excluded)
     quality = comparison_quality(judged, usernames, excluded)
-    reliability = _reliability(comparison_input(judged), quality, False, usernames, excluded)
+    reliability = _reliability(task, comparison_input(judged), quality, False, usernames, excluded)
     passing = None
     if passing_only:
         dropped = failing(reliability) - excluded
@@ -220,14 +224,17 @@ def task_results(
 
 
 def _reliability(
+    task: Task,
     data: ReliabilityInput,
     quality: list[AnnotatorRow],
     bad_references: bool,
     usernames: Usernames,
     excluded: set[int],
 ) -> list[ReliabilityRow]:
+    # The attention checks the loop recorded (services.checks), first answers.
+    checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
     return reliability_rows(
-        data,
+        dataclasses.replace(data, checks=checks),
         quality={row.annotator_id: row.quality for row in quality},
         bad_references=bad_references,
         usernames=usernames,

@@ -47,7 +47,9 @@ class ReliabilityInput:
     its original's); ``original`` codes the output a bad reference damages (of any other
     judgment: its own output); ``score`` is None for protocols without one score per
     judgment. ``screens`` are (annotator, screen, system, score) rows of candidates scored
-    side by side; ``tutorial`` (annotator, passed) per tutorial item answered."""
+    side by side; ``tutorial`` (annotator, passed) per tutorial item answered; ``checks``
+    (annotator, passed) per attention check the loop recorded (``selectors.checks``): when a
+    task has any, they are its attention checks, else its bad references are."""
 
     annotator: NDArray[np.int64]
     kind: NDArray[np.str_]
@@ -57,6 +59,7 @@ class ReliabilityInput:
     seconds: NDArray[np.float64]
     screens: Sequence[tuple[int, Hashable, Hashable, float]] = ()
     tutorial: Sequence[tuple[int, bool]] = ()
+    checks: Sequence[tuple[int, bool]] = ()
 
 
 @dataclass(frozen=True)
@@ -97,11 +100,12 @@ def reliability_rows(
     else:
         score = np.zeros(int(scored.sum()))  # no score: no check, repeat or line to read
     annotator, kind = data.annotator[scored], data.kind[scored]
-    checks = (
-        pass_rates(*bad_reference_checks(annotator, data.original[scored], kind, score))
-        if data.score is not None
-        else {}
-    )
+    if data.checks:
+        checks = pass_rates([a for a, _ in data.checks], [ok for _, ok in data.checks])
+    elif data.score is not None:
+        checks = pass_rates(*bad_reference_checks(annotator, data.original[scored], kind, score))
+    else:
+        checks = {}
     tutorial = pass_rates([a for a, _ in data.tutorial], [ok for _, ok in data.tutorial])
     kept = np.isin(kind, ["TGT", "REPEAT"]) if data.score is not None else kind == ""
     repeats = repeat_differences(annotator[kept], data.item[scored][kept], score[kept])
