@@ -46,5 +46,6 @@ def test_a_rater_with_checks_only_gets_no_judgment(manager, tmp_path):
         "import_mqm", str(path), "--name", "Checks", "--owner", "manager", "--languages", "en-de"
     )
     task = Campaign.objects.get(name="Checks").tasks.get()
-    assert list(Judgment.objects.filter(task=task).values_list("annotator__username", flat=True)) == ["r1"]
+    judged = Judgment.objects.filter(task=task).values_list("annotator__username", flat=True)
+    assert list(judged) == ["r1"]
     assert [(r.rater, r.found) for r in hotw_results(task=task)] == [("r2", 1)]

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from metrics.spans.span import Span, SpanError, without_bom
@@ -69,7 +70,7 @@ class MqmRow:
     comment: str | None = None
     # An attention check's result ("found" or "missed"); such a row is never an error.
     hotw: str | None = None
-    metadata: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    metadata: dict[str, Any] | None = dataclass_field(default=None, compare=False, repr=False)
 
     @property
     def severity(self) -> str:
@@ -313,9 +314,7 @@ def hotw_by_rater(rows: Iterable[MqmRow]) -> dict[str, tuple[int, int]]:
     for row in rows:
         if row.hotw is not None:
             found, missed = counts.get(row.rater, (0, 0))
-            counts[row.rater] = (
-                (found + 1, missed) if row.hotw == "found" else (found, missed + 1)
-            )
+            counts[row.rater] = (found + 1, missed) if row.hotw == "found" else (found, missed + 1)
     return counts
 
 
