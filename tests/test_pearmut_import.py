@@ -1,0 +1,219 @@
+"""Pearmut campaigns: every shared example imported or refused with a named reason, options
+mapped or refused, annotations imported and exported again in Pearmut's shape."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from annotation.lib.pearmut import PearmutError, pearmut_parse
+from annotation.models import Campaign, ErrorSpan, Item, Judgment, Task
+from tests.conftest import DATA
+
+pytestmark = pytest.mark.django_db
+EXAMPLES = DATA / "pearmut-examples"
+CACHE = EXAMPLES / "annotated_cache" / "data"
+
+# Each shared campaign file: what it becomes (task type, items, check items), or why not.
+EXPECTED = {
+    "esa.json": ("esa", 200, 0),
+    "mqm.json": ("mqm", 107, 0),
+    "da.json": ("adequacy", 264, 0),
+    "esaai.json": ("esa_prefilled", 3, 0),
+    "custom_mqm.json": ("mqm", 6, 0),
+    "attention_checks.json": ("esa", 27, 27),
+    "dynamic.json": ("esa", 25, 0),
+    "singlestream.json": ("esa", 51, 5),
+    "tutorials/esa_deen.json": ("esa", 8, 8),
+    "annotation/campaign_esa.json": ("esa", 8, 0),
+    "annotated_cache/data/tasks/example_contrastive.json": ("esa", 15, 0),
+    "contrastive.json": "protocol 'cESA': contrastive ESA",
+    "tutorials/cesa_deen.json": "protocol 'cESA': contrastive ESA",
+    "likert_custom_scales.json": "slider 'Fluency' runs 0-5 by 1; evalsite's scales run",
+    "multimodal.json": "src is a media source (<iframe>); evalsite does not show images",
+}
+
+
+def test_every_shared_file_is_listed():
+    found = {str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.json")}
+    assert found == set(EXPECTED)
+
+
+@pytest.mark.parametrize("path", sorted(EXPECTED))
+def test_shared_pearmut_file_imports_or_is_refused_by_name(path, manager):
+    expected = EXPECTED[path]
+    args = ["import_pearmut", str(EXAMPLES / path), "--owner", "manager", "--name", path]
+    if isinstance(expected, str):
+        with pytest.raises(CommandError, match="Nothing was imported") as refused:
+            call_command(*args, "--languages", "en-de")
+        assert expected in str(refused.value)
+        assert not Campaign.objects.exists()
+        return
+    call_command(*args, "--languages", "en-de")
+    task = Task.objects.get(campaign__name=path)
+    task_type, items, checks = expected
+    assert task.task_type == task_type and task.state == Task.State.LAUNCHED
+    assert task.items.count() == items
+    assert task.items.filter(item_type="CHK").count() == checks
+    assert task.slots.count() >= items
+
+
+def test_task_based_tasks_become_batches_in_order(manager):
+    call_command("import_pearmut", str(EXAMPLES / "esa.json"), "--owner", "manager")
+    task = Task.objects.get()
+    # 5 Pearmut tasks of 10 documents each: 5 batches, each one task's items in order.
+    assert task.campaign.source_language == "en" and task.campaign.target_language == "cs"
+    data = json.loads((EXAMPLES / "esa.json").read_text(encoding="utf-8"))["data"]
+    batches = list(task.batches.order_by("number"))
+    assert len(batches) == 5
+    for batch, pearmut_task in zip(batches, data, strict=True):
+        ids = [
+            slot.item.source_meta["pearmut"]["item_id"]
+            for slot in batch.slots.order_by("position").select_related("item")
+        ]
+        assert ids == [item["item_id"] for document in pearmut_task for item in document]
+    first = Item.objects.filter(task=task).order_by("external_id").first()
+    assert first.source_meta["instructions"] == "Evaluate translation from English to Czech."
+
+
+def test_mqm_custom_categories_and_checks_are_kept(manager):
+    call_command(
+        "import_pearmut", str(EXAMPLES / "custom_mqm.json"), "--owner", "manager",
+        "--languages", "en-fr",
+    )  # fmt: skip
+    task = Task.objects.get()
+    assert task.mqm_categories[:3] == ["General", "General/Accuracy", "General/Fluency"]
+    assert "Unknown" in task.mqm_categories and "Style/Embarassing" in task.mqm_categories
+    assert "Custom MQM/STEL Annotation" in task.instructions and "<b>" not in task.instructions
+
+
+def test_attention_checks_and_tutorials_keep_their_expected_answers(manager):
+    call_command(
+        "import_pearmut", str(EXAMPLES / "attention_checks.json"), "--owner", "manager",
+        "--languages", "en-cs",
+    )  # fmt: skip
+    kinds = {}
+    for item in Item.objects.all():
+        kinds.setdefault(item.source_meta["check"], []).append(item)
+    # By hand from the file: outputs of items with allow_skip, with a warning, with neither.
+    assert {kind: len(found) for kind, found in kinds.items()} == {
+        "tutorial": 15,
+        "attention": 6,
+        "silent": 6,
+    }
+    loud = kinds["attention"][0]
+    assert (
+        loud.item_type == "CHK"
+        and loud.source_meta["validation"]["score"][0]
+        == (loud.source_meta["validation"]["score"][1])
+    )
+
+
+def test_singlestream_welcome_documents_are_a_batch_of_their_own(manager):
+    call_command("import_pearmut", str(EXAMPLES / "singlestream.json"), "--owner", "manager")
+    task = Task.objects.get()
+    welcome = task.items.filter(source_meta__batch="welcome")
+    assert welcome.count() == 5 and not welcome.exclude(item_type="CHK").exists()
+    first_batch = task.batches.order_by("number").first()
+    assert {s.item.source_meta.get("batch") for s in first_batch.slots.all()} == {"welcome"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["info"].update(colour="red"), "unknown info option 'colour'"),
+        (lambda d: d.update(extra=1), "unknown top-level key 'extra'"),
+        (lambda d: d["data"][0][0][0].update(media="x"), "unknown item key 'media'"),
+        (lambda d: d["info"].update(protocol="XYZ"), "unknown protocol 'XYZ'"),
+        (lambda d: d["info"].update(assignment="lottery"), "unknown assignment 'lottery'"),
+        (lambda d: d["info"].update(textfield="visible"), "textfield 'visible'"),
+        (lambda d: d["info"].update(sliders=[]), "sliders need protocol DA"),
+        (lambda d: d["info"].update(dynamic_models=2), "need assignment 'dynamic'"),
+    ],
+)
+def test_unknown_or_unsupported_options_are_refused_by_name(change, message):
+    data = json.loads((EXAMPLES / "esaai.json").read_text(encoding="utf-8"))
+    change(data)
+    with pytest.raises(PearmutError, match=message):
+        pearmut_parse(data)
+
+
+def test_a_bad_item_late_in_the_file_writes_nothing(manager, tmp_path):
+    data = json.loads((EXAMPLES / "esa.json").read_text(encoding="utf-8"))
+    data["data"][4][9][-1]["tgt"] = "not a mapping"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CommandError, match="task 5, document 10"):
+        call_command("import_pearmut", str(path), "--owner", "manager")
+    assert not Campaign.objects.exists() and not Item.objects.exists()
+
+
+def original_annotations():
+    lines = (CACHE / "outputs" / "example_contrastive.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in lines.splitlines() if line.strip()]
+
+
+def comparable(line):
+    return (
+        line["user_id"],
+        [
+            {
+                system: (
+                    value["score"],
+                    sorted(
+                        (s["start_i"], s["end_i"], s["severity"], s["category"])
+                        for s in value["error_spans"]
+                    ),
+                )
+                for system, value in item.items()
+            }
+            for item in line["annotation"]
+        ],
+        [(item["item_id"], item["src"], item["tgt"]) for item in line["item"]],
+    )
+
+
+def test_annotations_import_and_round_trip_in_pearmuts_shape(manager, client):
+    call_command(
+        "import_pearmut", str(CACHE / "tasks" / "example_contrastive.json"), "--owner", "manager",
+        "--annotations", str(CACHE / "outputs" / "example_contrastive.jsonl"),
+    )  # fmt: skip
+    task = Task.objects.get()
+    original = original_annotations()
+    judged = sum(len(item) for line in original for item in line["annotation"])
+    assert Judgment.objects.filter(task=task).count() == judged
+    spans = sum(
+        len(value["error_spans"])
+        for line in original
+        for item in line["annotation"]
+        for value in item.values()
+    )
+    assert ErrorSpan.objects.filter(judgment__task=task).count() == spans
+    client.force_login(manager)
+    response = client.get(
+        reverse("results-human-judgments", args=[task.campaign_id, "pearmut.jsonl"])
+        + f"?task={task.id}"
+    )
+    assert response.status_code == 200
+    exported = [
+        json.loads(line)
+        for line in b"".join(response.streaming_content).decode().splitlines()
+        if line
+    ]
+    assert sorted(map(comparable, exported)) == sorted(map(comparable, original))
+    assert [line["item_i"] for line in exported] == [line["item_i"] for line in original]
+
+
+def test_annotations_for_another_campaign_are_refused(manager, tmp_path):
+    line = original_annotations()[0]
+    line["item"][0]["src"] = "a source this campaign does not have"
+    path = tmp_path / "other.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="line 1: its document is not in the campaign"):
+        call_command(
+            "import_pearmut", str(CACHE / "tasks" / "example_contrastive.json"),
+            "--owner", "manager", "--annotations", str(path),
+        )  # fmt: skip
+    assert not Campaign.objects.exists()
