@@ -98,6 +98,50 @@ def pearmut_annotation_lines(*, text: str, name: str) -> list[dict[str, Any]]:
     return lines
 
 
+def _decoded(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise PearmutImportError(f"{name}: not UTF-8 text") from None
+
+
+def languages_parse(*, text: str) -> tuple[str, str] | None:
+    """``en-de`` as (source, target); blank: None (the item ids may say)."""
+    if not text.strip():
+        return None
+    source, _, target = text.strip().partition("-")
+    if not source or not target:
+        raise PearmutImportError("languages are source-target, e.g. en-de")
+    return source, target
+
+
+@transaction.atomic
+def pearmut_upload(
+    *,
+    owner: User,
+    campaign_file: tuple[str, bytes],
+    annotations_file: tuple[str, bytes] | None = None,
+    name: str = "",
+    languages: str = "",
+) -> tuple[Task, PearmutCampaign]:
+    """The page's and the API's import: uploaded bytes, checked whole, then imported."""
+    parsed = pearmut_load(text=_decoded(campaign_file[1], campaign_file[0]), name=campaign_file[0])
+    lines: list[dict[str, Any]] = []
+    if annotations_file is not None:
+        lines = pearmut_annotation_lines(
+            text=_decoded(annotations_file[1], annotations_file[0]), name=annotations_file[0]
+        )
+    task = pearmut_import(
+        parsed=parsed,
+        owner=owner,
+        name=name,
+        languages=languages_parse(text=languages),
+        annotations=lines,
+        annotations_name=annotations_file[0] if annotations_file else "annotations",
+    )
+    return task, parsed
+
+
 @transaction.atomic
 def pearmut_import(
     *,
