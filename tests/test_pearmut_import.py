@@ -202,7 +202,9 @@ def test_annotations_import_and_round_trip_in_pearmuts_shape(manager, client):
         for line in b"".join(response.streaming_content).decode().splitlines()
         if line
     ]
-    assert sorted(map(comparable, exported)) == sorted(map(comparable, original))
+    assert sorted(map(comparable, exported), key=repr) == sorted(
+        map(comparable, original), key=repr
+    )
     assert [line["item_i"] for line in exported] == [line["item_i"] for line in original]
 
 
@@ -217,3 +219,78 @@ def test_annotations_for_another_campaign_are_refused(manager, tmp_path):
             "--owner", "manager", "--annotations", str(path),
         )  # fmt: skip
     assert not Campaign.objects.exists()
+
+
+def test_appraise_contrastive_batches_are_refused_by_name(manager):
+    folder = DATA / "appraise-contrastive"
+    with pytest.raises(
+        CommandError, match="TASK_TYPE 'ContrastiveDocument': Appraise's contrastive"
+    ):
+        call_command(
+            "import_appraise", str(folder / "manifest.json"), str(folder / "batches.json"),
+            "--owner", "manager",
+        )  # fmt: skip
+    assert not Campaign.objects.exists()
+
+
+def made_annotations(path, protocol):
+    """One annotator per Pearmut task, every output judged: a score (DA, ESA) and, for the
+    span protocols, one span on the first word (and a [missing] marker on every third)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = []
+    for number, task in enumerate(data["data"]):
+        for index, document in enumerate(task):
+            annotation = []
+            for position, item in enumerate(document):
+                values = {}
+                for rank, (system, text) in enumerate(item["tgt"].items()):
+                    spans = []
+                    if protocol != "DA":
+                        first = text.split(" ")[0]
+                        category = "General/Accuracy" if protocol == "MQM" else None
+                        spans.append(
+                            {"start_i": 0, "end_i": len(first) - 1, "category": category,
+                             "severity": "minor"}
+                        )  # fmt: skip
+                        if position % 3 == 2:
+                            spans.append(
+                                {"start_i": len(text), "end_i": len(text),
+                                 "category": category, "severity": "major"}
+                            )  # fmt: skip
+                    score = None if protocol == "MQM" else (37 * (position + rank) + 11) % 101
+                    values[system] = {"score": score, "error_spans": spans, "textfield": None}
+                annotation.append(values)
+            lines.append(
+                {"annotation": annotation, "actions": [], "item": document,
+                 "user_id": f"user-{number}", "item_i": index}
+            )  # fmt: skip
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("path", "protocol"),
+    [("custom_mqm.json", "MQM"), ("esaai.json", "ESA"), ("da.json", "DA")],
+)
+def test_made_annotations_round_trip_per_protocol(path, protocol, manager, client, tmp_path):
+    lines = made_annotations(EXAMPLES / path, protocol)
+    annotations = tmp_path / "outputs.jsonl"
+    annotations.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    call_command(
+        "import_pearmut", str(EXAMPLES / path), "--owner", "manager", "--languages", "en-de",
+        "--annotations", str(annotations),
+    )  # fmt: skip
+    task = Task.objects.get()
+    client.force_login(manager)
+    response = client.get(
+        reverse("results-human-judgments", args=[task.campaign_id, "pearmut.jsonl"])
+        + f"?task={task.id}"
+    )
+    exported = [
+        json.loads(line)
+        for line in b"".join(response.streaming_content).decode().splitlines()
+        if line
+    ]
+    keep = ("item_id", "src", "tgt")
+    for line in lines:
+        line["item"] = [{key: item[key] for key in keep} for item in line["item"]]
+    assert sorted(map(comparable, exported), key=repr) == sorted(map(comparable, lines), key=repr)

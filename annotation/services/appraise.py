@@ -38,6 +38,11 @@ TASK_TYPES = {
     "Pairwise": ("pairwise", "da100"),
     "PairwiseDocument": ("pairwise", "da100"),
 }
+# Appraise task types evalsite does not run yet, with the reason given.
+NOT_YET = {
+    "ContrastiveDocument": "Appraise's contrastive document task (three outputs of each segment"
+    " scored side by side) is not an evalsite protocol yet",
+}
 # TASK_OPTIONS of a Document campaign that make it an error-span campaign; items with
 # pre-filled spans (their ``mqm`` field) make an ESA one ESA^AI.
 SPAN_OPTIONS = {"ESA": "esa", "MQM": "mqm"}
@@ -129,6 +134,10 @@ def appraise_parse(
             "language, target language, mode, annotators, tasks]"
         )
     appraise_type = manifest.get("TASK_TYPE", "Direct")
+    if appraise_type in NOT_YET:
+        raise AppraiseError(
+            f"{manifest_name}: TASK_TYPE {appraise_type!r}: {NOT_YET[appraise_type]}"
+        )
     if appraise_type not in TASK_TYPES:
         raise AppraiseError(
             f"{manifest_name}: unknown TASK_TYPE {appraise_type!r}; known: {', '.join(TASK_TYPES)}"

@@ -275,11 +275,16 @@ def _answers(
     name: str,
 ) -> list[_Answer]:
     """Every annotation of every line, checked; a line's document is found by its items."""
-    by_items: dict[tuple[tuple[str, str], ...], list[int]] = {}
+    # A document is known by its items' ids, sources and outputs: Pearmut gives the same
+    # document to several tasks, each with other systems.
+    by_items: dict[tuple[tuple[str, str, str], ...], list[int]] = {}
     first_row = []
     row = 0
     for number, parsed_document in enumerate(parsed.documents):
-        signature = tuple((item.item_id, item.source) for item in parsed_document.items)
+        signature = tuple(
+            (item.item_id, item.source, _outputs_key(item.outputs))
+            for item in parsed_document.items
+        )
         by_items.setdefault(signature, []).append(number)
         first_row.append(row)
         row += len(parsed_document.items)
@@ -298,7 +303,10 @@ def _answers(
             isinstance(i, dict) for i in document_items
         ):
             raise PearmutImportError(f"{where}: 'item' must list the document's items")
-        signature = tuple((str(i.get("item_id")), i.get("src")) for i in document_items)
+        signature = tuple(
+            (str(i.get("item_id")), i.get("src"), _outputs_key(i.get("tgt")))
+            for i in document_items
+        )
         matches = by_items.get(signature)
         if not matches:
             raise PearmutImportError(f"{where}: its document is not in the campaign file")
@@ -330,6 +338,10 @@ def _answers(
             answer.duration_ms = int((submitted - served).total_seconds() * 1000 / len(judged))
         answers += judged
     return answers
+
+
+def _outputs_key(outputs: Any) -> str:
+    return json.dumps(outputs, sort_keys=True, ensure_ascii=False)
 
 
 def _times(actions: Any, where: str) -> tuple[datetime, datetime]:
