@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from annotation.models import Campaign, ErrorSpan, Judgment
 from annotation.selectors.hotw import hotw_results
@@ -49,3 +50,17 @@ def test_a_rater_with_checks_only_gets_no_judgment(manager, tmp_path):
     judged = Judgment.objects.filter(task=task).values_list("annotator__username", flat=True)
     assert list(judged) == ["r1"]
     assert [(r.rater, r.found) for r in hotw_results(task=task)] == [("r2", 1)]
+
+
+def test_results_page_shows_the_hotw_checks_per_rater(manager, client):
+    call_command(
+        "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"
+    )
+    campaign = Campaign.objects.get(name="Anthea")
+    client.force_login(manager)
+    page = client.get(reverse("results-human", args=[campaign.id])).content.decode()
+    assert "HOTW attention checks" in page
+    table = page[page.index('class="list compact hotw"') :]
+    table = table[: table.index("</table>")]
+    assert 'Demo-Project:rater1</td><td class="num">2</td><td class="num">1</td>' in table
+    assert 'Demo-Project:rater2</td><td class="num">0</td><td class="num">1</td>' in table
