@@ -294,3 +294,47 @@ def test_made_annotations_round_trip_per_protocol(path, protocol, manager, clien
     for line in lines:
         line["item"] = [{key: item[key] for key in keep} for item in line["item"]]
     assert sorted(map(comparable, exported), key=repr) == sorted(map(comparable, lines), key=repr)
+
+
+@pytest.mark.parametrize(
+    ("sliders", "expected"),
+    [
+        ([{"name": "Fluency", "min": 1, "max": 5, "step": 1}], ("fluency", "likert5")),
+        ([{"name": "Quality", "min": 0, "max": 100, "step": 1}], ("adequacy", "da100")),
+        (
+            [
+                {"name": "Fluency", "min": 1, "max": 7, "step": 1},
+                {"name": "Adequacy", "min": 1, "max": 7, "step": 1},
+            ],
+            ("adequacy_fluency", "nist7"),
+        ),
+    ],
+)
+def test_likert_sliders_on_an_evalsite_scale_import(sliders, expected):
+    data = json.loads((EXAMPLES / "likert_custom_scales.json").read_text(encoding="utf-8"))
+    data["info"]["sliders"] = sliders
+    parsed = pearmut_parse(data)
+    assert (parsed.task_type, parsed.scale) == expected
+
+
+def test_likert_annotations_are_checked_on_the_sliders_scale(manager, tmp_path):
+    data = json.loads((EXAMPLES / "likert_custom_scales.json").read_text(encoding="utf-8"))
+    data["info"]["sliders"] = [{"name": "Fluency", "min": 1, "max": 5, "step": 1}]
+    campaign = tmp_path / "likert.json"
+    campaign.write_text(json.dumps(data), encoding="utf-8")
+    document = data["data"][0][0]
+    line = {"annotation": [{"ModelA": {"score": 7}}], "item": document, "user_id": "u1"}
+    annotations = tmp_path / "out.jsonl"
+    annotations.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    args = ["import_pearmut", str(campaign), "--owner", "manager", "--annotations"]
+    with pytest.raises(CommandError, match="score must be a number from 1 to 5"):
+        call_command(*args, str(annotations))
+    line["annotation"][0]["ModelA"]["score"] = 4
+    annotations.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    call_command(*args, str(annotations))
+    judgment = Judgment.objects.get()
+    assert (judgment.task.task_type, judgment.score, judgment.item.system.name) == (
+        "fluency",
+        4,
+        "ModelA",
+    )

@@ -146,8 +146,10 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     notes: list[str] = []
     task_type, scale = _protocol(info, protocol, name, notes)
     _options(info, protocol, assignment, name, notes)
-    if "token" in data and not isinstance(data["data"], dict):
-        raise PearmutError(f"{name}: 'token' belongs to Pearmut's task cache (data by user)")
+    if "token" in data:
+        if not isinstance(data["data"], dict):
+            raise PearmutError(f"{name}: 'token' belongs to Pearmut's task cache (data by user)")
+        notes.append("token: Pearmut's own access token, not used by evalsite")
     documents = _documents(data["data"], assignment, name)
     if "data_welcome" in data:
         welcome = _document_list(data["data_welcome"], f"{name}: data_welcome")

@@ -23,6 +23,7 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.lib import json_limits
 from annotation.lib.pearmut import (
+    SLIDER_SCALES,
     PearmutCampaign,
     PearmutError,
     pearmut_parse,
@@ -389,13 +390,25 @@ def _answer(
         spans = [pearmut_span(span, target, where) for span in raw_spans]
     except PearmutError as error:
         raise PearmutImportError(str(error)) from None
+    low, high = _score_range(task)
     if task.task_type == "mqm":
         score = None  # computed from the spans
-    elif not isinstance(score, int | float) or not 0 <= score <= 100:
-        raise PearmutImportError(f"{where}: score must be a number from 0 to 100")
+    elif task.task_type == "adequacy_fluency":
+        raise PearmutImportError(f"{where}: annotations of two sliders are not read yet")
+    elif not isinstance(score, int | float) or not low <= score <= high:
+        raise PearmutImportError(f"{where}: score must be a number from {low} to {high}")
     else:
         score = round(score)
     return _Answer(user, item, score, spans, served, submitted, 0)
+
+
+def _score_range(task: Task) -> tuple[int, int]:
+    """0-100 (DA, ESA), or the Likert scale the task's slider matched."""
+    if task.is_likert:
+        for limits, scale in SLIDER_SCALES.items():
+            if scale == task.scale:
+                return limits
+    return 0, 100
 
 
 def _store_answers(task: Task, answers: list[_Answer]) -> None:
