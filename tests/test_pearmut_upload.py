@@ -1,7 +1,10 @@
 """Pearmut campaigns through the page and the API (the command: test_pearmut_import.py)."""
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -81,3 +84,42 @@ def test_page_imports_and_refuses(client, manager):
     campaign = Campaign.objects.get(name="AI")
     assert done.status_code == 302 and done["Location"].endswith(f"/campaigns/{campaign.id}/")
     assert campaign.tasks.get().task_type == "esa_prefilled"
+
+
+def test_imported_campaign_annotated_through_the_api_and_exported(manager, make_annotator):
+    call_command("import_pearmut", str(EXAMPLES / "esa.json"), "--owner", "manager")
+    task = Task.objects.get()
+    annotator = make_annotator(task.campaign, "ann1")
+    api = APIClient()
+    api.force_authenticate(annotator)
+    shown = []
+    for _ in range(3):
+        item = api.get(f"/api/v1/tasks/{task.id}/next").json()
+        answer = {"score": 70, "spans": [{"start": 0, "end": 3, "severity": "minor"}]}
+        response = api.post(
+            "/api/v1/judgments", {"task": task.id, "slot": item["slot"], **answer}, format="json"
+        )
+        assert response.status_code == 201, response.content
+        shown.append(item)
+    manager_api = APIClient()
+    manager_api.force_authenticate(manager)
+    response = manager_api.get(
+        f"/api/v1/campaigns/{task.campaign_id}/results/human/judgments.pearmut.jsonl?task={task.id}"
+    )
+    assert response.status_code == 200, response.content
+    lines = [
+        json.loads(line)
+        for line in b"".join(response.streaming_content).decode().splitlines()
+        if line
+    ]
+    values = [value for line in lines for item in line["annotation"] for value in item.values()]
+    assert all(line["user_id"] == "ann1" for line in lines)
+    assert len(values) == 3
+    assert all(
+        v["score"] == 70
+        and v["error_spans"] == [{"start_i": 0, "end_i": 2, "category": None, "severity": "minor"}]
+        for v in values
+    )
+    # The items keep Pearmut's ids: the first shown item is the first of task 1.
+    first = json.loads((EXAMPLES / "esa.json").read_text(encoding="utf-8"))["data"][0][0][0]
+    assert any(item["item_id"] == first["item_id"] for line in lines for item in line["item"])
