@@ -464,6 +464,8 @@ CASES = [
         json=True,
     ),
     Case("api-campaign", "get", results_api(), campaign),
+    # Only a draft is deleted: the world's campaign is launched, so a manager gets the 400.
+    Case("api-campaign", "delete", manager_api(400), campaign, label="launched"),
     Case("api-tasks", "get", manager_api(200), campaign),
     Case(
         "api-tasks",
@@ -537,6 +539,15 @@ CASES = [
         "post",
         annotator_api(201),
         data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "score": 3},
+        json=True,
+    ),
+    Case("api-skip", "get", POST_ONLY_API, task_of("adequacy")),
+    Case(
+        "api-skip",
+        "post",
+        annotator_api(201),
+        task_of("adequacy"),
+        data=lambda w: {"slot": w.leased.id, "reason": "other"},
         json=True,
     ),
     Case("api-results-automatic", "get", results_api(), campaign),

@@ -18,7 +18,7 @@ from annotation.api.fields import (
 from annotation.api.schema import ErrorSerializer
 from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
-from annotation.models import Slot, Task
+from annotation.models import SkipReason, Slot, Task
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
 from annotation.selectors.annotation import (
     AnnotatorProgress,
@@ -27,7 +27,10 @@ from annotation.selectors.annotation import (
     progress_from_row,
 )
 from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import judgment_record_and_claim_next
+from annotation.services.judgments import (
+    judgment_record_and_claim_next,
+    skip_record,
+)
 from annotation.services.spans import task_prefilled_spans_set
 
 
@@ -182,6 +185,58 @@ class JudgmentApi(APIView):
                 ),
             },
             status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK,
+        )
+
+
+class SkipApi(APIView):
+    """Skips or flags the slot's item with a reason (as the page's "Skip" does): no judgment is
+    counted, its repeat and bad references in the batch are cancelled and it goes to someone
+    else. Sending it again changes nothing (200). The answer carries ``next``."""
+
+    class SkipInputSerializer(NoUnknownFieldsSerializer):
+        slot = StrictIntegerField()
+        reason = StrictCharField(help_text=f"one of {', '.join(SkipReason.values)}")
+        note = StrictCharField(required=False, allow_blank=True, default="")
+
+    class SkipOutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=["skipped", "already_skipped"])
+        batch_closed = serializers.BooleanField(
+            help_text="this skip closed its batch (``next`` is the next batch's item)"
+        )
+        next = NextItemSerializer(help_text="the item to judge now (done: nothing left)")
+
+    @extend_schema(
+        request=SkipInputSerializer,
+        responses={
+            201: SkipOutputSerializer,
+            200: SkipOutputSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
+    @authorize(CAN_ANNOTATE)
+    def post(self, request, task_id: int):
+        data = self.SkipInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        task = request.task
+        skipped = skip_record(
+            task_id=task.id,
+            slot_id=data.validated_data["slot"],
+            annotator_id=request.user.id,
+            reason=data.validated_data["reason"],
+            note=data.validated_data["note"],
+        )
+        next_slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        created = skipped.outcome == "recorded"
+        return Response(
+            {
+                "id": skipped.skip_id,
+                "status": "skipped" if created else "already_skipped",
+                "batch_closed": skipped.batch_closed,
+                "next": next_item_body(task, request.user.id, next_slot),
+            },
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
 

@@ -81,6 +81,7 @@ urlpatterns = [
     path("invitations/join", members.InvitationJoinApi.as_view(), name="api-invitation-join"),
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
+    path("tasks/<int:task_id>/skip", annotation.SkipApi.as_view(), name="api-skip"),
     path(
         "tasks/<int:task_id>/prefilled-spans",
         annotation.PrefilledSpansApi.as_view(),
