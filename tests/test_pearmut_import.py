@@ -29,8 +29,8 @@ EXPECTED = {
     "tutorials/esa_deen.json": ("esa", 8, 8),
     "annotation/campaign_esa.json": ("esa", 8, 0),
     "annotated_cache/data/tasks/example_contrastive.json": ("esa", 15, 0),
-    "contrastive.json": "protocol 'cESA': contrastive ESA",
-    "tutorials/cesa_deen.json": "protocol 'cESA': contrastive ESA",
+    "contrastive.json": ("contrastive_esa", 5, 0),
+    "tutorials/cesa_deen.json": "instructions hold a <script>, which evalsite never runs",
     "likert_custom_scales.json": "slider 'Fluency' runs 0-5 by 1; evalsite's scales run",
     "multimodal.json": "src is a media source (<iframe>); evalsite does not show images",
 }
@@ -338,3 +338,28 @@ def test_likert_annotations_are_checked_on_the_sliders_scale(manager, tmp_path):
         4,
         "ModelA",
     )
+
+
+def test_cesa_items_are_contrastive_screens(manager, tmp_path):
+    call_command("import_pearmut", str(EXAMPLES / "contrastive.json"), "--owner", "manager")
+    task = Task.objects.get()
+    data = json.loads((EXAMPLES / "contrastive.json").read_text(encoding="utf-8"))
+    first = data["data"][0][0][0]
+    screen = task.items.order_by("external_id").first()
+    assert screen.system is None
+    # Identical outputs are one candidate naming each of their systems (by hand from the
+    # file: Baseline-0 and Online-Delta wrote the same translation of the first item).
+    expected: dict[str, list[str]] = {}
+    for system, text in first["tgt"].items():
+        expected.setdefault(text, []).append(system)
+    assert [c["systems"] for c in screen.candidates] == list(expected.values())
+    assert screen.candidates[0]["systems"] == ["Baseline-0", "Online-Delta"]
+    widest = max(len(i["tgt"]) for doc in data["data"][0] for i in doc)
+    assert task.ranking_size == widest == 5
+    lines = tmp_path / "out.jsonl"
+    lines.write_text(json.dumps(original_annotations()[0]) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="contrastive \\(cESA\\) screens are not read yet"):
+        call_command(
+            "import_pearmut", str(EXAMPLES / "contrastive.json"), "--owner", "manager",
+            "--name", "again", "--annotations", str(lines),
+        )  # fmt: skip

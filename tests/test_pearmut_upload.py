@@ -48,11 +48,11 @@ def test_api_imports_a_campaign_with_its_annotations(api):
 def test_api_refuses_with_the_reason_and_writes_nothing(api):
     response = api.post(
         "/api/v1/campaigns/pearmut",
-        {"campaign": upload(EXAMPLES / "contrastive.json")},
+        {"campaign": upload(EXAMPLES / "multimodal.json")},
         format="multipart",
     )
     assert response.status_code == 400
-    assert "cESA" in response.content.decode()
+    assert "media source" in response.content.decode()
     assert not Campaign.objects.exists()
 
 

@@ -14,8 +14,10 @@ How it maps onto evalsite (each an explicit rule; anything else is refused by na
   (one slider: adequacy, or fluency if so named; two named adequacy and fluency: both).
 - ESA: ESA, or ESA^AI when items carry pre-filled ``error_spans``. MQM: MQM with the file's
   ``mqm_categories`` (``{category: [subcategories]}``, "" meaning the category itself).
-- cESA (contrastive) and media sources are refused until evalsite has them.
-- An item showing several outputs becomes one evalsite item per output, in the file's order.
+- cESA: contrastive ESA, one screen per item with its outputs in the file's order (identical
+  outputs shown once); its pre-filled spans and annotations are not read yet (refused).
+- Media sources are refused until evalsite has them.
+- Otherwise an item showing several outputs becomes one evalsite item per output, in order.
 - task-based: each Pearmut task is one batch, in the file's order. single-stream: one pool
   of items cut into batches. dynamic: also one pool (every system's output of every item);
   Pearmut's choice of the systems to show by their running scores is not applied, and its
@@ -35,12 +37,9 @@ from typing import Any
 
 from metrics.spans import Span, SpanError, span_to_dict
 
-PROTOCOLS = {"DA": "adequacy", "ESA": "esa", "MQM": "mqm"}
+PROTOCOLS = {"DA": "adequacy", "ESA": "esa", "MQM": "mqm", "cESA": "contrastive_esa"}
 # Protocols Pearmut has that evalsite does not run yet, with the reason given.
-NOT_YET = {
-    "cESA": "contrastive ESA (cESA, several outputs marked side by side) is not an evalsite"
-    " protocol yet",
-}
+NOT_YET: dict[str, str] = {}
 ASSIGNMENTS = ("task-based", "single-stream", "dynamic")
 TOP_KEYS = {"info", "campaign_id", "data", "data_welcome", "token"}
 INFO_KEYS = {
@@ -165,7 +164,7 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     if task_type == "esa" and any(item.prefilled and not item.check for item in items):
         task_type = "esa_prefilled"
     several = sum(1 for item in items if len(item.outputs) > 1)
-    if several:
+    if several and protocol != "cESA":
         notes.append(
             f"{several} items show several outputs on one screen; evalsite shows each output"
             " on its own screen"
@@ -427,8 +426,8 @@ def pearmut_span(raw: Any, target: str, where: str, prefilled: bool = False) -> 
 
 
 def _item_rules(item: PearmutItem, protocol: str, where: str) -> None:
-    if item.prefilled and protocol == "DA":
-        raise PearmutError(f"{where}: pre-filled error_spans need protocol ESA or MQM")
+    if item.prefilled and protocol in ("DA", "cESA"):
+        raise PearmutError(f"{where}: pre-filled error_spans are read for ESA and MQM only")
 
 
 def _mqm_categories(raw: Any, name: str) -> list[str]:

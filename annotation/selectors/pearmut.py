@@ -16,8 +16,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from annotation.errors import ApplicationError
 from annotation.exports import pseudonym
-from annotation.models import ErrorSpan, Item, Judgment, Task
+from annotation.models import CONTRASTIVE_TYPES, ErrorSpan, Item, Judgment, Task
 
 
 def _place(item: Item) -> tuple[Any, int, str]:
@@ -36,6 +37,13 @@ def _place(item: Item) -> tuple[Any, int, str]:
 def pearmut_output_lines(
     *, task: Task, included_only: bool = False, pseudonymise: bool = False
 ) -> Iterator[str]:
+    """The lines; refused at once (not mid-download) for what is not written yet."""
+    if task.task_type in CONTRASTIVE_TYPES:
+        raise ApplicationError("Pearmut's results JSONL of contrastive screens is not written yet")
+    return _lines(task, included_only, pseudonymise)
+
+
+def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]:
     items = list(Item.objects.filter(task=task).select_related("segment__document", "system"))
     # Every output of every item on one Pearmut screen: (document, position) → item.
     screens: dict[tuple[Any, int], dict[str, Any]] = {}

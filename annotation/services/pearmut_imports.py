@@ -30,6 +30,7 @@ from annotation.lib.pearmut import (
     pearmut_span,
 )
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     Batch,
     Document,
     ErrorSpan,
@@ -187,9 +188,18 @@ def pearmut_import(
         settings["scale"] = parsed.scale
     if parsed.mqm_categories:
         settings["mqm_categories"] = parsed.mqm_categories
+    contrastive = parsed.task_type in CONTRASTIVE_TYPES
+    if contrastive:
+        if annotations:
+            raise PearmutImportError(
+                f"{annotations_name}: annotations of contrastive (cESA) screens are not read yet"
+            )
+        widest = max(len(i.outputs) for d in parsed.documents for i in d.items)
+        settings["ranking_size"] = max(2, widest)
     task = task_create(campaign=campaign, task_type=parsed.task_type, **settings)
     items = _items(task, parsed)
-    task_launch_items(task=task, items=[item for row in items for item in row.values()])
+    unique = {id(item): item for row in items for item in row.values()}
+    task_launch_items(task=task, items=list(unique.values()))
     answers = _answers(task, parsed, items, annotations, annotations_name)
     _store_answers(task, answers)
     return task
@@ -246,6 +256,22 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
             if item.skippable:
                 meta["skippable"] = True
             row = {}
+            if task.task_type in CONTRASTIVE_TYPES:
+                # One screen with every output; identical outputs are one candidate.
+                candidates: dict[str, dict[str, Any]] = {}
+                for system, text in item.outputs.items():
+                    entry = candidates.setdefault(text, {"text": text, "systems": [], "type": kind})
+                    entry["systems"].append(system)
+                screen = Item(
+                    task=task,
+                    campaign=campaign,
+                    item_type=kind,
+                    segment=segments[(document.name, item.item_id, item.source)],
+                    candidates=list(candidates.values()),
+                    source_meta=meta | ({"validation": item.validation} if item.validation else {}),
+                )
+                rows.append(dict.fromkeys(item.outputs, screen))
+                continue
             for system, text in item.outputs.items():
                 row[system] = Item(
                     task=task,

@@ -16,9 +16,9 @@ SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 def test_pearmut_import_page(page, live_server, manager):
     log_in(page, live_server, "manager", "manager-password-1")
     page.goto(f"{live_server.url}/campaigns/new/pearmut/")
-    page.set_input_files("input[name=campaign]", str(EXAMPLES / "contrastive.json"))
+    page.set_input_files("input[name=campaign]", str(EXAMPLES / "multimodal.json"))
     page.click("button.primary")
-    assert "protocol 'cESA'" in page.inner_text(".error")
+    assert "media source (<iframe>)" in page.inner_text(".error")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "pearmut-import-refused.png"), full_page=True)
     page.set_input_files("input[name=campaign]", str(EXAMPLES / "esa.json"))
