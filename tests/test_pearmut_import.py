@@ -221,16 +221,23 @@ def test_annotations_for_another_campaign_are_refused(manager, tmp_path):
     assert not Campaign.objects.exists()
 
 
-def test_appraise_contrastive_batches_are_refused_by_name(manager):
+def test_appraise_contrastive_batches_import_as_contrastive_screens(manager):
     folder = DATA / "appraise-contrastive"
-    with pytest.raises(
-        CommandError, match="TASK_TYPE 'ContrastiveDocument': Appraise's contrastive"
-    ):
-        call_command(
-            "import_appraise", str(folder / "manifest.json"), str(folder / "batches.json"),
-            "--owner", "manager",
-        )  # fmt: skip
-    assert not Campaign.objects.exists()
+    call_command(
+        "import_appraise", str(folder / "manifest.json"), str(folder / "batches.json"),
+        "--owner", "manager",
+    )  # fmt: skip
+    task = Task.objects.get()
+    assert (task.task_type, task.ranking_size) == ("contrastive_da", 3)
+    batch = json.loads((folder / "batches.json").read_text(encoding="utf-8"))[0]["items"]
+    # 3 items, the last the document's score item with empty texts: 2 screens.
+    screens = list(task.items.order_by("external_id"))
+    assert len(screens) == 2 and all(screen.system is None for screen in screens)
+    for screen, item in zip(screens, batch, strict=False):
+        assert screen.segment.source == item["segmentText"]
+        assert [(c["systems"], c["text"]) for c in screen.candidates] == [
+            ([t["targetID"]], t["targetText"]) for t in item["targets"]
+        ]
 
 
 def made_annotations(path, protocol):
