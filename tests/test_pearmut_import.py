@@ -250,7 +250,10 @@ def made_annotations(path, protocol):
             annotation = []
             for position, item in enumerate(document):
                 values = {}
-                for rank, (system, text) in enumerate(item["tgt"].items()):
+                texts = list(item["tgt"].values())
+                for system, text in item["tgt"].items():
+                    # Identical outputs get identical answers (one candidate on a cESA screen).
+                    rank = texts.index(text)
                     spans = []
                     if protocol != "DA":
                         first = text.split(" ")[0]
@@ -276,7 +279,12 @@ def made_annotations(path, protocol):
 
 @pytest.mark.parametrize(
     ("path", "protocol"),
-    [("custom_mqm.json", "MQM"), ("esaai.json", "ESA"), ("da.json", "DA")],
+    [
+        ("custom_mqm.json", "MQM"),
+        ("esaai.json", "ESA"),
+        ("da.json", "DA"),
+        ("contrastive.json", "cESA"),
+    ],
 )
 def test_made_annotations_round_trip_per_protocol(path, protocol, manager, client, tmp_path):
     lines = made_annotations(EXAMPLES / path, protocol)
@@ -287,6 +295,15 @@ def test_made_annotations_round_trip_per_protocol(path, protocol, manager, clien
         "--annotations", str(annotations),
     )  # fmt: skip
     task = Task.objects.get()
+    if protocol == "cESA":
+        from annotation.models import OutputJudgment
+
+        # One judgment per screen, one output row per system (identical outputs included).
+        outputs = sum(len(item) for line in lines for item in line["annotation"])
+        assert Judgment.objects.filter(task=task).count() == sum(
+            len(line["annotation"]) for line in lines
+        )
+        assert OutputJudgment.objects.filter(task=task).count() == outputs
     client.force_login(manager)
     response = client.get(
         reverse("results-human-judgments", args=[task.campaign_id, "pearmut.jsonl"])
@@ -363,10 +380,3 @@ def test_cesa_items_are_contrastive_screens(manager, tmp_path):
     assert screen.candidates[0]["systems"] == ["Baseline-0", "Online-Delta"]
     widest = max(len(i["tgt"]) for doc in data["data"][0] for i in doc)
     assert task.ranking_size == widest == 5
-    lines = tmp_path / "out.jsonl"
-    lines.write_text(json.dumps(original_annotations()[0]) + "\n", encoding="utf-8")
-    with pytest.raises(CommandError, match="contrastive \\(cESA\\) screens are not read yet"):
-        call_command(
-            "import_pearmut", str(EXAMPLES / "contrastive.json"), "--owner", "manager",
-            "--name", "again", "--annotations", str(lines),
-        )  # fmt: skip

@@ -15,7 +15,7 @@ How it maps onto evalsite (each an explicit rule; anything else is refused by na
 - ESA: ESA, or ESA^AI when items carry pre-filled ``error_spans``. MQM: MQM with the file's
   ``mqm_categories`` (``{category: [subcategories]}``, "" meaning the category itself).
 - cESA: contrastive ESA, one screen per item with its outputs in the file's order (identical
-  outputs shown once); its pre-filled spans and annotations are not read yet (refused).
+  outputs shown once, which must have been judged alike); pre-filled spans are refused.
 - Media sources are refused until evalsite has them.
 - Otherwise an item showing several outputs becomes one evalsite item per output, in order.
 - task-based: each Pearmut task is one batch, in the file's order. single-stream: one pool

@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from annotation.errors import ApplicationError
 from annotation.exports import pseudonym
 from annotation.models import CONTRASTIVE_TYPES, ErrorSpan, Item, Judgment, Task
 
@@ -37,9 +36,7 @@ def _place(item: Item) -> tuple[Any, int, str]:
 def pearmut_output_lines(
     *, task: Task, included_only: bool = False, pseudonymise: bool = False
 ) -> Iterator[str]:
-    """The lines; refused at once (not mid-download) for what is not written yet."""
-    if task.task_type in CONTRASTIVE_TYPES:
-        raise ApplicationError("Pearmut's results JSONL of contrastive screens is not written yet")
+    """The lines (a generator: the download streams them)."""
     return _lines(task, included_only, pseudonymise)
 
 
@@ -59,6 +56,10 @@ def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]
         )
         if item.system is not None:
             screen["tgt"][item.system.name] = item.candidates[0]["text"]
+        elif task.task_type in CONTRASTIVE_TYPES:
+            for candidate in item.candidates:
+                for system in candidate["systems"]:
+                    screen["tgt"][system] = candidate["text"]
     judgments = Judgment.objects.filter(task=task, is_repeat=False).select_related(
         "annotator", "item__system"
     )
@@ -74,12 +75,29 @@ def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]
         users[judgment.annotator_id] = (
             pseudonym(judgment.annotator_id) if pseudonymise else judgment.annotator.username
         )
-        target = judgment.item.candidates[0]["text"]
         per_item = lines.setdefault((judgment.annotator_id, document), {})
+        values = per_item.setdefault(position, {})
+        marked = spans.get(judgment.id, [])
+        if task.task_type in CONTRASTIVE_TYPES:
+            scores = judgment.candidate_scores or []
+            for number, candidate in enumerate(judgment.item.candidates):
+                value = {
+                    "score": scores[number] if number < len(scores) else None,
+                    "error_spans": [
+                        _span(span, candidate["text"])
+                        for span in marked
+                        if span.candidate == number
+                    ],
+                    "textfield": None,
+                }
+                for system in candidate["systems"]:
+                    values[system] = value
+            continue
+        target = judgment.item.candidates[0]["text"]
         system = judgment.item.system.name if judgment.item.system else "reference"
-        per_item.setdefault(position, {})[system] = {
+        values[system] = {
             "score": judgment.score,
-            "error_spans": [_span(span, target) for span in spans.get(judgment.id, [])],
+            "error_spans": [_span(span, target) for span in marked],
             "textfield": None,
         }
     for (annotator, document), per_item in lines.items():

@@ -44,6 +44,7 @@ from annotation.models import (
     is_reserved_system_name,
 )
 from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.contrastive import output_judgments_create
 from annotation.services.span_imports import SpanImportError, rater_accounts
 from annotation.services.spans import error_span_row
 from annotation.services.tasks import task_create, task_launch_items
@@ -51,7 +52,7 @@ from metrics.spans import Span
 
 LINE_KEYS = {"annotation", "actions", "item", "user_id", "item_i"}
 VALUE_KEYS = {"score", "error_spans", "textfield"}
-SPAN_PROTOCOLS = ("esa", "esa_prefilled", "mqm")
+SPAN_PROTOCOLS = ("esa", "esa_prefilled", "mqm", "contrastive_esa", "contrastive_mqm")
 
 
 class PearmutImportError(ApplicationError):
@@ -67,6 +68,10 @@ class _Answer:
     served_at: datetime
     submitted_at: datetime
     duration_ms: int
+    system: str = ""
+    # Contrastive screens: every candidate's score in screen order, spans by candidate.
+    candidate_scores: list[int] | None = None
+    candidate_spans: list[tuple[int, Span]] | None = None
 
 
 def pearmut_load(*, text: str, name: str) -> PearmutCampaign:
@@ -190,10 +195,6 @@ def pearmut_import(
         settings["mqm_categories"] = parsed.mqm_categories
     contrastive = parsed.task_type in CONTRASTIVE_TYPES
     if contrastive:
-        if annotations:
-            raise PearmutImportError(
-                f"{annotations_name}: annotations of contrastive (cESA) screens are not read yet"
-            )
         widest = max(len(i.outputs) for d in parsed.documents for i in d.items)
         settings["ranking_size"] = max(2, widest)
     task = task_create(campaign=campaign, task_type=parsed.task_type, **settings)
@@ -201,7 +202,7 @@ def pearmut_import(
     unique = {id(item): item for row in items for item in row.values()}
     task_launch_items(task=task, items=list(unique.values()))
     answers = _answers(task, parsed, items, annotations, annotations_name)
-    _store_answers(task, answers)
+    _store_answers(task, answers, annotations_name)
     return task
 
 
@@ -316,7 +317,7 @@ def _answers(
         first_row.append(row)
         row += len(parsed_document.items)
     answers: list[_Answer] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int, str]] = set()
     for line in lines:
         where = f"{name}, line {line['_line']}"
         unknown = sorted(set(line) - LINE_KEYS - {"_line"})
@@ -353,10 +354,12 @@ def _answers(
                 at = f"{where}, item {position + 1}, system {system!r}"
                 if system not in row_items:
                     raise PearmutImportError(f"{at}: no such output in the campaign")
-                answer = _answer(task, user, row_items[system], value, at, served, submitted)
+                answer = _answer(
+                    task, user, row_items[system], system, value, at, served, submitted
+                )
                 if answer is None:
                     continue
-                judged_key = (user, answer.item.external_id)
+                judged_key = (user, answer.item.external_id, system)
                 if judged_key in seen:
                     raise PearmutImportError(f"{at}: {user!r} annotates this output twice")
                 seen.add(judged_key)
@@ -392,6 +395,7 @@ def _answer(
     task: Task,
     user: str,
     item: Item,
+    system: str,
     value: Any,
     where: str,
     served: datetime,
@@ -407,7 +411,7 @@ def _answer(
     score, raw_spans = value.get("score"), value.get("error_spans") or []
     if score is None and not raw_spans:
         return None  # not annotated
-    target = item.candidates[0]["text"]
+    target = next(c["text"] for c in item.candidates if system in c["systems"])
     if not isinstance(raw_spans, list):
         raise PearmutImportError(f"{where}: error_spans must be a list")
     if raw_spans and task.task_type not in SPAN_PROTOCOLS:
@@ -417,7 +421,7 @@ def _answer(
     except PearmutError as error:
         raise PearmutImportError(str(error)) from None
     low, high = _score_range(task)
-    if task.task_type == "mqm":
+    if task.task_type in ("mqm", "contrastive_mqm"):
         score = None  # computed from the spans
     elif task.task_type == "adequacy_fluency":
         raise PearmutImportError(f"{where}: annotations of two sliders are not read yet")
@@ -425,7 +429,7 @@ def _answer(
         raise PearmutImportError(f"{where}: score must be a number from {low} to {high}")
     else:
         score = round(score)
-    return _Answer(user, item, score, spans, served, submitted, 0)
+    return _Answer(user, item, score, spans, served, submitted, 0, system)
 
 
 def _score_range(task: Task) -> tuple[int, int]:
@@ -437,9 +441,49 @@ def _score_range(task: Task) -> tuple[int, int]:
     return 0, 100
 
 
-def _store_answers(task: Task, answers: list[_Answer]) -> None:
+def _screens(answers: list[_Answer], where: str) -> list[_Answer]:
+    """Contrastive: the answers of one annotator on one screen joined into one, with every
+    candidate's score and spans (a candidate of several identical outputs must have been
+    given the same score and spans for each)."""
+    joined: dict[tuple[str, int], list[_Answer]] = {}
+    for answer in answers:
+        joined.setdefault((answer.user, answer.item.external_id), []).append(answer)
+    screens = []
+    for (user, number), parts in joined.items():
+        by_system = {part.system: part for part in parts}
+        scores: list[int] = []
+        spans: list[tuple[int, Span]] = []
+        for position, candidate in enumerate(parts[0].item.candidates):
+            given = [by_system.get(system) for system in candidate["systems"]]
+            if any(part is None for part in given):
+                raise PearmutImportError(
+                    f"{where}: {user!r} leaves a translation of screen {number} unjudged"
+                )
+            first = given[0]
+            assert first is not None
+            if any(
+                part is not None and (part.score, part.spans) != (first.score, first.spans)
+                for part in given
+            ):
+                raise PearmutImportError(
+                    f"{where}: {user!r} judges identical outputs of screen {number} differently"
+                )
+            scores.append(first.score if first.score is not None else 0)
+            spans += [(position, span) for span in first.spans]
+        screen = parts[0]
+        screen.score, screen.spans = None, []
+        screen.candidate_scores, screen.candidate_spans = scores, spans
+        screen.duration_ms = sum(part.duration_ms for part in parts)
+        screens.append(screen)
+    return screens
+
+
+def _store_answers(task: Task, answers: list[_Answer], where: str = "annotations") -> None:
     if not answers:
         return
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    if contrastive:
+        answers = _screens(answers, where)
     try:
         accounts = rater_accounts(usernames=sorted({answer.user for answer in answers}))
     except SpanImportError as error:
@@ -489,6 +533,9 @@ def _store_answers(task: Task, answers: list[_Answer]) -> None:
                 annotator=accounts[answer.user],
                 task_type=task.task_type,
                 score=answer.score,
+                candidate_scores=(
+                    answer.candidate_scores if task.task_type != "contrastive_mqm" else None
+                ),
                 served_at=answer.served_at,
                 submitted_at=answer.submitted_at,
                 duration_ms=answer.duration_ms,
@@ -501,3 +548,11 @@ def _store_answers(task: Task, answers: list[_Answer]) -> None:
         for judgment, answer in zip(judgments, answers, strict=True)
         for span in answer.spans
     )
+    if contrastive:
+        ErrorSpan.objects.bulk_create(
+            error_span_row(judgment=judgment, span=span, candidate=position)
+            for judgment, answer in zip(judgments, answers, strict=True)
+            for position, span in answer.candidate_spans or []
+        )
+        for judgment in judgments:
+            output_judgments_create(judgment_id=judgment.id)
