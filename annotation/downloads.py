@@ -8,6 +8,7 @@ from django.http import StreamingHttpResponse
 from annotation.errors import ApplicationError
 from annotation.exports import judgments_download
 from annotation.models import Campaign, Task, TaskType
+from annotation.selectors.pearmut import pearmut_output_lines
 from annotation.selectors.spans import span_judgments
 from annotation.span_exports import (
     appraise_esa_lines,
@@ -24,6 +25,7 @@ JUDGMENT_FORMATS = {
     "esa.csv": "ESA / MQM: Appraise's ESA score CSV with the error spans",
     "mqm.tsv": "ESA / MQM: Google's MQM TSV, one line per error",
     "spans.jsonl": "ESA / MQM: JSON Lines, one object per judged item with its spans",
+    "pearmut.jsonl": "Pearmut's results JSONL, a line per annotator and document (?task=)",
 }
 SPAN_FORMATS = frozenset({"esa.csv", "mqm.tsv", "spans.jsonl"})
 RANKED_TYPES = (TaskType.PAIRWISE, TaskType.RANKING)
@@ -40,6 +42,14 @@ def judgments_file(
     """The download of ``fmt`` (a key of ``JUDGMENT_FORMATS``: the caller checks)."""
     if fmt == "wmt" and (task is None or task.task_type not in RANKED_TYPES):
         raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
+    if fmt == "pearmut.jsonl":
+        if task is None:
+            raise ApplicationError("Pearmut's results JSONL needs ?task= one task")
+        name = f"evalsite-{campaign.id}-task{task.id}"
+        lines = pearmut_output_lines(
+            task=task, included_only=included_only, pseudonymise=pseudonymise
+        )
+        return span_download(lines, fmt=fmt, name=name)
     if fmt not in SPAN_FORMATS:
         return judgments_download(
             campaign=campaign,

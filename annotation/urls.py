@@ -10,6 +10,7 @@ from annotation.views import (
     document,
     invitations,
     members,
+    pearmut,
     results,
     spans,
     tasks,
@@ -21,6 +22,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/token/", account.account_token, name="account-token"),
     path("campaigns/new/", campaigns.campaign_create_view, name="campaign-create"),
+    path("campaigns/new/pearmut/", pearmut.pearmut_import_view, name="campaign-import-pearmut"),
     path("campaigns/<int:campaign_id>/", campaigns.campaign_detail, name="campaign-detail"),
     path(
         "campaigns/<int:campaign_id>/systems/",

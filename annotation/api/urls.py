@@ -1,11 +1,12 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns, members, pages, tasks
+from annotation.api import annotation, auth, campaigns, members, pages, pearmut, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
     path("auth/token/rotate", auth.TokenRotateApi.as_view(), name="api-token-rotate"),
     path("campaigns", campaigns.CampaignListApi.as_view(), name="api-campaigns"),
+    path("campaigns/pearmut", pearmut.PearmutImportApi.as_view(), name="api-pearmut-import"),
     path(
         "campaigns/<int:campaign_id>",
         campaigns.CampaignDetailApi.as_view(),

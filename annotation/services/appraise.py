@@ -3,6 +3,11 @@
 Every item of every batch is imported, whatever the batch size; TGT, BAD, REF and CHK keep
 their types for quality control. An unknown item type or a missing field stops the import
 with a message naming the task, the item and the field, and nothing is written.
+
+ContrastiveDocument batches (three outputs of each segment side by side) become a contrastive
+task, one screen per item with its targets in the batch's order: contrastive DA (SQM
+sliders), or cESA / contrastive MQM with the ESA / MQM option; the document's closing
+score item (empty texts) is not a screen.
 """
 
 from __future__ import annotations
@@ -37,11 +42,17 @@ TASK_TYPES = {
     "Document": ("adequacy", "da100"),
     "Pairwise": ("pairwise", "da100"),
     "PairwiseDocument": ("pairwise", "da100"),
+    # Three outputs of each segment scored side by side (SQM sliders): contrastive DA, or
+    # cESA / contrastive MQM with the ESA / MQM option.
+    "ContrastiveDocument": ("contrastive_da", "da100"),
 }
+CONTRASTIVE_SPAN_TYPES = {"esa": "contrastive_esa", "mqm": "contrastive_mqm"}
+# Appraise task types evalsite does not run yet, with the reason given.
+NOT_YET: dict[str, str] = {}
 # TASK_OPTIONS of a Document campaign that make it an error-span campaign; items with
 # pre-filled spans (their ``mqm`` field) make an ESA one ESA^AI.
 SPAN_OPTIONS = {"ESA": "esa", "MQM": "mqm"}
-SPAN_APPRAISE_TYPES = ("Direct", "Document")
+SPAN_APPRAISE_TYPES = ("Direct", "Document", "ContrastiveDocument")
 ITEM_TYPES = {ItemType.TGT, ItemType.BAD, ItemType.REF, ItemType.CHK}
 # Fields each item must have, by Appraise task type.
 REQUIRED = {
@@ -57,6 +68,14 @@ REQUIRED = {
     ),
     "Pairwise": ("itemID", "itemType", "sourceID", "sourceText", "targets"),
     "PairwiseDocument": ("itemID", "itemType", "documentID", "segmentID", "segmentText", "targets"),
+    "ContrastiveDocument": (
+        "itemID",
+        "itemType",
+        "documentID",
+        "segmentID",
+        "segmentText",
+        "targets",
+    ),
 }
 
 
@@ -129,6 +148,10 @@ def appraise_parse(
             "language, target language, mode, annotators, tasks]"
         )
     appraise_type = manifest.get("TASK_TYPE", "Direct")
+    if appraise_type in NOT_YET:
+        raise AppraiseError(
+            f"{manifest_name}: TASK_TYPE {appraise_type!r}: {NOT_YET[appraise_type]}"
+        )
     if appraise_type not in TASK_TYPES:
         raise AppraiseError(
             f"{manifest_name}: unknown TASK_TYPE {appraise_type!r}; known: {', '.join(TASK_TYPES)}"
@@ -172,14 +195,16 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
     if item_type not in ITEM_TYPES:
         raise AppraiseError(f"{where}: unknown item type {item_type!r}; known: TGT, BAD, REF, CHK")
     document = str(raw.get("documentID", ""))
-    if appraise_type == "PairwiseDocument":
+    if appraise_type in ("PairwiseDocument", "ContrastiveDocument"):
         source_id, source = str(raw["segmentID"]), _text(raw["segmentText"], where, "segmentText")
     else:
         source_id, source = str(raw["sourceID"]), _text(raw["sourceText"], where, "sourceText")
     if "targets" in REQUIRED[appraise_type]:
         targets_raw = raw["targets"]
-        if not isinstance(targets_raw, list) or not 1 <= len(targets_raw) <= 2:
-            raise AppraiseError(f"{where}: field 'targets' must list one or two outputs")
+        contrastive = appraise_type == "ContrastiveDocument"
+        low, high = (2, 10) if contrastive else (1, 2)
+        if not isinstance(targets_raw, list) or not low <= len(targets_raw) <= high:
+            raise AppraiseError(f"{where}: field 'targets' must list {low} to {high} outputs")
         targets = []
         for index, target in enumerate(targets_raw, start=1):
             for name in ("targetID", "targetText"):
@@ -245,6 +270,7 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         )
     except CampaignError as error:
         raise AppraiseError(str(error)) from None
+    parsed.items = [i for i in parsed.items if not _document_score_only(i, parsed.appraise_type)]
     segments = _segments(campaign, parsed)
     systems = _systems(campaign, parsed)
     task_type, scale = TASK_TYPES[parsed.appraise_type]
@@ -255,7 +281,10 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         prefilled = any(item.prefilled and "tutorial" not in item.meta for item in parsed.items)
         task_type = "esa_prefilled" if prefilled else "esa"
     # Error-span protocols have no scale (ESA's score is 0-100 by definition).
-    scaled = {} if parsed.span_protocol else {"scale": scale}
+    scaled: dict[str, Any] = {} if parsed.span_protocol else {"scale": scale}
+    if parsed.appraise_type == "ContrastiveDocument":
+        task_type = CONTRASTIVE_SPAN_TYPES.get(parsed.span_protocol or "", "contrastive_da")
+        scaled = {"ranking_size": max(len(item.targets) for item in parsed.items)}
     task = task_create(
         campaign=campaign, task_type=task_type, judgments_per_item=parsed.redundancy, **scaled
     )
@@ -282,6 +311,18 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
     task_launch_items(task=task, items=items)
     _link_bad_references(task)
     return task
+
+
+def _document_score_only(item: ParsedItem, appraise_type: str) -> bool:
+    """A contrastive batch ends its document with an item of empty texts (Appraise asks for
+    the document's score there); evalsite's contrastive screens have no document score, so
+    that item is not a screen."""
+    return (
+        appraise_type == "ContrastiveDocument"
+        and bool(item.meta.get("isCompleteDocument"))
+        and not item.source.strip()
+        and not any(text.strip() for _, text in item.targets)
+    )
 
 
 def _segments(campaign: Campaign, parsed: ParsedCampaign) -> dict[tuple[str, str, str], Segment]:

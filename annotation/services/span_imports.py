@@ -3,6 +3,11 @@ items, its raters' judgments and their spans, so that results and exports work o
 
 The whole file is read and checked before anything is written; raters become accounts that
 cannot log in (no usable password), named as in the file.
+
+HOTW attention checks (Anthea's ``HOTW-test`` rows) are never errors: each is stored on the
+item it was given on (``Item.source_meta["hotw"]``: rater, found, the injected text and its
+kind), and ``annotation.selectors.hotw.hotw_results`` counts them per rater for the pages.
+A rating made of HOTW rows only gives no judgment.
 """
 
 from __future__ import annotations
@@ -77,6 +82,12 @@ def rater_accounts(*, usernames: list[str]) -> dict[str, User]:
     return raters
 
 
+def account_name(rater: str) -> str:
+    """The account of a rater named in an MQM file. Anthea writes ``project:rater``; a colon
+    cannot stand in a username, so it becomes a dot (``project.rater``)."""
+    return rater.replace(":", ".")
+
+
 @transaction.atomic
 def mqm_ratings_import(
     *,
@@ -145,8 +156,21 @@ def mqm_ratings_import(
                 candidates=[{"text": rating.target, "systems": [rating.system], "type": "TGT"}],
                 source_meta={"doc_id": rating.doc_id, "seg_id": rating.seg_id},
             )
+        if rating.checks:
+            items[key].source_meta.setdefault("hotw", []).extend(
+                {
+                    "rater": rating.rater,
+                    "found": check.found,
+                    "injected": check.injected,
+                    "kind": check.kind,
+                }
+                for check in rating.checks
+            )
     Item.objects.bulk_create(items.values())
-    raters = rater_accounts(usernames=sorted({rating.rater for rating in ratings}))
+    names = sorted({rating.rater for rating in ratings})
+    accounts = rater_accounts(usernames=[account_name(name) for name in names])
+    raters = {name: accounts[account_name(name)] for name in names}
+    ratings = [rating for rating in ratings if rating.rated]
     batches = {
         username: Batch(
             task=task,

@@ -22,6 +22,7 @@ from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_
 from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
 from annotation.plots.spans import error_bar_plot, has_categories
+from annotation.selectors.hotw import hotw_results
 from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import (
     CORPUS_SCORE,
@@ -157,11 +158,13 @@ def _span_context(campaign, procedure: str) -> dict[str, object]:
         for r in results
         if r.breakdown is not None
     ]
+    hotw = [(r.task.id, checks) for r in results if (checks := hotw_results(task=r.task))]
     return {
         "span_results": results,
         "span_plots": plots,
         "procedure": procedure,
         "procedures": PROCEDURES,
+        "span_hotw": hotw,
     }
 
 

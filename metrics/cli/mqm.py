@@ -1,4 +1,11 @@
-"""`python -m metrics mqm`: MQM system scores from Google's MQM TSV."""
+"""`python -m metrics mqm`: MQM system scores from Google's MQM TSV.
+
+Reads both of Google's layouts (metrics/spans/mqm_tsv.py). ``Source error``/``Source issue``
+rows weigh by their severity like any other error (Major 5, Minor 1), as Google's README table
+does and as its published per-segment TED scores are computed. ``HOTW-test`` rows are
+attention checks, never errors: they are left out of the scores and reported per rater
+(found, missed, rate found).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ from metrics.cli.table_output import (
     write_tables,
 )
 from metrics.spans import MqmWeights, error_breakdown, rank_mqm, rating_scores, read_mqm_tsv
-from metrics.spans.mqm_tsv import MqmRow
+from metrics.spans.mqm_tsv import MqmRow, hotw_by_rater
 from metrics.wmt_csv import InputError
 
 
@@ -53,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
             rows = list(read_mqm_tsv(handle, name=args.tsv))
         if not rows:
             raise InputError(args.tsv, None, "the file has no ratings")
-        ratings = rating_scores((_error(row) for row in rows), weights)
+        ratings = rating_scores((_error(row) for row in rows if row.hotw is None), weights)
+        if ratings.score.size == 0:
+            raise InputError(args.tsv, None, "the file has no ratings, only attention checks")
     except (InputError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -71,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         "weights": ranking.weights,
         "p_values": p_value_table(ranking.p_values),
         "errors": breakdown.as_dict(),
+        "hotw": hotw_report(rows),
     }
     if args.table:
         title = Path(args.tsv).name.removesuffix(".gz").removesuffix(".tsv")
@@ -82,7 +92,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"MQM ({ranking.average} average; lower is better)")
     print_ranking(systems, digits=3, count_key="segments")
     print(f"weights: {json.dumps(ranking.weights)}")
+    if report["hotw"]:
+        print("HOTW attention checks (not errors), per rater: found / checks (rate)")
+        for line in report["hotw"]:
+            print(f"  {line['rater']}\t{line['found']} / {line['checks']} ({line['rate']:.2f})")
     return 0
+
+
+def hotw_report(rows: list[MqmRow]) -> list[dict[str, Any]]:
+    """Per rater: HOTW checks found, missed, and the share found."""
+    return [
+        {
+            "rater": rater,
+            "found": found,
+            "missed": missed,
+            "checks": found + missed,
+            "rate": found / (found + missed),
+        }
+        for rater, (found, missed) in hotw_by_rater(rows).items()
+    ]
 
 
 def _error(row: MqmRow) -> tuple[str, str, str, str, str | None]:

@@ -40,9 +40,11 @@ from metrics.spans.mqm import (
     rating_scores,
 )
 from metrics.spans.mqm_tsv import (
+    HotwCheck,
     MqmRating,
     MqmRow,
     group_ratings,
+    hotw_by_rater,
     read_mqm_tsv,
     write_mqm_tsv,
     write_ratings,
@@ -59,6 +61,7 @@ __all__ = [
     "ErrorBreakdown",
     "EsaRanking",
     "EsaSystemScore",
+    "HotwCheck",
     "MqmRanking",
     "MqmRating",
     "MqmRow",
@@ -77,6 +80,7 @@ __all__ = [
     "error_breakdown",
     "format_appraise_spans",
     "group_ratings",
+    "hotw_by_rater",
     "paired_wilcoxon_greater",
     "parse_appraise_spans",
     "rank_esa",

@@ -1,17 +1,35 @@
-"""Google's MQM TSV (wmt-mqm-human-evaluation), read and written line by line.
+"""Google's MQM TSV, read and written line by line, in the layouts Google publishes.
 
-One row per error, tab-separated with a header, no quoting (open with ``csv.QUOTE_NONE``):
-``system doc doc_id seg_id rater source target category severity [comment]``. The error's
-span is marked ``<v>…</v>`` in the target, or in the source for omissions and source errors;
-a row marking neither text is a missing-content marker. A segment a rater found clean has one
-row with category and severity ``No-error``. Offsets count characters of the text with the
-markers taken out.
+One row per error, tab-separated, no quoting (open with ``csv.QUOTE_NONE``). Two layouts:
+
+- wmt-mqm-human-evaluation (the TED/WMT files): a header
+  ``system doc doc_id seg_id rater source target category severity [comment]``.
+- Anthea's export as Marot reads it: ``system doc docSegId globalSegId rater source target
+  category severity metadata``, the header optional (a first line holding ``system\tdoc``);
+  ``metadata`` is a JSON object (its ``note`` becomes the comment) or, in older files, a plain
+  note. ``docSegId`` is read as ``doc_id`` and ``globalSegId`` as ``seg_id``, the same roles.
+  A side-by-side (``MQM-SxS``) evaluation writes the rows of each of its two systems in turn:
+  one rating per system, as for any other file. Rows without a rater, a category and a
+  severity only carry segment metadata and are skipped.
+
+The error's span is marked ``<v>…</v>`` in the target, or in the source for omissions and
+source errors (``Source error``, Anthea's ``Source issue``); a row marking neither text is a
+missing-content marker. A segment a rater found clean has one row with category and severity
+``No-error``. Offsets count characters of the text with the markers taken out.
+
+``HOTW-test`` rows (category ``Found`` or ``Missed``) are Anthea's "hands on the wheel"
+attention checks: an error injected into a translation that the rater had to find. They are
+never errors: a row of that kind yields ``MqmRow.hotw`` (``"found"``/``"missed"``) and no span,
+and ``group_ratings`` keeps them beside the rating as ``MqmRating.checks``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any
 
 from metrics.spans.span import Span, SpanError, without_bom
 from metrics.wmt_csv import InputError
@@ -27,8 +45,13 @@ MQM_COLUMNS = (
     "category",
     "severity",
 )
+# Marot's names for the first four columns and the metadata column (marot/README.md).
+MAROT_COLUMNS = ("system", "doc", "docSegId", "globalSegId", *MQM_COLUMNS[4:])
 COMMENT_COLUMN = "comment"
+METADATA_COLUMN = "metadata"
 NO_ERROR = "No-error"
+HOTW_SEVERITY = "hotw-test"
+HOTW_RESULTS = {"found": "found", "missed": "missed"}
 OPEN_MARK, CLOSE_MARK = "<v>", "</v>"
 
 
@@ -45,45 +68,111 @@ class MqmRow:
     target: str
     span: Span | None
     comment: str | None = None
+    # An attention check's result ("found" or "missed"); such a row is never an error.
+    hotw: str | None = None
+    metadata: dict[str, Any] | None = dataclass_field(default=None, compare=False, repr=False)
 
     @property
     def severity(self) -> str:
+        if self.hotw is not None:
+            return "HOTW-test"
         return NO_ERROR if self.span is None else self.span.severity
 
     @property
     def category(self) -> str:
+        if self.hotw is not None:
+            return self.hotw.capitalize()
         return NO_ERROR if self.span is None else self.span.category or ""
 
 
+@dataclass(frozen=True)
+class HotwCheck:
+    """One HOTW attention check: whether the rater found the injected error, and which."""
+
+    found: bool
+    injected: str = ""
+    kind: str = ""
+
+    @classmethod
+    def from_row(cls, row: MqmRow) -> HotwCheck:
+        metadata = row.metadata or {}
+        return cls(
+            found=row.hotw == "found",
+            injected=str(metadata.get("hotw_error") or ""),
+            kind=str(metadata.get("hotw_type") or ""),
+        )
+
+
 def read_mqm_tsv(lines: Iterable[str], *, name: str = "<input>") -> Iterator[MqmRow]:
-    """Yield the rows of an MQM TSV; ``InputError`` names the first bad line."""
+    """Yield the rows of an MQM TSV in either layout; ``InputError`` names the first bad line."""
     iterator = without_bom(lines)
-    header = next(iterator, "").rstrip("\r\n").split("\t")
-    if tuple(header[: len(MQM_COLUMNS)]) != MQM_COLUMNS or len(header) > len(MQM_COLUMNS) + 1:
-        raise InputError(name, 1, f"expected the header {' '.join(MQM_COLUMNS)} [comment]")
-    with_comment = len(header) == len(MQM_COLUMNS) + 1
-    for line_number, line in enumerate(iterator, start=2):
+    first = next(iterator, "")
+    last_column = _last_column(first, name)
+    pending = [] if last_column is not None else [first]
+    start = 2 if last_column is not None else 1
+    for line_number, line in enumerate(_chain(pending, iterator), start=start):
         text = line.rstrip("\r\n")
         if not text:
             continue
         fields = text.split("\t")
         if len(fields) not in (len(MQM_COLUMNS), len(MQM_COLUMNS) + 1):
-            raise InputError(
-                name, line_number, f"expected {len(header)} fields, found {len(fields)}"
-            )
+            expected = len(MQM_COLUMNS) + (0 if last_column in (None, "") else 1)
+            raise InputError(name, line_number, f"expected {expected} fields, found {len(fields)}")
+        if not fields[4] and not fields[7] and not fields[8]:
+            continue  # a Marot row that only carries segment metadata
         try:
-            yield _parse_row(fields, with_comment)
+            yield _parse_row(fields, METADATA_COLUMN if last_column is None else last_column)
         except (ValueError, SpanError) as error:
             raise InputError(name, line_number, str(error)) from None
 
 
-def _parse_row(fields: list[str], with_comment: bool) -> MqmRow:
+def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
+    yield from first
+    yield from rest
+
+
+def _last_column(first_line: str, name: str) -> str | None:
+    """The header's tenth column (``""`` if it has nine), or None for a file without a header
+    (Marot's layout, where the header is optional)."""
+    header = first_line.rstrip("\r\n").split("\t")
+    if header[:2] != ["system", "doc"]:
+        if len(header) in (len(MQM_COLUMNS), len(MQM_COLUMNS) + 1) and first_line.strip():
+            return None
+        raise InputError(
+            name,
+            1,
+            f"expected the header {' '.join(MQM_COLUMNS)} [comment], or Marot's"
+            f" {' '.join(MAROT_COLUMNS)}",
+        )
+    names = tuple(header[: len(MQM_COLUMNS)])
+    extra = header[len(MQM_COLUMNS) :]
+    if (
+        names not in (MQM_COLUMNS, MAROT_COLUMNS[:9])
+        or len(extra) > 1
+        or (extra and extra[0] not in (COMMENT_COLUMN, METADATA_COLUMN, "note"))
+    ):
+        raise InputError(
+            name,
+            1,
+            f"expected the header {' '.join(MQM_COLUMNS)} [comment], or Marot's"
+            f" {' '.join(MAROT_COLUMNS)}",
+        )
+    return extra[0] if extra else ""
+
+
+def _parse_row(fields: list[str], last_column: str) -> MqmRow:
     system, doc, doc_id, seg_id, rater, source, target, category, severity = fields[:9]
-    comment = fields[9] if len(fields) > 9 else ("" if with_comment else None)
+    comment, metadata = _last_field(fields[9] if len(fields) > 9 else None, last_column)
     clean_source, source_marks = unmark(source)
     clean_target, target_marks = unmark(target)
+    key = (system, doc, doc_id, seg_id, rater, clean_source, clean_target)
+    if severity.lower() == HOTW_SEVERITY:
+        result = HOTW_RESULTS.get(category.lower())
+        if result is None:
+            raise ValueError(f"a HOTW-test row's category is Found or Missed, not {category!r}")
+        return MqmRow(*key, None, comment, hotw=result, metadata=metadata)
     span: Span | None = None
-    if severity == NO_ERROR or category == NO_ERROR:
+    if severity.lower() == NO_ERROR.lower() or category.lower() == NO_ERROR.lower():
         if source_marks or target_marks:
             raise ValueError("a No-error row marks a span")
     else:
@@ -96,7 +185,24 @@ def _parse_row(fields: list[str], with_comment: bool) -> MqmRow:
             span = Span(*source_marks, severity_lower, category, side="source")
         else:
             span = Span.missing(severity_lower, category)
-    return MqmRow(system, doc, doc_id, seg_id, rater, clean_source, clean_target, span, comment)
+    return MqmRow(*key, span, comment, metadata=metadata)
+
+
+def _last_field(value: str | None, column: str) -> tuple[str | None, dict[str, Any] | None]:
+    """The comment and the metadata of a row's tenth field: a comment column is text; a
+    metadata column holds a JSON object (its ``note`` is the comment) or a legacy note."""
+    if value is None:
+        return ("" if column in (COMMENT_COLUMN, "note") else None), None
+    if column == METADATA_COLUMN and value.startswith("{"):
+        try:
+            metadata = json.loads(value)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the metadata column is not JSON: {error}") from None
+        if not isinstance(metadata, dict):
+            raise ValueError("the metadata column is not a JSON object")
+        note = metadata.get("note")
+        return (note if isinstance(note, str) else ""), metadata
+    return value, None
 
 
 def unmark(text: str) -> tuple[str, tuple[int, int] | None]:
@@ -162,6 +268,10 @@ class MqmRating:
     source: str
     target: str
     spans: tuple[Span, ...]
+    # HOTW attention checks given with this rating (never errors), and whether the file
+    # rates the segment at all (a rating made of HOTW rows only does not).
+    checks: tuple[HotwCheck, ...] = ()
+    rated: bool = True
 
     def rows(self) -> list[MqmRow]:
         """The TSV rows of this rating: one per span, or a single No-error row."""
@@ -173,20 +283,39 @@ class MqmRating:
 
 def group_ratings(rows: Iterable[MqmRow]) -> Iterator[MqmRating]:
     """Join consecutive rows of the same (system, doc, doc_id, seg_id, rater) into ratings,
-    as Google's files list them; a No-error row contributes no span."""
+    as Google's files list them; a No-error row contributes no span, a HOTW-test row a check."""
     current: MqmRating | None = None
     current_key: tuple[str, ...] = ()
     for row in rows:
         key = (row.system, row.doc, row.doc_id, row.seg_id, row.rater)
         spans = () if row.span is None else (row.span,)
+        checks = () if row.hotw is None else (HotwCheck.from_row(row),)
+        rated = row.hotw is None
         if current is not None and key == current_key:
-            current = MqmRating(*key, current.source, current.target, current.spans + spans)
+            current = MqmRating(
+                *key,
+                current.source,
+                current.target,
+                current.spans + spans,
+                current.checks + checks,
+                current.rated or rated,
+            )
             continue
         if current is not None:
             yield current
-        current, current_key = MqmRating(*key, row.source, row.target, spans), key
+        current, current_key = MqmRating(*key, row.source, row.target, spans, checks, rated), key
     if current is not None:
         yield current
+
+
+def hotw_by_rater(rows: Iterable[MqmRow]) -> dict[str, tuple[int, int]]:
+    """Per rater, in the file's order: (found, missed) HOTW attention checks."""
+    counts: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        if row.hotw is not None:
+            found, missed = counts.get(row.rater, (0, 0))
+            counts[row.rater] = (found + 1, missed) if row.hotw == "found" else (found, missed + 1)
+    return counts
 
 
 def write_ratings(ratings: Iterable[MqmRating]) -> Iterator[str]:

@@ -1,8 +1,13 @@
-"""python manage.py import_mqm FILE.tsv --name NAME --owner USER [--languages zh-en]"""
+"""python manage.py import_mqm FILE.tsv --name NAME --owner USER [--languages zh-en]
+
+Reads Google's TED/WMT layout and Anthea's export (Marot's layout, with its ``metadata``
+column and ``HOTW-test`` attention checks, which are stored as checks, never as errors).
+"""
 
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.selectors.hotw import hotw_results
 from annotation.services.span_imports import SpanImportError, mqm_ratings_import
 from metrics.spans import group_ratings, read_mqm_tsv
 from metrics.wmt_csv import InputError
@@ -36,4 +41,10 @@ class Command(BaseCommand):
             )
         except (OSError, InputError, SpanImportError, ValueError) as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"imported {len(ratings)} ratings into task {task.id}")
+        rated = sum(1 for rating in ratings if rating.rated)
+        self.stdout.write(f"imported {rated} ratings into task {task.id}")
+        for result in hotw_results(task=task):
+            self.stdout.write(
+                f"HOTW checks of {result.rater}: {result.found} found, {result.missed} missed"
+                f" ({result.rate:.0%})"
+            )

@@ -1,0 +1,66 @@
+"""import_mqm on Anthea's export (Marot's layout): HOTW checks stored per rater, never as spans."""
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.models import Campaign, ErrorSpan, Judgment
+from annotation.selectors.hotw import hotw_results
+from tests.conftest import DATA
+
+pytestmark = pytest.mark.django_db
+ANTHEA = DATA / "mqm-anthea-marot" / "anthea_sxs_export.tsv"
+
+
+def test_anthea_export_imports_with_its_hotw_checks(manager, capsys):
+    call_command(
+        "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"
+    )
+    out = capsys.readouterr().out
+    campaign = Campaign.objects.get(name="Anthea")
+    task = campaign.tasks.get()
+    assert Judgment.objects.filter(task=task).count() == 8
+    spans = ErrorSpan.objects.filter(judgment__task=task)
+    # The 8 error rows, no HOTW row among them.
+    assert spans.count() == 8
+    assert not spans.filter(category__in=["Found", "Missed"]).exists()
+    assert spans.filter(category="Source issue", side="source").count() == 2
+    results = {r.rater: (r.found, r.missed, round(r.rate, 3)) for r in hotw_results(task=task)}
+    assert results == {
+        "Demo-Project:rater1": (2, 1, 0.667),
+        "Demo-Project:rater2": (0, 1, 0.0),
+    }
+    assert "imported 8 ratings" in out
+    assert "HOTW checks of Demo-Project:rater1: 2 found, 1 missed (67%)" in out
+
+
+def test_a_rater_with_checks_only_gets_no_judgment(manager, tmp_path):
+    header = "system\tdoc\tdocSegId\tglobalSegId\trater\tsource\ttarget\tcategory\tseverity\n"
+    path = tmp_path / "checks.tsv"
+    path.write_text(
+        header
+        + "s\td\t1\t1\tr1\tsrc\ttgt\tNo-error\tNo-error\n"
+        + "s\td\t1\t1\tr2\tsrc\ttgt\tFound\tHOTW-test\n",
+        encoding="utf-8",
+    )
+    call_command(
+        "import_mqm", str(path), "--name", "Checks", "--owner", "manager", "--languages", "en-de"
+    )
+    task = Campaign.objects.get(name="Checks").tasks.get()
+    judged = Judgment.objects.filter(task=task).values_list("annotator__username", flat=True)
+    assert list(judged) == ["r1"]
+    assert [(r.rater, r.found) for r in hotw_results(task=task)] == [("r2", 1)]
+
+
+def test_results_page_shows_the_hotw_checks_per_rater(manager, client):
+    call_command(
+        "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"
+    )
+    campaign = Campaign.objects.get(name="Anthea")
+    client.force_login(manager)
+    page = client.get(reverse("results-human", args=[campaign.id])).content.decode()
+    assert "HOTW attention checks" in page
+    table = page[page.index('class="list compact hotw"') :]
+    table = table[: table.index("</table>")]
+    assert 'Demo-Project:rater1</td><td class="num">2</td><td class="num">1</td>' in table
+    assert 'Demo-Project:rater2</td><td class="num">0</td><td class="num">1</td>' in table
