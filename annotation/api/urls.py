@@ -96,4 +96,5 @@ urlpatterns = [
         name="api-metric-scores",
     ),
     path("", include("annotation.api.urls_human")),
+    path("", include("annotation.api.urls_shared_tasks")),
 ]
