@@ -298,6 +298,13 @@ def domain_grids(results: SharedTaskResults) -> list[Grid]:
     return grids
 
 
+def metric_digits(values) -> int:
+    """Decimals a metric's scores print with: 1 on a 0-100 scale (BLEU, chrF, TER), 3 on
+    0-1 (COMET and the like)."""
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    return 1 if finite and max(finite) > 2 else 3
+
+
 @dataclass(frozen=True)
 class AutoRankTable:
     pair: PairResults
@@ -324,6 +331,7 @@ def autorank_tables(results: SharedTaskResults) -> list[AutoRankTable]:
             for place, system in enumerate(sorted(ranks, key=lambda s: (ranks[s], s)), start=1)
         }
         protocol = PROTOCOLS[pair.protocol]
+        digits = {m: metric_digits(pair.automatic[m].values()) for m in metrics}
         columns = [
             "System",
             "Human rank",
@@ -342,7 +350,7 @@ def autorank_tables(results: SharedTaskResults) -> list[AutoRankTable]:
                 number(row.score, protocol.digits, minus="−"),
                 number(value, 2, minus="−"),
                 str(places[row.system]) if row.system in places else "–",
-                *[number(pair.automatic[m].get(row.system), 3, minus="−") for m in metrics],
+                *[number(pair.automatic[m].get(row.system), digits[m], minus="−") for m in metrics],
             ]
             rows.append(
                 GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
@@ -381,4 +389,4 @@ def ranking_grid(table: RankingTable) -> Grid:
             GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
         )
         previous = row.cluster
-    return Grid(table.title, table.caption(), table.columns(), rows, name_column=2)
+    return Grid(table.title, table.description(), table.columns(), rows, name_column=2)

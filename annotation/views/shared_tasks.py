@@ -56,9 +56,18 @@ def shared_task_list(request):
 @authorize_shared_task()
 def shared_task_detail(request, shared_task_id: int):
     results = shared_task_results(request.shared_task, request.visible_campaign_ids)
-    in_task = {p.campaign.id for p in results.pairs}
+    # Offered: campaigns of a language pair the shared task does not have yet.
+    taken = set(
+        request.shared_task.pairs.values_list(
+            "campaign__source_language", "campaign__target_language"
+        )
+    )
     addable = (
-        [c for c in readable_campaigns(request.user) if c.id not in in_task]
+        [
+            c
+            for c in readable_campaigns(request.user)
+            if (c.source_language, c.target_language) not in taken
+        ]
         if request.manages
         else []
     )

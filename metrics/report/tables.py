@@ -84,12 +84,12 @@ class RankingTable:
     def domain_score(self, row: Row, index: int) -> float | None:
         return row.domain_scores[index] if index < len(row.domain_scores) else None
 
-    def caption(self) -> str:
+    def description(self) -> str:
         direction = "lower" if self.protocol.lower_is_better else "higher"
-        text = (
-            f"{self.title}: {self.protocol.name} ranking ({direction} is better); "
-            "rules separate clusters"
-        )
+        return f"{self.protocol.name} ranking ({direction} is better); rules separate clusters"
+
+    def caption(self) -> str:
+        text = f"{self.title}: {self.description()}"
         return text + (f"; † {HUMAN_NOTE}." if self.has_human else ".")
 
 
