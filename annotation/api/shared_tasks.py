@@ -132,7 +132,7 @@ class SharedTaskListApi(APIView):
             child=StrictCharField(), required=False, default=list
         )
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="v1_shared_tasks_list", responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         return Response(
             [
