@@ -305,3 +305,38 @@ def test_downloaded_pdf_reads_like_the_tables(world, client, manager, tmp_path):
     assert "0.667" in text  # A's average normalised rank
     tex = client.get(reverse("shared-task-tables", args=[shared.id, "all", "tex"])).content
     assert rb"Fancy\_\&\_\#1 \{x\}" in tex and rb"\midrule" in tex and rb"\toprule" in tex
+
+
+def test_imported_mqm_pair_marks_its_references_and_keeps_them_out_of_the_global_table(
+    manager, client
+):
+    """The TED zh-en MQM release (Freitag et al.) as a pair: its table is the campaign's MQM
+    ranking, lower is better, at two decimals; refA/refB-style references are human
+    translations, marked, and not ranked against the systems in the global table."""
+    from django.core.management import call_command
+
+    from annotation.models import Campaign
+    from tests.conftest import DATA
+
+    tsv = DATA / "mqm-ted-zh-en" / "mqm_ted_zhen.tsv"
+    call_command(
+        "import_mqm", str(tsv), "--name", "TED", "--owner", "manager", "--languages", "zh-en"
+    )
+    campaign = Campaign.objects.get(name="TED")
+    shared = shared_task_create(name="Real", owner=manager, campaign_ids=[campaign.id])
+    results = shared_task_results(shared, {campaign.id})
+    (pair,) = results.pairs
+    (ranking,) = span_results(campaign)
+    assert pair.protocol == "mqm" and pair.table.protocol.lower_is_better
+    assert [(r.system, r.score) for r in pair.rows] == [
+        (s.system, s.score) for s in ranking.mqm.systems
+    ]
+    humans = {r.system for r in pair.rows if r.human}
+    assert humans == {"refB", "ref"} & {r.system for r in pair.rows} and "refB" in humans
+    assert not humans & {row.system for row in results.global_rows}
+    assert len(results.global_rows) == len(pair.rows) - len(humans)
+    client.force_login(manager)
+    typst = client.get(reverse("shared-task-tables", args=[shared.id, "pairs", "typ"])).content
+    best = ranking.mqm.systems[0]
+    assert f'emph("{best.system}") + super("†")'.encode() in typst
+    assert f'"{best.score:.2f}"'.encode() in typst  # MQM's two decimals

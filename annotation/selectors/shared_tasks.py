@@ -8,6 +8,7 @@ the first launched Likert task (DA-style z-scores). Pairs without one are listed
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from annotation.models import (
@@ -34,6 +35,15 @@ from annotation.services.spans import task_mqm_weights
 from metrics.report.grid import Grid, GridRow
 from metrics.report.shared_task import GlobalRow, autorank, domain_means, global_ranking
 from metrics.report.tables import PROTOCOLS, RankingTable, Row, number, rank_text
+
+# Human translations ranked among the systems: the campaign's own reference ("Human") and the
+# names WMT and the MQM releases give references judged as systems (refA, refB, ref,
+# Human-B). They are marked in the tables and take no part in the global ranking.
+_HUMAN_NAME = re.compile(r"(human|ref)([-_ ]?[a-z0-9])?", re.IGNORECASE)
+
+
+def is_human_translation(system: str) -> bool:
+    return system == HUMAN or _HUMAN_NAME.fullmatch(system.strip()) is not None
 
 
 @dataclass(frozen=True)
@@ -135,7 +145,7 @@ def _span_table(task: Task, title: str) -> tuple[str, RankingTable]:
             cluster=s.cluster,
             score=s.score,
             interval=s.interval,
-            human=s.system == HUMAN,
+            human=is_human_translation(s.system),
             domain_scores=tuple(means.get(s.system, {}).get(d) for d in domains),
         )
         for s in ranking.systems
@@ -165,7 +175,7 @@ def _likert_table(task: Task, title: str) -> RankingTable:
             score=s.score.z,
             interval=s.score.z_interval,
             secondary=s.score.raw,
-            human=s.name == HUMAN,
+            human=is_human_translation(s.name),
         )
         for s in (ranking.systems if ranking else [])
     ]
@@ -182,7 +192,7 @@ def pair_results(campaign: Campaign) -> PairResults:
     else:
         protocol, table = "da", _likert_table(task, title)
     automatic = {
-        metric: {s: v for s, v in scores.items() if s != HUMAN}
+        metric: {s: v for s, v in scores.items() if not is_human_translation(s)}
         for metric, scores in automatic_scores(campaign).items()
     }
     return PairResults(campaign, task, protocol, table, automatic)
