@@ -8,12 +8,8 @@ from django.http import HttpResponse
 from django.utils.text import slugify
 
 from annotation.errors import ApplicationError
-from annotation.selectors.shared_tasks import (
-    SharedTaskResults,
-    autorank_tables,
-    domain_grids,
-    global_grid,
-)
+from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
+from annotation.selectors.shared_tasks import SharedTaskResults
 from metrics.report.grid import latex_grid, typst_grid
 from metrics.report.pdf import compile_typst
 from metrics.report.tables import latex_page, latex_table, typst_page, typst_table

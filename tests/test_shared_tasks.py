@@ -12,7 +12,8 @@ from django.urls import reverse
 from annotation.errors import ApplicationError
 from annotation.models import Role, SharedTask
 from annotation.selectors.human.spans import span_results
-from annotation.selectors.shared_tasks import autorank_tables, shared_task_results
+from annotation.selectors.shared_task_tables import autorank_tables
+from annotation.selectors.shared_tasks import shared_task_results
 from annotation.services.assignment import slot_claim_next
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
@@ -340,3 +341,54 @@ def test_imported_mqm_pair_marks_its_references_and_keeps_them_out_of_the_global
     best = ranking.mqm.systems[0]
     assert f'emph("{best.system}") + super("†")'.encode() in typst
     assert f'"{best.score:.2f}"'.encode() in typst  # MQM's two decimals
+
+
+def test_likert_pair_has_domain_columns_of_mean_z(manager, make_annotator):
+    """An adequacy pair with two domains: each system's mean z per domain equals the mean,
+    over its segments, of z-scores computed here from the judgments (one annotator: z over
+    all of their judgments, sample standard deviation)."""
+    import numpy as np
+
+    from annotation.models import Judgment
+
+    campaign = campaign_create(
+        name="lik", source_language="en", target_language="de", owner=manager
+    )
+    upload_import(
+        campaign=campaign, kind=WMT_XML, files=[("t.xml", _xml(PAIRS["cs"], "de"))], user=manager
+    )
+    task = task_create(
+        seed=12345,
+        campaign=campaign,
+        task_type="adequacy",
+        bad_reference_rate=0,
+        repeat_rate=0,
+        reference_rate=0,
+    )
+    task_launch(task_id=task.id)
+    rater = make_annotator(campaign, "rater")
+    # 1-5 scores: A 4 in news and 2 in social, D 5 and 3, varied by the segment's position.
+    base = {("A", "news"): 4, ("A", "social"): 2, ("D", "news"): 5, ("D", "social"): 3}
+    while (slot := slot_claim_next(task=task, annotator_id=rater.id)) is not None:
+        system = slot.item.candidates[0]["systems"][0]
+        document = slot.item.segment.document
+        value = base[(system, document.domain)] - slot.item.segment.index % 2
+        judgment_record(
+            task_id=task.id, slot_id=slot.id, annotator_id=rater.id, answer={"score": value}
+        )
+    shared = shared_task_create(name="Lik", owner=manager, campaign_ids=[campaign.id])
+    (pair,) = shared_task_results(shared, {campaign.id}).pairs
+    assert pair.protocol == "da" and pair.table.domains == ("news", "social")
+    rows = Judgment.objects.filter(task=task).values_list(
+        "score", "item__system__name", "item__segment__index", "item__segment__document__domain"
+    )
+    scores = np.array([r[0] for r in rows], dtype=float)
+    z = (scores - scores.mean()) / scores.std(ddof=1)
+    expected = {}
+    for (_, system, _, domain), value in zip(rows, z, strict=True):
+        expected.setdefault((system, domain), []).append(value)  # one judgment per segment
+    for row in pair.rows:
+        for index, domain in enumerate(pair.table.domains):
+            want = float(np.mean(expected[(row.system, domain)]))
+            assert row.domain_scores[index] == pytest.approx(want), (row.system, domain)
+    assert [r.system for r in pair.rows] == ["D", "A"]

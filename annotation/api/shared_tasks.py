@@ -17,12 +17,10 @@ from rest_framework.views import APIView
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField, StrictIntegerField
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task
+from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
     PairResults,
     SharedTaskResults,
-    autorank_tables,
-    domain_grids,
-    global_grid,
     shared_task_results,
     visible_shared_tasks,
 )

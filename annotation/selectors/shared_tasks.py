@@ -7,15 +7,17 @@ the first launched Likert task (DA-style z-scores). Pairs without one are listed
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from annotation.models import (
     HUMAN,
     LIKERT_TYPES,
     SPAN_TYPES,
     Campaign,
+    Segment,
     SharedTask,
     Task,
     TaskType,
@@ -23,18 +25,26 @@ from annotation.models import (
 from annotation.permissions import results_campaign_ids
 from annotation.selectors.human import task_results
 from annotation.selectors.human.correlation import automatic_scores
-from annotation.selectors.human.loading import campaign_usernames, exclusions, system_names
+from annotation.selectors.human.likert import likert_data
+from annotation.selectors.human.loading import (
+    REF,
+    TGT,
+    campaign_usernames,
+    exclusions,
+    system_names,
+    task_judgments,
+)
 from annotation.selectors.human.spans import (
     mqm_ratings,
     ranked_judgments,
     span_task_results,
 )
-from annotation.selectors.results import better, metric_label
 from annotation.selectors.spans import span_judgments
 from annotation.services.spans import task_mqm_weights
-from metrics.report.grid import Grid, GridRow
-from metrics.report.shared_task import GlobalRow, autorank, domain_means, global_ranking
-from metrics.report.tables import PROTOCOLS, RankingTable, Row, number, rank_text
+from metrics.rankings.likert import z_scores
+from metrics.report.grid import Grid, ranking_grid
+from metrics.report.shared_task import GlobalRow, domain_means, global_ranking
+from metrics.report.tables import PROTOCOLS, RankingTable, Row
 
 # Human translations ranked among the systems: the campaign's own reference ("Human") and the
 # names WMT and the MQM releases give references judged as systems (refA, refB, ref,
@@ -158,15 +168,51 @@ def _span_table(task: Task, title: str) -> tuple[str, RankingTable]:
     )
 
 
+def _likert_domain_means(
+    task: Task, names: dict[int, str], excluded: set[int]
+) -> dict[str, dict[str, float]]:
+    """System -> {domain: mean z} of the task's first measure, over the judgments its
+    ranking counts (``likert_rankings``: included annotators, system outputs and the human
+    reference), z-scored per annotator over those as ``rank_systems`` does; empty when no
+    document has a domain."""
+    domain_of = dict(
+        Segment.objects.filter(campaign_id=task.campaign_id).values_list(
+            "index", "document__domain"
+        )
+    )
+    if not any(domain_of.values()):
+        return {}
+    data = likert_data(task, names)
+    included = ~np.isin(data.annotator, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
+    ranked = included & ((data.kind == TGT) | (data.kind == REF))
+    if not ranked.any():
+        return {}
+    # likert_data codes segments in the order of their indices among these same judgments.
+    indices = sorted(set(task_judgments(task).values_list("item__segment__index", flat=True)))
+    measure = next(iter(data.scores))
+    z = z_scores(data.scores[measure][ranked], data.annotator[ranked])
+    codes = data.segment[ranked]
+    return domain_means(
+        list(z),
+        [data.systems[int(code)] for code in data.system[ranked]],
+        [str(int(code)) for code in codes],
+        [domain_of[indices[int(code)]] for code in codes],
+    )
+
+
 def _likert_table(task: Task, title: str) -> RankingTable:
     campaign = task.campaign
+    names = system_names(campaign.id)
+    excluded = exclusions(campaign.id).for_task(task.id)
     results = task_results(
         task,
         usernames=campaign_usernames(campaign.id),
-        names=system_names(campaign.id),
-        excluded=exclusions(campaign.id).for_task(task.id),
+        names=names,
+        excluded=excluded,
     )
     ranking = results.likert[0] if results.likert else None
+    means = _likert_domain_means(task, names, excluded)
+    domains = sorted({d for by_domain in means.values() for d in by_domain})
     rows = [
         Row(
             system=s.name,
@@ -176,10 +222,12 @@ def _likert_table(task: Task, title: str) -> RankingTable:
             interval=s.score.z_interval,
             secondary=s.score.raw,
             human=is_human_translation(s.name),
+            domain_scores=tuple(means.get(s.name, {}).get(d) for d in domains),
         )
         for s in (ranking.systems if ranking else [])
     ]
-    return RankingTable(title=title, protocol=PROTOCOLS["da"], rows=rows)
+    labels = tuple(d or "(none)" for d in domains)
+    return RankingTable(title=title, protocol=PROTOCOLS["da"], rows=rows, domains=labels)
 
 
 def pair_results(campaign: Campaign) -> PairResults:
@@ -228,175 +276,3 @@ def shared_task_results(
         global_rows=global_ranking(ranked),
         autorank_metrics=chosen,
     )
-
-
-# --- Tables -----------------------------------------------------------------------------------
-
-
-def _score_text(pair: PairResults, system: str) -> str:
-    row = next((r for r in pair.rows if r.system == system), None)
-    if row is None or pair.protocol is None:
-        return "–"
-    return number(row.score, PROTOCOLS[pair.protocol].digits, minus="−")
-
-
-def global_grid(results: SharedTaskResults) -> Grid:
-    """Systems by average normalised rank over their pairs, with each pair's score."""
-    pairs = results.ranked_pairs
-    columns = ["#", "System", "Avg. norm. rank", "Pairs", *[p.pair for p in pairs]]
-    rows = [
-        GridRow(
-            [
-                str(position),
-                row.system,
-                f"{row.average_normalised_rank:.3f}",
-                str(row.pairs),
-                *[_score_text(p, row.system) for p in pairs],
-            ]
-        )
-        for position, row in enumerate(results.global_rows, start=1)
-    ]
-    scores = "; ".join(
-        f"{p.pair}: {PROTOCOLS[p.protocol].name}" for p in pairs if p.protocol is not None
-    )
-    caption = (
-        "systems by their average normalised rank over the pairs they took part in "
-        "(in a pair of N systems, position p has rank (p-1)/(N-1): 0 best, 1 worst); "
-        f"each pair's human score ({scores})"
-    )
-    return Grid(results.shared_task.name + ", all pairs", caption, columns, rows, name_column=1)
-
-
-def domain_grids(results: SharedTaskResults) -> list[Grid]:
-    """Per pair with domains: each system's score in each domain, with its place there."""
-    grids = []
-    for pair in results.ranked_pairs:
-        table = pair.table
-        if table is None or not table.domains:
-            continue
-        protocol = table.protocol
-        places: list[dict[str, int]] = []
-        for index in range(len(table.domains)):
-            scored = [
-                (value, row.system)
-                for row in table.rows
-                if (value := table.domain_score(row, index)) is not None and math.isfinite(value)
-            ]
-            scored.sort(
-                key=lambda item: (item[0] if protocol.lower_is_better else -item[0], item[1])
-            )
-            places.append({system: place for place, (_, system) in enumerate(scored, start=1)})
-        columns = ["System", protocol.score_label] + [f"{d} (#)" for d in table.domains]
-        rows = []
-        previous = None
-        for row in table.rows:
-            cells = [row.system, number(row.score, protocol.digits, minus="−")]
-            for index in range(len(table.domains)):
-                value = table.domain_score(row, index)
-                place = places[index].get(row.system)
-                text = number(value, protocol.digits, minus="−")
-                cells.append(text if place is None else f"{text} ({place})")
-            rows.append(
-                GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
-            )
-            previous = row.cluster
-        caption = (
-            f"{protocol.name} score per domain and the system's place in that domain "
-            "(rows in the overall ranked order; rules separate its clusters)"
-        )
-        grids.append(Grid(f"{pair.pair} by domain", caption, columns, rows))
-    return grids
-
-
-def metric_digits(values) -> int:
-    """Decimals a metric's scores print with: 1 on a 0-100 scale (BLEU, chrF, TER), 3 on
-    0-1 (COMET and the like)."""
-    finite = [abs(v) for v in values if math.isfinite(v)]
-    return 1 if finite and max(finite) > 2 else 3
-
-
-@dataclass(frozen=True)
-class AutoRankTable:
-    pair: PairResults
-    metrics: list[str]
-    autorank: dict[str, float]
-    grid: Grid
-
-
-def autorank_tables(results: SharedTaskResults) -> list[AutoRankTable]:
-    """Per pair: the human ranking beside AutoRank (``metrics.report.shared_task.autorank``)
-    over the chosen metrics (all the pair's metrics when none are chosen), and each metric."""
-    tables = []
-    for pair in results.ranked_pairs:
-        wanted = results.autorank_metrics or list(pair.automatic)
-        metrics = [m for m in wanted if pair.automatic.get(m)]
-        if not metrics or pair.protocol is None:
-            continue
-        ranks = autorank(
-            {m: pair.automatic[m] for m in metrics},
-            {m: better(m) == "higher" for m in metrics},
-        )
-        places = {
-            system: place
-            for place, system in enumerate(sorted(ranks, key=lambda s: (ranks[s], s)), start=1)
-        }
-        protocol = PROTOCOLS[pair.protocol]
-        digits = {m: metric_digits(pair.automatic[m].values()) for m in metrics}
-        columns = [
-            "System",
-            "Human rank",
-            protocol.score_label,
-            "AutoRank",
-            "AutoRank #",
-            *[metric_label(m) for m in metrics],
-        ]
-        rows = []
-        previous = None
-        for row in pair.rows:
-            value = ranks.get(row.system)
-            cells = [
-                row.system,
-                rank_text(row.rank_range, "–"),
-                number(row.score, protocol.digits, minus="−"),
-                number(value, 2, minus="−"),
-                str(places[row.system]) if row.system in places else "–",
-                *[number(pair.automatic[m].get(row.system), digits[m], minus="−") for m in metrics],
-            ]
-            rows.append(
-                GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
-            )
-            previous = row.cluster
-        caption = (
-            f"human {protocol.name} ranking beside AutoRank (each metric's system scores "
-            "rescaled linearly to 1..N, 1 best, then averaged; lower is better)"
-        )
-        grid = Grid(f"{pair.pair}: human and automatic rankings", caption, columns, rows)
-        tables.append(AutoRankTable(pair, metrics, ranks, grid))
-    return tables
-
-
-def ranking_grid(table: RankingTable) -> Grid:
-    """A pair's ranking table as the page shows it: the cells the paper tables print."""
-    digits = table.protocol.digits
-    rows = []
-    previous = None
-    for row in table.rows:
-        cells = [
-            rank_text(row.rank_range, "–"),
-            str(row.cluster),
-            row.system,
-            number(row.score, digits, minus="−"),
-        ]
-        if table.has_interval:
-            low, high = row.interval or (None, None)
-            cells.append(f"[{number(low, digits, '−')}, {number(high, digits, '−')}]")
-        if table.protocol.secondary_label:
-            cells.append(number(row.secondary, table.protocol.secondary_digits, minus="−"))
-        cells += [
-            number(table.domain_score(row, i), digits, minus="−") for i in range(len(table.domains))
-        ]
-        rows.append(
-            GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
-        )
-        previous = row.cluster
-    return Grid(table.title, table.description(), table.columns(), rows, name_column=2)

@@ -10,10 +10,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task, may_create_shared_task
+from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
-    autorank_tables,
-    domain_grids,
-    global_grid,
     readable_campaigns,
     shared_task_results,
     visible_shared_tasks,

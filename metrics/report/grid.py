@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from metrics.report.tables import HUMAN_NOTE, latex_escape, typst_string
+from metrics.report.tables import (
+    HUMAN_NOTE,
+    RankingTable,
+    latex_escape,
+    number,
+    rank_text,
+    typst_string,
+)
 
 
 @dataclass(frozen=True)
@@ -101,3 +108,30 @@ def typst_grid(grid: Grid) -> str:
         ")",
     ]
     return "\n".join(lines) + "\n"
+
+
+def ranking_grid(table: RankingTable) -> Grid:
+    """A pair's ranking table as the page shows it: the cells the paper tables print."""
+    digits = table.protocol.digits
+    rows = []
+    previous = None
+    for row in table.rows:
+        cells = [
+            rank_text(row.rank_range, "–"),
+            str(row.cluster),
+            row.system,
+            number(row.score, digits, minus="−"),
+        ]
+        if table.has_interval:
+            low, high = row.interval or (None, None)
+            cells.append(f"[{number(low, digits, '−')}, {number(high, digits, '−')}]")
+        if table.protocol.secondary_label:
+            cells.append(number(row.secondary, table.protocol.secondary_digits, minus="−"))
+        cells += [
+            number(table.domain_score(row, i), digits, minus="−") for i in range(len(table.domains))
+        ]
+        rows.append(
+            GridRow(cells, human=row.human, rule_before=previous not in (None, row.cluster))
+        )
+        previous = row.cluster
+    return Grid(table.title, table.description(), table.columns(), rows, name_column=2)
