@@ -306,17 +306,21 @@ RANKING_COLUMNS = [
     "segments",
     "judgments",
     "domains",
+    "procedure",
+    "local_cluster",
+    "domain_scores",
 ]
 
 
 def ranking_csv_rows(rows: list[dict[str, Any]]) -> Iterator[list[Any]]:
-    """The rows as CSV cells; a list (the ESA domains) as a JSON array, unambiguous whatever
-    the domains' names hold, and an empty list (no domains: a plain mean) as an empty cell."""
+    """The rows as CSV cells; a list (the ESA domains) or a mapping (WMT25's domain scores)
+    as JSON, unambiguous whatever the domains' names hold, and an empty one (no domains: a
+    plain mean) as an empty cell."""
     yield RANKING_COLUMNS
     for row in rows:
         yield [
             (json.dumps(value, ensure_ascii=False) if value else None)
-            if isinstance(value, list)
+            if isinstance(value, list | dict)
             else value
             for value in (row.get(column) for column in RANKING_COLUMNS)
         ]

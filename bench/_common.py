@@ -56,11 +56,18 @@ def corpus_items(corpus: str) -> int:
 
 
 def annotation_campaign(
-    *, prefix: str, annotators: int, judgments_per_item: int, corpus: str = "demo"
+    *,
+    prefix: str,
+    annotators: int,
+    judgments_per_item: int,
+    corpus: str = "demo",
+    task_type: str = "adequacy",
+    **settings: object,
 ) -> tuple[int, list[int]]:
-    """A campaign from a corpus (five of its systems) with a launched adequacy task and its
-    annotators; returns the task id and the annotators' user ids. Straight through the
-    services, as a manager's script would."""
+    """A campaign from a corpus (five of its systems) with a launched task (adequacy unless
+    ``task_type`` says otherwise, with ``settings``) and its annotators; returns the task id
+    and the annotators' user ids. Straight through the services, as a manager's script
+    would."""
     from django.contrib.auth import get_user_model
 
     from annotation.services.campaigns import campaign_create, membership_set
@@ -89,7 +96,10 @@ def annotation_campaign(
             files=[(f"{system}.de", Path(str(system_path).format(system)).read_bytes())],
         )
     task = task_create(
-        campaign=campaign, task_type="adequacy", judgments_per_item=judgments_per_item
+        campaign=campaign,
+        task_type=task_type,
+        judgments_per_item=judgments_per_item,
+        **settings,
     )
     task_launch(task_id=task.id)
     user_ids = []
@@ -279,3 +289,59 @@ def stop_pid_file(path: Path, name: str) -> int:
     path.unlink(missing_ok=True)
     print(f"stopped {name} {pid}")
     return 0
+
+
+def closed_run_summary(
+    *,
+    annotators: int,
+    elapsed: float,
+    acknowledged: int,
+    latencies: list[float],
+    errors: list[str],
+    exact: bool,
+    stored: int,
+    **extra: object,
+) -> dict:
+    """One closed-loop run of a peer tool, in the fields bench/side_by_side.py reads."""
+    at = {q: 1000 * percentile(latencies, q / 100) if latencies else None for q in (50, 95, 99)}
+    return {
+        "mode": "closed",
+        "annotators": annotators,
+        "rate": None,
+        "seconds": round(elapsed, 2),
+        "judgments": acknowledged,
+        "judgments_per_s": round(acknowledged / elapsed, 2),
+        "p50_ms": at[50] and round(at[50], 1),
+        "p95_ms": at[95] and round(at[95], 1),
+        "p99_ms": at[99] and round(at[99], 1),
+        "errors": len(errors),
+        "exact": exact,
+        "stored": stored,
+        **extra,
+        "first_error": errors[0] if errors else None,
+    }
+
+
+def print_closed_runs(runs: int, load_run, *, as_json: bool, headline, store: str) -> int:
+    """Runs ``load_run`` ``runs`` times and prints each summary (``headline(run)`` first, then
+    the errors and whether ``store`` holds exactly the acknowledged judgments); 1 if any run
+    erred or lost a judgment."""
+    failed = False
+    for _ in range(runs):
+        run = load_run()
+        failed = failed or not run["exact"] or bool(run["errors"])
+        if as_json:
+            print(json.dumps(run), flush=True)
+            continue
+        print(headline(run))
+        print(
+            f"errors: {run['errors']}"
+            + (f" (first: {run['first_error']})" if run["errors"] else "")
+        )
+        print(
+            f"{store} holds exactly the acknowledged judgments: "
+            f"{'yes' if run['exact'] else 'NO'} "
+            f"({run['stored']} stored, {run['judgments']} acknowledged)",
+            flush=True,
+        )
+    return 1 if failed else 0

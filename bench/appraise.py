@@ -42,7 +42,14 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlencode, urlsplit
 
-from _common import ROOT, Client, percentile, stop_pid_file, wait_answering
+from _common import (
+    ROOT,
+    Client,
+    closed_run_summary,
+    print_closed_runs,
+    stop_pid_file,
+    wait_answering,
+)
 
 DEFAULT_DIR = Path("/work/appraise")
 DEFAULT_DATABASE_URL = "postgres://evalsite:evalsite@127.0.0.1:5432/appraise"
@@ -419,48 +426,29 @@ def load_run(args: argparse.Namespace) -> dict:
     latencies = [value for thread in threads for value in thread.latencies]
     errors = [error for thread in threads for error in thread.errors]
     stored = sum(results_by_user(args.database_url, accounts.used).values())
-    at = {q: 1000 * percentile(latencies, q / 100) if latencies else None for q in (50, 95, 99)}
-    return {
-        "mode": "closed",
-        "annotators": args.annotators,
-        "rate": None,
-        "seconds": round(elapsed, 2),
-        "judgments": acknowledged,
-        "judgments_per_s": round(acknowledged / elapsed, 2),
-        "p50_ms": at[50] and round(at[50], 1),
-        "p95_ms": at[95] and round(at[95], 1),
-        "p99_ms": at[99] and round(at[99], 1),
-        "errors": len(errors),
-        "exact": stored == acknowledged,
-        "stored": stored,
-        "first_error": errors[0] if errors else None,
-    }
+    return closed_run_summary(
+        annotators=args.annotators,
+        elapsed=elapsed,
+        acknowledged=acknowledged,
+        latencies=latencies,
+        errors=errors,
+        exact=stored == acknowledged,
+        stored=stored,
+    )
 
 
 def load(args: argparse.Namespace) -> int:
-    failed = False
-    for _ in range(args.runs):
-        run = load_run(args)
-        failed = failed or not run["exact"] or bool(run["errors"])
-        if args.json:
-            print(json.dumps(run), flush=True)
-            continue
-        print(
+    return print_closed_runs(
+        args.runs,
+        lambda: load_run(args),
+        as_json=args.json,
+        headline=lambda run: (
             f"Appraise, {run['annotators']} annotators for {run['seconds']:.1f} s: "
             f"{run['judgments']} judgments, {run['judgments_per_s']:.1f} judgments/s; per "
             f"judgment p50 {run['p50_ms']} ms, p95 {run['p95_ms']} ms, p99 {run['p99_ms']} ms"
-        )
-        print(
-            f"errors: {run['errors']}"
-            + (f" (first: {run['first_error']})" if run["errors"] else "")
-        )
-        print(
-            "Appraise's database holds exactly the acknowledged judgments: "
-            f"{'yes' if run['exact'] else 'NO'} "
-            f"({run['stored']} stored, {run['judgments']} acknowledged)",
-            flush=True,
-        )
-    return 1 if failed else 0
+        ),
+        store="Appraise's database",
+    )
 
 
 def main() -> int:

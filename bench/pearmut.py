@@ -53,7 +53,14 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from _common import ROOT, Client, percentile, stop_pid_file, wait_answering
+from _common import (
+    ROOT,
+    Client,
+    closed_run_summary,
+    print_closed_runs,
+    stop_pid_file,
+    wait_answering,
+)
 
 DEFAULT_DIR = Path("/work/pearmut")
 DEFAULT_URL = "http://127.0.0.1:8200"
@@ -364,50 +371,31 @@ def load_run(args: argparse.Namespace) -> dict:
     errors = [error for thread in threads for error in thread.errors]
     counts = logged_by_user(args)
     stored = sum(counts[name] for name in users.used)
-    at = {q: 1000 * percentile(latencies, q / 100) if latencies else None for q in (50, 95, 99)}
-    return {
-        "mode": "closed",
-        "annotators": args.annotators,
-        "rate": None,
-        "seconds": round(elapsed, 2),
-        "judgments": acknowledged,
-        "judgments_per_s": round(acknowledged / elapsed, 2),
-        "p50_ms": at[50] and round(at[50], 1),
-        "p95_ms": at[95] and round(at[95], 1),
-        "p99_ms": at[99] and round(at[99], 1),
-        "errors": len(errors),
-        "exact": stored == acknowledged and sum(counts.values()) == before + acknowledged,
-        "stored": stored,
-        "held_before": before,
-        "first_error": errors[0] if errors else None,
-    }
+    return closed_run_summary(
+        annotators=args.annotators,
+        elapsed=elapsed,
+        acknowledged=acknowledged,
+        latencies=latencies,
+        errors=errors,
+        exact=stored == acknowledged and sum(counts.values()) == before + acknowledged,
+        stored=stored,
+        held_before=before,
+    )
 
 
 def load(args: argparse.Namespace) -> int:
-    failed = False
-    for _ in range(args.runs):
-        run = load_run(args)
-        failed = failed or not run["exact"] or bool(run["errors"])
-        if args.json:
-            print(json.dumps(run), flush=True)
-            continue
-        print(
+    return print_closed_runs(
+        args.runs,
+        lambda: load_run(args),
+        as_json=args.json,
+        headline=lambda run: (
             f"Pearmut, {run['annotators']} annotators for {run['seconds']:.1f} s "
             f"(holding {run['held_before']} judgments before): {run['judgments']} judgments, "
             f"{run['judgments_per_s']:.1f} judgments/s; per judgment p50 {run['p50_ms']} ms, "
             f"p95 {run['p95_ms']} ms, p99 {run['p99_ms']} ms"
-        )
-        print(
-            f"errors: {run['errors']}"
-            + (f" (first: {run['first_error']})" if run["errors"] else "")
-        )
-        print(
-            "Pearmut's annotation log holds exactly the acknowledged judgments: "
-            f"{'yes' if run['exact'] else 'NO'} "
-            f"({run['stored']} stored, {run['judgments']} acknowledged)",
-            flush=True,
-        )
-    return 1 if failed else 0
+        ),
+        store="Pearmut's annotation log",
+    )
 
 
 def main() -> int:

@@ -320,6 +320,20 @@ CASES = [
         lambda w: {**task_in_campaign("fluency")(w), "change": "pause"},
     ),
     Case("crowd-verdicts", "get", manager_page(200), task_in_campaign("adequacy")),
+    Case("crowd-participants", "get", manager_page(200), task_in_campaign("adequacy")),
+    # No such participant: the manager passes and is sent back with the reason.
+    Case(
+        "crowd-participant-restart",
+        "post",
+        manager_page(302),
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
+    Case(
+        "crowd-participant-restart",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
     *(
         Case(
             "campaign-state",
@@ -403,6 +417,17 @@ CASES = [
         headers={"X-Requested-With": "fetch"},
         label="by the page's script",
     ),
+    # A document page's submit; an adequacy task of the world shows segments: refused (400)
+    # for its annotator, after the access checks.
+    Case("annotate-page", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case(
+        "annotate-page",
+        "post",
+        row(LOGIN, 400, 404, 404, 403, 403, 404),
+        task_of("adequacy"),
+        data=lambda w: {"page": w.leased.id, "answers": "[]"},
+        headers={"X-Requested-With": "fetch"},
+    ),
     # Pages: results and downloads.
     Case("results-automatic", "get", results_page(), campaign),
     Case("results-automatic-download", "get", results_page(), fmt("csv"), label="csv"),
@@ -480,6 +505,8 @@ CASES = [
         json=True,
     ),
     Case("api-campaign", "get", results_api(), campaign),
+    # Only a draft is deleted: the world's campaign is launched, so a manager gets the 400.
+    Case("api-campaign", "delete", manager_api(400), campaign, label="launched"),
     Case("api-tasks", "get", manager_api(200), campaign),
     Case(
         "api-tasks",
@@ -553,6 +580,23 @@ CASES = [
         "post",
         annotator_api(201),
         data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "score": 3},
+        json=True,
+    ),
+    Case("api-pages", "get", POST_ONLY_API),
+    Case(
+        "api-pages",
+        "post",
+        annotator_api(400),
+        data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "answers": []},
+        json=True,
+    ),
+    Case("api-skip", "get", POST_ONLY_API, task_of("adequacy")),
+    Case(
+        "api-skip",
+        "post",
+        annotator_api(201),
+        task_of("adequacy"),
+        data=lambda w: {"slot": w.leased.id, "reason": "other"},
         json=True,
     ),
     Case("api-results-automatic", "get", results_api(), campaign),

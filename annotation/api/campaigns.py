@@ -13,11 +13,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
+from annotation.api.schema import UPLOAD_STATUSES, ErrorSerializer
 from annotation.lib.textfiles import read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows
 from annotation.selectors.systems import system_runs_with_jobs
+from annotation.services.campaign_states import campaign_delete
 from annotation.services.campaigns import campaign_create
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.metric_uploads import decode_scores, metric_scores_upload
@@ -68,11 +70,18 @@ class CampaignDetailApi(APIView):
         campaign = campaigns_for_user(request.user).get(id=campaign_id)
         return Response(CampaignOutputSerializer(campaign).data)
 
+    @extend_schema(responses={204: None, 400: ErrorSerializer})
+    @authorize(CAN_MANAGE)
+    def delete(self, request, campaign_id: int):
+        """Deletes a draft campaign with its uploads (a launched one is closed instead: 400)."""
+        campaign_delete(campaign_id=campaign_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 class ImportedFileSerializer(serializers.Serializer):
     kind = serializers.CharField()
     name = serializers.CharField()
-    status = serializers.ChoiceField(choices=["created", "new_run", "unchanged"])
+    status = serializers.ChoiceField(choices=UPLOAD_STATUSES)
     segments = serializers.IntegerField()
     run_number = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())

@@ -25,6 +25,7 @@ from annotation.selectors.human.correlation import CORPUS_SCORE, SENTENCE_MEAN
 from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import annotator_exclude
+from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
 
 class Number(serializers.FloatField):
@@ -175,16 +176,23 @@ class SpanSystemSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     system = serializers.CharField()
     score = Number(help_text="ESA: mean raw 0-100 score; MQM: mean MQM score (error weights)")
-    score_low = Number(help_text="95% bootstrap interval")
+    score_low = Number(help_text="95% bootstrap interval (none under WMT25 and WMT26)")
     score_high = Number()
     cluster = serializers.IntegerField()
     rank_low = serializers.IntegerField()
     rank_high = serializers.IntegerField()
     systems_beaten = serializers.IntegerField(
-        help_text="systems this one beats at p < 0.05 (one-sided Wilcoxon signed-rank)"
+        help_text="systems this one beats at p < 0.05 (one-sided Wilcoxon signed-rank);"
+        " WMT25 and WMT26: the systems below its rank range"
     )
     segments = serializers.IntegerField()
     judgments = serializers.IntegerField(help_text="ESA: judgments; MQM: ratings")
+    local_cluster = serializers.IntegerField(
+        allow_null=True, help_text="WMT26: cluster between neighbours (cluster: global ones)"
+    )
+    domain_scores = serializers.DictField(
+        child=Number(), help_text="WMT25: the system's mean score in each domain"
+    )
 
 
 class SpanRankingSerializer(serializers.Serializer):
@@ -193,6 +201,9 @@ class SpanRankingSerializer(serializers.Serializer):
     task_name = serializers.CharField(source="task.get_task_type_display")
     protocol = serializers.ChoiceField(choices=["esa", "mqm"])
     higher_is_better = serializers.BooleanField(help_text="ESA: true; MQM: false")
+    procedure = serializers.CharField(
+        allow_null=True, help_text="ESA: how it was ranked (wmt24, wmt25, wmt26); MQM: null"
+    )
     domains = serializers.ListField(
         child=serializers.CharField(allow_blank=True),
         help_text="ESA: the domains averaged over (empty: a plain mean)",
@@ -224,6 +235,13 @@ class HumanResultsApi(APIView):
             help_text="weighted kappa for Likert agreement",
         )
         task = serializers.IntegerField(required=False, min_value=1, help_text="one task only")
+        procedure = serializers.ChoiceField(
+            choices=list(PROCEDURES),
+            default=DEFAULT_PROCEDURE,
+            help_text="how ESA tasks are ranked: "
+            + "; ".join(PROCEDURES.values())
+            + ". Likert and DA tasks rank as WMT21 (z-scores, Wilcoxon rank-sum).",
+        )
 
     @extend_schema(parameters=[QuerySerializer], responses=HumanResultsSerializer)
     @authorize(CAN_SEE_RESULTS)
@@ -239,7 +257,10 @@ class HumanResultsApi(APIView):
         body = {
             "tasks": results.tasks,
             "span_rankings": span_results(
-                campaign, task_id=query.validated_data.get("task"), agreement=False
+                campaign,
+                task_id=query.validated_data.get("task"),
+                agreement=False,
+                procedure=query.validated_data["procedure"],
             ),
             "excluded": sorted(results.excluded),
             "correlations": results.correlations,
@@ -325,8 +346,17 @@ class SpanResultsApi(APIView):
     """ESA, ESA^AI and MQM tasks: system scores (MQM lower is better, with the weights used),
     clusters, pairwise p-values, errors by category and severity, and agreement."""
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    class QuerySerializer(serializers.Serializer):
+        procedure = serializers.ChoiceField(
+            choices=list(PROCEDURES),
+            default=DEFAULT_PROCEDURE,
+            help_text="how ESA tasks are ranked: " + "; ".join(PROCEDURES.values()),
+        )
+
+    @extend_schema(parameters=[QuerySerializer], responses={200: OpenApiTypes.OBJECT})
     @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        results = span_results(request.campaign)
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        results = span_results(request.campaign, procedure=query.validated_data["procedure"])
         return Response({"tasks": [result.as_dict() for result in results]})

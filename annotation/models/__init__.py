@@ -14,6 +14,8 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
+from annotation.models.checks import CheckKind, CheckOutcome
+from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
@@ -21,24 +23,29 @@ from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.shared_tasks import SharedTask, SharedTaskCampaign
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
+    CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
     SPAN_TYPES,
     Batch,
+    CheckFeedback,
     CrowdParticipant,
     Invitation,
     Item,
     ItemType,
     Judgment,
+    PageScore,
     Scale,
     Skip,
     SkipReason,
     Slot,
     Task,
     TaskType,
+    Unit,
 )
 
 __all__ = [
+    "CONTRASTIVE_TYPES",
     "ESA_TYPES",
     "HUMAN",
     "LIKERT_TYPES",
@@ -46,6 +53,9 @@ __all__ = [
     "AnnotatorExclusion",
     "Batch",
     "Campaign",
+    "CheckFeedback",
+    "CheckKind",
+    "CheckOutcome",
     "CrowdParticipant",
     "Document",
     "ErrorSpan",
@@ -57,6 +67,8 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Output",
+    "OutputJudgment",
+    "PageScore",
     "PairSignificance",
     "PendingUpload",
     "PendingUploadFile",
@@ -76,5 +88,6 @@ __all__ = [
     "SystemRun",
     "Task",
     "TaskType",
+    "Unit",
     "is_reserved_system_name",
 ]

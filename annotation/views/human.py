@@ -35,13 +35,27 @@ from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
 from annotation.services.exclusions import annotator_exclude
-from annotation.views.errors import refused_to
+from annotation.views.errors import error_response, refused_to
 from metrics.agreement.coefficients import Weights
+from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
 
 def _weights(request) -> Weights:
     value = request.GET.get("weights")
     return "linear" if value == "linear" else "quadratic" if value == "quadratic" else None
+
+
+def _procedure(request) -> str | None:
+    """The ESA ranking procedure asked for (``?procedure=``), the default when none; None
+    when the name is unknown."""
+    value = request.GET.get("procedure") or DEFAULT_PROCEDURE
+    return value if value in PROCEDURES else None
+
+
+def _unknown_procedure(request):
+    return error_response(
+        request, 400, detail=f"Unknown ranking procedure: choose one of {', '.join(PROCEDURES)}."
+    )
 
 
 def measured(task_label: str, measure: str) -> str:
@@ -116,6 +130,9 @@ def chosen_human(results: HumanResults, value: str | None) -> str:
 @authorize(CAN_SEE_RESULTS)
 def human_results_page(request, campaign_id: int):
     campaign = request.campaign
+    procedure = _procedure(request)
+    if procedure is None:
+        return _unknown_procedure(request)
     weights = _weights(request)
     results = human_results(campaign, weights=weights)
     human_names = list(results.human)
@@ -137,14 +154,14 @@ def human_results_page(request, campaign_id: int):
             "meta_rows": meta_evaluation(campaign, results.excluded),
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
-            **page_span_context(campaign),
+            **page_span_context(campaign, procedure),
         },
     )
 
 
-def page_span_context(campaign) -> dict[str, object]:
+def page_span_context(campaign, procedure: str) -> dict[str, object]:
     """The error-span tasks' section (templates/results/_human_spans.html)."""
-    results = span_results(campaign)
+    results = span_results(campaign, procedure=procedure)
     plots = [
         (
             r.task.id,
@@ -159,7 +176,12 @@ def page_span_context(campaign) -> dict[str, object]:
         for r in results
         if r.breakdown is not None
     ]
-    return {"span_results": results, "span_plots": plots}
+    return {
+        "span_results": results,
+        "span_plots": plots,
+        "procedure": procedure,
+        "procedures": PROCEDURES,
+    }
 
 
 def _scope_task(request, campaign_id: int) -> int | None:
@@ -242,7 +264,12 @@ def rankings_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("rankings download as .csv or .json")
-    rows = ranking_rows(human_results(campaign), span_results(campaign, agreement=False))
+    procedure = _procedure(request)
+    if procedure is None:
+        return _unknown_procedure(request)
+    rows = ranking_rows(
+        human_results(campaign), span_results(campaign, agreement=False, procedure=procedure)
+    )
     name = f"evalsite-{campaign.id}-human-rankings.{fmt}"
     if fmt == "json":
         document = json.dumps({"campaign": campaign.name, "systems": rows}, indent=1)

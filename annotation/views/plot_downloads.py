@@ -19,6 +19,7 @@ from annotation.views.human import (
     page_span_context,
 )
 from annotation.views.results import metric_plots
+from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
 PLOT_FORMATS = {"svg": "image/svg+xml", "pdf": "application/pdf"}
 
@@ -43,7 +44,11 @@ def human_plot(request, campaign_id: int, key: str, fmt: str):
     _check_format(fmt)
     campaign = request.campaign
     if key.startswith("errors-"):
-        plots = {k: plot for _, k, plot in page_span_context(campaign)["span_plots"]}
+        procedure = request.GET.get("procedure") or DEFAULT_PROCEDURE
+        if procedure not in PROCEDURES:
+            raise Http404("no such ranking procedure")
+        span_plots = page_span_context(campaign, procedure)["span_plots"]
+        plots = {k: plot for _, k, plot in span_plots}
         return _plot_response(campaign.id, key, fmt, plots.get(key))
     results = human_results(campaign)
     found: dict[str, SafeString] = dict(page_progress_plots(results))

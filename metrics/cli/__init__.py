@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 # Each sub-command lives in its own module with ``register(subparsers)``; the module sets
 # ``func`` on its parser, which receives the parsed namespace and returns an exit code.
-SUBCOMMANDS = ("score", "agreement", "human", "mqm", "esa", "compare", "meta")
+SUBCOMMANDS = ("score", "agreement", "human", "mqm", "esa", "compare", "meta", "simulate")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

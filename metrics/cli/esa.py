@@ -25,6 +25,7 @@ from metrics.spans import (
 )
 from metrics.spans.appraise import AppraiseScore
 from metrics.spans.breakdown import span_statistics
+from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES, rank_esa_wmt25, rank_esa_wmt26
 from metrics.wmt_csv import InputError
 
 
@@ -32,9 +33,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "esa",
         help="ESA system scores, clusters and span statistics from an Appraise ESA export",
-        description="Ranks systems as WMT24: mean raw score of segments (per domain, then"
-        " averaged), one-sided Wilcoxon signed-rank tests on shared segments (Stouffer over"
-        " domains), DA clusters; counts the error spans per system.",
+        description="Ranks systems as WMT24 (default): mean raw score of segments (per domain,"
+        " then averaged), one-sided Wilcoxon signed-rank tests on shared segments (Stouffer over"
+        " domains), DA clusters; or as WMT25 or WMT26 (--procedure); counts the error spans"
+        " per system.",
+    )
+    parser.add_argument(
+        "--procedure",
+        choices=list(PROCEDURES),
+        default=DEFAULT_PROCEDURE,
+        help="; ".join(PROCEDURES.values())
+        + ". WMT25's waves: an output's judgments in the file's order",
     )
     parser.add_argument("--appraise", required=True, metavar="FILE.csv", help="ESA score export")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -86,14 +95,21 @@ def run(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    ranking = rank_esa(
-        [r.score for r in rows],
-        [r.system for r in rows],
-        [segments[i] for i in chosen],
-        domains=domains,
-        n_boot=args.bootstrap,
-        seed=args.seed,
-    )
+    scores, systems = [r.score for r in rows], [r.system for r in rows]
+    chosen_segments = [segments[i] for i in chosen]
+    if args.procedure == "wmt25":
+        ranking = rank_esa_wmt25(scores, systems, chosen_segments, domains=domains)
+    elif args.procedure == "wmt26":
+        ranking = rank_esa_wmt26(scores, systems, chosen_segments, seed=args.seed)
+    else:
+        ranking = rank_esa(
+            scores,
+            systems,
+            chosen_segments,
+            domains=domains,
+            n_boot=args.bootstrap,
+            seed=args.seed,
+        )
     report = _report(rows, [segments[i] for i in chosen], ranking)
     if args.table:
         title = ", ".join(sorted({f"{r.source_language}-{r.target_language}" for r in rows}))
@@ -102,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
-    print("ESA (mean raw score; higher is better)")
+    print(f"ESA (higher is better), {PROCEDURES[args.procedure]}")
     print_ranking(report["systems"], digits=1, count_key="segments")
     print()
     print(
@@ -143,6 +159,7 @@ def _report(rows: list[AppraiseScore], segments: list[str], ranking: Any) -> dic
     )
     return {
         "systems": systems,
+        "procedure": ranking.procedure,
         "domains": ranking.domains,
         "p_values": p_value_table(ranking.p_values),
         "spans": [statistics[name] for name in order],

@@ -44,6 +44,8 @@ def system_rows(systems: list[Any]) -> list[dict[str, Any]]:
         row["score"] = number(s.score)
         row["interval"] = [number(v) for v in s.interval]
         row["rank_range"] = list(s.rank_range)
+        if "domain_scores" in row:  # ESA by WMT25: a mean per domain
+            row["domain_scores"] = {d: number(v) for d, v in row["domain_scores"].items()}
         rows.append(row)
     return rows
 

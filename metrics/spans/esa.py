@@ -10,7 +10,7 @@ Wilcoxon signed-rank test on shared segments per domain, combined with Stouffer'
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,16 +29,22 @@ class EsaSystemScore:
     wins: int
     cluster: int
     rank_range: tuple[int, int]
+    # WMT26's clusters between neighbours (``cluster`` holds its global ones); else None.
+    local_cluster: int | None = None
+    # WMT25's per-domain columns: the system's mean in each domain; else empty.
+    domain_scores: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class EsaRanking:
     """Systems best first; ``p_values[a][b]``: a better than b (one-sided, Stouffer over
-    domains); ``domains`` lists the domains averaged over (empty when there are none)."""
+    domains); ``domains`` lists the domains averaged over (empty when there are none).
+    ``procedure`` names how it was ranked (``metrics.spans.esa_wmt.PROCEDURES``)."""
 
     systems: list[EsaSystemScore]
     p_values: dict[str, dict[str, float]]
     domains: list[str]
+    procedure: str = "wmt24"
 
 
 def rank_esa(

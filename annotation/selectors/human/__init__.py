@@ -162,10 +162,12 @@ def human_results(
     names = system_names(campaign.id)
     left_out = exclusions(campaign.id)
     excluded = set(left_out.campaign_wide)
-    # Error-span tasks have their own results (annotation/selectors/human/spans.py).
+    # Error-span tasks have their own results (annotation/selectors/human/spans.py), and so
+    # has contrastive MQM, whose screens carry no scores to rank by (its per-system MQM
+    # means: annotation/selectors/contrastive.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
-        .exclude(task_type__in=SPAN_TYPES)
+        .exclude(task_type__in=(*SPAN_TYPES, TaskType.CONTRASTIVE_MQM))
         .order_by("id")
     )
     if task_id is not None:

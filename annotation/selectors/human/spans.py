@@ -11,6 +11,7 @@ from typing import Any
 from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
 from annotation.selectors.spans import SpanJudgment, span_judgments
 from annotation.services.spans import task_mqm_weights
+from metrics.rankings.wmt25 import ALPHA as WMT25_ALPHA
 from metrics.spans import (
     ErrorBreakdown,
     EsaRanking,
@@ -24,6 +25,12 @@ from metrics.spans import (
     rank_mqm,
     rating_scores,
     score_agreement,
+)
+from metrics.spans.esa_wmt import (
+    DEFAULT_PROCEDURE,
+    procedure_sentence,
+    rank_esa_wmt25,
+    rank_esa_wmt26,
 )
 from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
@@ -57,9 +64,34 @@ class SpanTaskResults:
         return self.protocol == "esa"  # MQM scores are error weights: lower is better
 
     @property
+    def procedure(self) -> str | None:
+        """How an ESA task was ranked (``metrics.spans.esa_wmt.PROCEDURES``); None for MQM."""
+        return self.esa.procedure if self.esa else None
+
+    @property
+    def procedure_sentence(self) -> str:
+        """The page's sentence on the procedure (empty for MQM)."""
+        return procedure_sentence(self.procedure) if self.procedure else ""
+
+    @property
+    def alpha(self) -> float:
+        """The p-value under which a pair counts as significant (WMT25: 0.05 / 2)."""
+        return WMT25_ALPHA if self.procedure == "wmt25" else 0.05
+
+    @property
+    def has_intervals(self) -> bool:
+        """WMT25 and WMT26 compute no interval of a system's score."""
+        return self.procedure in (None, "wmt24")
+
+    @property
+    def domain_columns(self) -> list[str]:
+        """WMT25's per-domain columns (empty for the other procedures)."""
+        return self.esa.domains if self.esa and self.esa.procedure == "wmt25" else []
+
+    @property
     def domains(self) -> list[str]:
         """The domains an ESA score is averaged over (empty: a plain mean, or MQM)."""
-        return self.esa.domains if self.esa else []
+        return self.esa.domains if self.esa and self.esa.procedure == "wmt24" else []
 
     def ranking_rows(self) -> list[dict[str, Any]]:
         """One row per system, best first: what the page's table shows, the rankings
@@ -89,6 +121,9 @@ class SpanTaskResults:
                 # ESA: judgments of the system; MQM: ratings (one per rater and segment).
                 "judgments": s.judgments if isinstance(s, EsaSystemScore) else s.ratings,
                 "domains": self.domains,
+                "procedure": self.procedure,
+                "local_cluster": getattr(s, "local_cluster", None),
+                "domain_scores": _json_safe(getattr(s, "domain_scores", {})),
             }
             for position, s in enumerate(ranking.systems, start=1)
         ]
@@ -110,6 +145,7 @@ class SpanTaskResults:
                 "task_type": self.task.task_type,
                 "judgments": self.judgments,
                 "lower_is_better": self.mqm is not None,
+                "procedure": self.procedure,
                 "mqm_weights": self.weights or None,
                 "systems": [
                     {
@@ -119,11 +155,21 @@ class SpanTaskResults:
                         "segments": s.segments,
                         "cluster": s.cluster,
                         "rank_range": list(s.rank_range),
+                        **(
+                            {"local_cluster": s.local_cluster}
+                            if isinstance(s, EsaSystemScore) and s.local_cluster is not None
+                            else {}
+                        ),
+                        **(
+                            {"domain_scores": dict(s.domain_scores)}
+                            if isinstance(s, EsaSystemScore) and s.domain_scores
+                            else {}
+                        ),
                     }
                     for s in (ranking.systems if ranking else [])
                 ],
                 "p_values": ranking.p_values if ranking else {},
-                "domains": self.esa.domains if self.esa else [],
+                "domains": self.domains,
                 "errors": self.breakdown.as_dict() if self.breakdown else None,
                 "agreement": {
                     "span_f1": _finite(self.span_f1),
@@ -171,9 +217,12 @@ def mqm_ratings(ranked: list[SpanJudgment], weights: MqmWeights) -> Ratings:
     return rating_scores(errors, weights)
 
 
-def span_task_results(task: Task, *, agreement: bool = True) -> SpanTaskResults:
+def span_task_results(
+    task: Task, *, agreement: bool = True, procedure: str = DEFAULT_PROCEDURE
+) -> SpanTaskResults:
     """Rankings, errors by category and severity and (unless ``agreement`` is false, as for
-    the rankings download) agreement of one error-span task."""
+    the rankings download) agreement of one error-span task; an ESA task ranked by
+    ``procedure`` (``metrics.spans.esa_wmt.PROCEDURES``)."""
     rows = list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
     result = SpanTaskResults(task=task, judgments=len(rows))
     ranked = _ranked(rows)
@@ -194,8 +243,8 @@ def span_task_results(task: Task, *, agreement: bool = True) -> SpanTaskResults:
         score_annotators = [str(row.annotator_id) for row in ranked]
         # WMT24: the mean within each domain, then over domains, when documents have one.
         domains = [row.domain for row in ranked]
-        result.esa = rank_esa(
-            scores, system, segment, domains=domains if any(domains) else None, n_boot=N_BOOT
+        result.esa = _rank_esa(
+            ranked, scores, system, segment, domains if any(domains) else None, procedure
         )
     result.breakdown = error_breakdown(
         ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
@@ -214,12 +263,41 @@ def span_task_results(task: Task, *, agreement: bool = True) -> SpanTaskResults:
     return result
 
 
+def _rank_esa(
+    ranked: list[SpanJudgment],
+    scores: list[float],
+    system: list[str],
+    segment: list[str],
+    domains: list[str] | None,
+    procedure: str,
+) -> EsaRanking:
+    if procedure == "wmt25":
+        # An output's judgments in the order they were made: its first is wave 1, and so on.
+        order = sorted(range(len(ranked)), key=lambda k: ranked[k].judgment_id)
+        return rank_esa_wmt25(
+            [scores[k] for k in order],
+            [system[k] for k in order],
+            [segment[k] for k in order],
+            domains=None if domains is None else [domains[k] for k in order],
+        )
+    if procedure == "wmt26":
+        return rank_esa_wmt26(scores, system, segment)
+    return rank_esa(scores, system, segment, domains=domains, n_boot=N_BOOT)
+
+
 def span_results(
-    campaign: Campaign, *, task_id: int | None = None, agreement: bool = True
+    campaign: Campaign,
+    *,
+    task_id: int | None = None,
+    agreement: bool = True,
+    procedure: str = DEFAULT_PROCEDURE,
 ) -> list[SpanTaskResults]:
     """One entry per launched ESA, ESA^AI or MQM task of the campaign (or the one task
-    ``task_id``, if it is one of them)."""
+    ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``."""
     tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=SPAN_TYPES)
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
-    return [span_task_results(task, agreement=agreement) for task in tasks.order_by("id")]
+    return [
+        span_task_results(task, agreement=agreement, procedure=procedure)
+        for task in tasks.order_by("id")
+    ]

@@ -1,0 +1,261 @@
+"""Replays of a finished campaign under each allocation policy, with the shared stopping rule.
+
+A campaign is its judgments of one language pair: a score per (system, segment, judgment).
+Each replay judges one system at a time, chosen by the policy; the segment is that system's
+least-annotated one (ties in a random order fixed per replay), and the score is one of the
+real judgments of that (system, segment), drawn at random. Items are chosen alike for every
+policy on purpose: choosing segments by their scores would bias the system means, which are
+means over the test set. A system is judged at most as often as the campaign judged it, so
+the budget is the campaign's own count, and a system judged that often has its full-data
+mean.
+
+After every judgment the stopping rule (``metrics.adaptive.status``) looks at the adjacent
+pairs; a replay stops when none is open (``resolved``), or when the budget is spent or no
+system the policy would choose can be judged any more (``budget``; counted at the full
+budget). It errs when a pair it declared resolved, upper above lower, has the lower system
+above the upper one by the full data's means.
+
+All replays of a policy run in lock step as arrays (replays x systems), so a step costs a
+few NumPy operations whatever the number of replays.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from metrics.adaptive.policies import POLICIES
+from metrics.adaptive.status import (
+    DEFAULT_ALPHA,
+    DEFAULT_MIN_JUDGMENTS,
+    RESOLVED,
+    AdjacentPairs,
+    adjacent_pairs,
+)
+
+DEFAULT_REPLAYS = 200
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """Judgments of one language pair, scores oriented so that higher is better.
+
+    ``cell_start``/``cell_count`` index ``scores`` per (system, segment) cell;
+    ``system_cells`` (k, max cells) lists each system's cells (-1 pads)."""
+
+    systems: list[str]
+    scores: NDArray[np.float64]
+    cell_start: NDArray[np.intp]
+    cell_count: NDArray[np.intp]
+    system_cells: NDArray[np.intp]
+    cells_per_system: NDArray[np.intp]
+    cap: NDArray[np.float64]  # judgments per system in the campaign
+    full_means: NDArray[np.float64]
+
+    @property
+    def budget(self) -> int:
+        return int(self.cap.sum())
+
+
+def build_campaign(systems: ArrayLike, segments: ArrayLike, scores: ArrayLike) -> Campaign:
+    """A campaign from parallel lists (higher scores better: negate others first)."""
+    values = np.asarray(scores, dtype=np.float64)
+    system_names = np.asarray(systems, dtype=str)
+    segment_names = np.asarray(segments, dtype=str)
+    if not (len(system_names) == len(segment_names) == len(values)):
+        raise ValueError("systems, segments and scores must have the same length")
+    names, system_codes = np.unique(system_names, return_inverse=True)
+    if len(names) < 2:
+        raise ValueError("at least two systems are needed")
+    _, segment_codes = np.unique(segment_names, return_inverse=True)
+    keys = system_codes.astype(np.int64) * (int(segment_codes.max()) + 1) + segment_codes
+    order = np.argsort(keys, kind="stable")
+    cell_keys, cell_start, cell_count = np.unique(
+        keys[order], return_index=True, return_counts=True
+    )
+    cell_system = (cell_keys // (int(segment_codes.max()) + 1)).astype(np.intp)
+    k = len(names)
+    cells_per_system = np.bincount(cell_system, minlength=k).astype(np.intp)
+    system_cells = np.full((k, int(cells_per_system.max())), -1, dtype=np.intp)
+    first = np.concatenate([[0], np.cumsum(cells_per_system)[:-1]])
+    for i in range(k):
+        system_cells[i, : cells_per_system[i]] = np.arange(first[i], first[i] + cells_per_system[i])
+    cap = np.bincount(system_codes, minlength=k).astype(np.float64)
+    full_means = np.bincount(system_codes, weights=values, minlength=k) / cap
+    return Campaign(
+        systems=[str(n) for n in names],
+        scores=values[order],
+        cell_start=cell_start.astype(np.intp),
+        cell_count=cell_count.astype(np.intp),
+        system_cells=system_cells,
+        cells_per_system=cells_per_system,
+        cap=cap,
+        full_means=full_means,
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    alpha: float = DEFAULT_ALPHA
+    delta: float = 0.0
+    min_judgments: int = DEFAULT_MIN_JUDGMENTS
+    cold_start: int = DEFAULT_MIN_JUDGMENTS
+    tuned_for: float | None = None  # judgments per system; default: half the budget's share
+
+    def tuning(self, campaign: Campaign) -> float:
+        if self.tuned_for is not None:
+            return self.tuned_for
+        return max(float(campaign.budget) / len(campaign.systems) / 2.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Replays:
+    judgments_at_stop: NDArray[np.float64]  # per replay
+    resolved: NDArray[np.bool_]  # stopped because no pair was open
+    wrong: NDArray[np.bool_]  # declared at least one pair in the wrong order
+    ordered: NDArray[np.intp]  # pairs declared resolved at the stop
+
+
+def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], list[list[str]]]:
+    """The full data's order (best first) and clusters: runs of systems between resolved
+    adjacent pairs, by the same rule with every judgment seen."""
+    count = campaign.cap
+    total = campaign.full_means * count
+    # Scores are stored sorted by system, so each system's judgments form one block.
+    squares = np.bincount(
+        np.repeat(np.arange(len(campaign.systems)), campaign.cap.astype(np.intp)),
+        weights=campaign.scores**2,
+        minlength=len(campaign.systems),
+    )
+    pairs = adjacent_pairs(
+        count,
+        total,
+        squares,
+        tuned_for=float(count.mean()),
+        alpha=settings.alpha,
+        delta=settings.delta,
+        min_judgments=settings.min_judgments,
+    )
+    order = [campaign.systems[i] for i in pairs.order]
+    clusters: list[list[str]] = [[order[0]]]
+    for position, status in enumerate(pairs.status):
+        if status == RESOLVED:
+            clusters.append([])
+        clusters[-1].append(order[position + 1])
+    return order, clusters
+
+
+def replay(
+    campaign: Campaign,
+    policy: str,
+    *,
+    replays: int = DEFAULT_REPLAYS,
+    settings: Settings | None = None,
+    seed: int = 0,
+) -> Replays:
+    """``replays`` runs of ``policy`` (a name in ``POLICIES``) on ``campaign``."""
+    settings = settings or Settings()
+    choose = POLICIES[policy]
+    rng = np.random.default_rng([seed, zlib.crc32(policy.encode())])
+    k = len(campaign.systems)
+    budget = campaign.budget
+    tuned_for = settings.tuning(campaign)
+    cold_start = max(settings.cold_start, settings.min_judgments)
+
+    # Each replay's order of each system's cells: least-annotated first, ties at random.
+    keys = rng.random((replays, k, campaign.system_cells.shape[1]))
+    keys[:, campaign.system_cells < 0] = np.inf
+    visit = np.argsort(keys, axis=-1)
+
+    count = np.zeros((replays, k))
+    total = np.zeros((replays, k))
+    squares = np.zeros((replays, k))
+    stop_at = np.full(replays, float(budget))
+    resolved = np.zeros(replays, dtype=bool)
+    wrong = np.zeros(replays, dtype=bool)
+    ordered = np.zeros(replays, dtype=np.intp)
+    active = np.arange(replays)
+
+    def status(rows: NDArray[np.intp]) -> AdjacentPairs:
+        return adjacent_pairs(
+            count[rows],
+            total[rows],
+            squares[rows],
+            tuned_for=tuned_for,
+            alpha=settings.alpha,
+            delta=settings.delta,
+            min_judgments=settings.min_judgments,
+        )
+
+    def errs(pairs: AdjacentPairs) -> NDArray[np.bool_]:
+        upper = campaign.full_means[pairs.order[:, :-1]]
+        lower = campaign.full_means[pairs.order[:, 1:]]
+        return ((pairs.status == RESOLVED) & (lower > upper)).any(axis=-1)
+
+    pairs = status(active)
+    for step in range(1, budget + 1):
+        choice = choose(count[active], campaign.cap, pairs, cold_start, rng)
+        stuck = choice < 0
+        if stuck.any():
+            # Nothing the policy would judge is left: the data cannot settle this replay.
+            wrong[active[stuck]] = errs(_rows(pairs, stuck))
+            ordered[active[stuck]] = (_rows(pairs, stuck).status == RESOLVED).sum(axis=-1)
+            keep = ~stuck
+            active, choice, pairs = active[keep], choice[keep], _rows(pairs, keep)
+            if active.size == 0:
+                break
+        done = count[active, choice].astype(np.intp)
+        local = visit[active, choice, done % campaign.cells_per_system[choice]]
+        cell = campaign.system_cells[choice, local]
+        pick = (rng.random(active.size) * campaign.cell_count[cell]).astype(np.intp)
+        score = campaign.scores[campaign.cell_start[cell] + pick]
+        count[active, choice] += 1.0
+        total[active, choice] += score
+        squares[active, choice] += score * score
+        pairs = status(active)
+        settled = (pairs.status != 0).all(axis=-1)
+        if settled.any() or step == budget:
+            finished = settled | (step == budget)
+            rows = active[finished]
+            wrong[rows] = errs(_rows(pairs, finished))
+            ordered[rows] = (_rows(pairs, finished).status == RESOLVED).sum(axis=-1)
+            stop_at[active[settled]] = step
+            resolved[active[settled]] = True
+            keep = ~finished
+            active, pairs = active[keep], _rows(pairs, keep)
+            if active.size == 0:
+                break
+    return Replays(judgments_at_stop=stop_at, resolved=resolved, wrong=wrong, ordered=ordered)
+
+
+def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
+    """The AdjacentPairs of a subset of replays."""
+    return AdjacentPairs(
+        order=pairs.order[rows],
+        status=pairs.status[rows],
+        difference=pairs.difference[rows],
+        half_width=pairs.half_width[rows],
+        means=pairs.means[rows],
+        variance=pairs.variance[rows],
+        information=pairs.information[rows],
+        rho=pairs.rho[rows],
+        level=pairs.level,
+    )
+
+
+def summary(result: Replays) -> dict[str, object]:
+    """The issue's per-policy JSON: judgments at stop (median, p10, p90), how replays
+    stopped, and the share of replays that ordered some pair wrongly."""
+    spent = result.judgments_at_stop
+    p10, median, p90 = (float(v) for v in np.percentile(spent, [10, 50, 90]))
+    return {
+        "judgments_at_stop": {"median": median, "p10": p10, "p90": p90},
+        "stopped": {
+            "resolved": int(result.resolved.sum()),
+            "budget": int((~result.resolved).sum()),
+        },
+        "wrong_order_rate": float(result.wrong.mean()),
+    }

@@ -1,0 +1,215 @@
+"""The stopping rule: status of each adjacent pair of systems in the current ranking.
+
+Systems are ordered by their running mean (higher is better here; callers negate scores
+that are better when lower). For each adjacent pair (upper, lower) the confidence sequence
+of ``metrics.adaptive.confidence`` for mean(upper) - mean(lower) decides:
+
+- ``resolved``: the interval excludes 0 (the pair is significantly ordered);
+- ``equivalent``: the interval lies inside (-delta, delta) but includes 0 (the difference
+  is too small to matter, at the organiser's margin ``delta``; never with delta 0);
+- ``open``: neither, or a system has fewer than ``min_judgments`` judgments.
+
+The task is settled when no adjacent pair is open. Each interval is at level
+alpha / (k (k - 1) / 2) (Bonferroni over every pair: which pairs are adjacent depends on the
+data), so all claims made at any time are right together with probability >= 1 - alpha.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from metrics.adaptive.confidence import (
+    mixture_half_width,
+    mixture_rho,
+    pooled_variance,
+    shrunk_variance,
+)
+
+OPEN, RESOLVED, EQUIVALENT = 0, 1, 2
+STATUS_NAMES = {OPEN: "open", RESOLVED: "resolved", EQUIVALENT: "equivalent"}
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_JUDGMENTS = 10
+
+
+def pair_alpha(alpha: float, systems: int) -> float:
+    """The level of each pair's interval: alpha shared (Bonferroni) over every pair."""
+    return alpha / max(1, systems * (systems - 1) // 2)
+
+
+@dataclass(frozen=True)
+class AdjacentPairs:
+    """Arrays over leading axes (replays) and systems: ``order`` (..., k) system codes best
+    first; for the k - 1 adjacent pairs ``status`` (OPEN/RESOLVED/EQUIVALENT), ``difference``
+    (mean of the upper minus the lower, >= 0) and ``half_width`` of its interval."""
+
+    order: NDArray[np.intp]
+    status: NDArray[np.int8]
+    difference: NDArray[np.float64]
+    half_width: NDArray[np.float64]
+    means: NDArray[np.float64]
+    variance: NDArray[np.float64]  # (..., k) each system's (shrunk) score variance
+    information: NDArray[np.float64]  # (..., k - 1) 1 / variance of each pair's difference
+    rho: NDArray[np.float64]  # (..., 1) the mixture precision used
+    level: float  # each pair's alpha
+
+
+def adjacent_pairs(
+    count: ArrayLike,
+    total: ArrayLike,
+    total_squares: ArrayLike,
+    *,
+    tuned_for: float,
+    alpha: float = DEFAULT_ALPHA,
+    delta: float = 0.0,
+    min_judgments: int = DEFAULT_MIN_JUDGMENTS,
+) -> AdjacentPairs:
+    """Status of the adjacent pairs from running sums per system (last axis = systems):
+    judgment counts, sums of scores and sums of squared scores. ``tuned_for`` is the number
+    of judgments per system where the intervals should be narrowest (see
+    ``confidence.mixture_rho``)."""
+    n = np.asarray(count, dtype=np.float64)
+    s1 = np.asarray(total, dtype=np.float64)
+    s2 = np.asarray(total_squares, dtype=np.float64)
+    systems = n.shape[-1]
+    level = pair_alpha(alpha, systems)
+    means = np.where(n > 0, s1 / np.maximum(n, 1.0), -np.inf)
+    pooled = pooled_variance(n, s1, s2)
+    variance = shrunk_variance(n, s1, s2, pooled[..., None])
+    order = np.argsort(-means, axis=-1, kind="stable")
+    upper, lower = order[..., :-1], order[..., 1:]
+    take = np.take_along_axis
+    n_up, n_low = take(n, upper, -1), take(n, lower, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = take(variance, upper, -1) / n_up + take(variance, lower, -1) / n_low
+        information = np.where(np.isfinite(spread) & (spread > 0), 1.0 / spread, 0.0)
+        difference = take(means, upper, -1) - take(means, lower, -1)
+    rho = mixture_rho(tuned_for, pooled, level)[..., None]
+    half = mixture_half_width(information, rho, level)
+    enough = (n_up >= min_judgments) & (n_low >= min_judgments) & np.isfinite(difference)
+    difference = np.where(enough, difference, np.nan)
+    status = np.full(difference.shape, OPEN, dtype=np.int8)
+    with np.errstate(invalid="ignore"):
+        # A pair both ordered and within the margin is reported ordered: the order is the
+        # stronger claim, and the clusters follow it.
+        status[enough & (difference + half < delta)] = EQUIVALENT
+        status[enough & (difference - half > 0)] = RESOLVED
+    return AdjacentPairs(
+        order=order,
+        status=status,
+        difference=difference,
+        half_width=half,
+        means=means,
+        variance=variance,
+        information=information,
+        rho=rho,
+        level=level,
+    )
+
+
+def still_needed(pairs: AdjacentPairs, count: ArrayLike, delta: float) -> float:
+    """Estimated judgments until no adjacent pair is open, for one task (1-D ``count``), if
+    the current means and variances hold: each open pair needs the information at which its
+    half-width falls below max(D, delta - D); both systems grow in proportion to reach it,
+    and a system shared by two pairs grows for the needier one. Infinite when a pair cannot
+    settle (equal means and delta 0)."""
+    n = np.asarray(count, dtype=np.float64)
+    extra = np.zeros_like(n)
+    for k in np.flatnonzero(pairs.status == OPEN):
+        upper, lower = pairs.order[k], pairs.order[k + 1]
+        difference = pairs.difference[k]
+        if not np.isfinite(difference):
+            continue  # a system below the minimum: counted by the floor below
+        target = max(difference, delta - difference)
+        if target <= 0:
+            return math.inf
+        low, high = pairs.information[k], pairs.information[k] * 2.0
+        rho = pairs.rho[..., 0]
+        while mixture_half_width(high, rho, pairs.level) > target:
+            low, high = high, high * 2.0
+            if high > 1e15:
+                return math.inf
+        for _ in range(60):
+            middle = math.sqrt(low * high)
+            if mixture_half_width(middle, rho, pairs.level) > target:
+                low = middle
+            else:
+                high = middle
+        growth = high / pairs.information[k]  # n_a and n_b both times this
+        for system in (upper, lower):
+            extra[system] = max(extra[system], (growth - 1.0) * n[system])
+    return float(np.maximum(extra, 0.0).sum())
+
+
+@dataclass(frozen=True)
+class PairStatus:
+    upper: str
+    lower: str
+    difference: float
+    interval: tuple[float, float]
+    status: str  # "resolved" (upper above lower), "equivalent" or "open"
+
+
+@dataclass(frozen=True)
+class RankingStatus:
+    order: list[str]
+    pairs: list[PairStatus]
+    still_needed: float  # estimated judgments until settled (see ``still_needed``)
+
+    @property
+    def settled(self) -> bool:
+        return all(pair.status != "open" for pair in self.pairs)
+
+
+def ranking_status(
+    scores: Mapping[str, Sequence[float]],
+    *,
+    lower_is_better: bool = False,
+    alpha: float = DEFAULT_ALPHA,
+    delta: float = 0.0,
+    tuned_for: float | None = None,
+    min_judgments: int = DEFAULT_MIN_JUDGMENTS,
+) -> RankingStatus:
+    """The stopping rule on one task's judgments: ``scores`` maps each system to its scores
+    so far (the protocol's per-judgment score: z-score for DA, ESA score, MQM score).
+    ``tuned_for`` defaults to the mean number of judgments per system so far. Differences and
+    intervals are reported on the score's own scale (for lower-is-better scores, the upper
+    system's score minus the lower one's is negative)."""
+    names = sorted(scores)
+    sign = -1.0 if lower_is_better else 1.0
+    values = [np.asarray(scores[name], dtype=np.float64) * sign for name in names]
+    count = np.array([len(v) for v in values], dtype=np.float64)
+    total = np.array([v.sum() for v in values])
+    squares = np.array([(v * v).sum() for v in values])
+    if tuned_for is None:
+        tuned_for = max(float(count.mean()), 1.0)
+    pairs = adjacent_pairs(
+        count,
+        total,
+        squares,
+        tuned_for=tuned_for,
+        alpha=alpha,
+        delta=delta,
+        min_judgments=min_judgments,
+    )
+    order = [names[i] for i in pairs.order]
+    result = []
+    for k in range(len(names) - 1):
+        diff, half = float(pairs.difference[k]), float(pairs.half_width[k])
+        low, high = sorted((sign * (diff - half), sign * (diff + half)))
+        result.append(
+            PairStatus(
+                upper=order[k],
+                lower=order[k + 1],
+                difference=sign * diff,
+                interval=(low, high),
+                status=STATUS_NAMES[int(pairs.status[k])],
+            )
+        )
+    floor = np.maximum(min_judgments - count, 0.0).sum()
+    remaining = still_needed(pairs, count, delta) + float(floor)
+    return RankingStatus(order=order, pairs=result, still_needed=remaining)
