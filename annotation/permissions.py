@@ -16,7 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from annotation.models import Campaign, CrowdParticipant, Membership, Role, Task
+from annotation.models import Campaign, CrowdParticipant, Membership, Role, SharedTask, Task
 
 # What each role may do; admins (superusers) may do everything but annotate.
 CAN_MANAGE = frozenset({Role.MANAGER})
@@ -153,3 +153,70 @@ def can_manage(role: str) -> bool:
 
 def can_exclude(role: str) -> bool:
     return role in CAN_EXCLUDE or role == ADMIN
+
+
+# --- Shared tasks -----------------------------------------------------------------------------
+# A shared task shows each reader the pairs whose results their campaign role shows them
+# (CAN_SEE_RESULTS, as on each campaign's results page); its owner (or an admin) changes it.
+
+
+def results_campaign_ids(user, campaign_ids) -> set[int]:
+    """The campaigns among ``campaign_ids`` whose results ``user`` may see."""
+    ids = set(campaign_ids)
+    if not user.is_authenticated or not ids:
+        return set()
+    if user.is_superuser:
+        return ids
+    return set(
+        Membership.objects.filter(
+            user=user, campaign_id__in=ids, role__in=CAN_SEE_RESULTS
+        ).values_list("campaign_id", flat=True)
+    )
+
+
+def may_create_shared_task(user) -> bool:
+    """Who reads some campaign's results may group campaigns into a shared task."""
+    if not user.is_authenticated:
+        return False
+    return (
+        user.is_superuser or Membership.objects.filter(user=user, role__in=CAN_SEE_RESULTS).exists()
+    )
+
+
+def shared_task_access(user, shared_task_id: int) -> tuple[SharedTask, set[int], bool]:
+    """The shared task, the ids of its campaigns the user may see, and whether the user may
+    change it (its owner or an admin). 404 for a user who sees none of its pairs and does
+    not own it, so that ids reveal nothing."""
+    shared_task = SharedTask.objects.filter(id=shared_task_id).first()
+    if shared_task is None or not user.is_authenticated:
+        raise Http404("no such shared task")
+    campaign_ids = shared_task.pairs.values_list("campaign_id", flat=True)
+    visible = results_campaign_ids(user, campaign_ids)
+    manages = user.is_superuser or shared_task.owner_id == user.id
+    if not visible and not manages:
+        raise Http404("no such shared task")
+    return shared_task, visible, manages
+
+
+def authorize_shared_task(*, manage: bool = False) -> Callable:
+    """Decorates a page view or an API view's method named by ``shared_task_id``: sets
+    ``request.shared_task``, ``request.visible_campaign_ids`` and ``request.manages``; 404
+    as ``shared_task_access`` says, 403 when ``manage`` and the user may only read."""
+
+    def decorate(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            request = args[0] if _is_request(args[0]) else args[1]
+            shared_task, visible, manages = shared_task_access(
+                request.user, kwargs["shared_task_id"]
+            )
+            if manage and not manages:
+                raise PermissionDenied("only the shared task's owner changes it")
+            request.shared_task = shared_task
+            request.visible_campaign_ids = visible
+            request.manages = manages
+            return view(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

@@ -123,4 +123,5 @@ urlpatterns = [
         name="campaign-metric-scores",
     ),
     path("", include("annotation.urls_human")),
+    path("", include("annotation.urls_shared_tasks")),
 ]

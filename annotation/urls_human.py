@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import human, reliability
+from annotation.views import human, plot_downloads, reliability
 
 urlpatterns = [
     path(
@@ -34,5 +34,15 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/results/human/rankings.<str:fmt>",
         human.rankings_export,
         name="results-human-rankings",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/human/plots/<str:key>.<str:fmt>",
+        plot_downloads.human_plot,
+        name="results-human-plot",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/automatic/plots/<str:key>.<str:fmt>",
+        plot_downloads.automatic_plot,
+        name="results-automatic-plot",
     ),
 ]

@@ -25,6 +25,7 @@ from annotation.services.imports import upload_import
 from annotation.services.invitations import invitation_create
 from annotation.services.judgments import judgment_record
 from annotation.services.pending_uploads import pending_upload_create
+from annotation.services.shared_tasks import shared_task_create
 from annotation.services.tasks import task_create, task_launch
 from tests.conftest import DEMO, answer_for, demo_documents
 
@@ -79,6 +80,7 @@ class World:
     judged_by_annotator2: Slot  # answered by the second annotator (adequacy)
     token: str  # an unused invitation to the campaign
     pending: PendingUpload  # the manager's previewed, unconfirmed upload
+    shared_task: Any = None  # the manager's shared task of the campaign (one pair)
 
 
 def _judge(task: Task, user: Any, count: int) -> list[Slot]:
@@ -183,6 +185,7 @@ def build_world() -> World:
     other_task = task_create(campaign=other, task_type="adequacy")
     task_launch(task_id=other_task.id)
     _judge(other_task, users[ANN_OTHER], 1)
+    shared_task = shared_task_create(name="Shared", owner=manager, campaign_ids=[campaign.id])
     return World(
         campaign=campaign,
         other=other,
@@ -194,6 +197,7 @@ def build_world() -> World:
         judged_by_annotator2=judged_by_2[0],
         token=token,
         pending=pending,
+        shared_task=shared_task,
     )
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Campaign, Judgment, Task
+from annotation.models import Campaign, Judgment, SharedTask, Task
 from annotation.selectors.human import human_results
+from annotation.selectors.shared_tasks import shared_task_results
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +52,9 @@ def test_load_demo_is_idempotent_and_the_simulated_campaign_is_judged():
     for task in simulated.tasks.all():
         assert not task.slots.exclude(state="done").exists()
         assert Judgment.objects.filter(task=task).values("annotator").distinct().count() == 4
+    # The demo shared task: the simulated de-fr campaign and the en-de pair, both ranked.
+    shared = SharedTask.objects.get(name="WMT21 demo shared task")
+    pairs = shared_task_results(shared, set(shared.pairs.values_list("campaign_id", flat=True)))
+    assert [p.pair for p in pairs.pairs] == ["de-fr", "en-de"]
+    assert all(p.rows and p.rows[0].system == "Human" for p in pairs.pairs)
+    assert "Online-B" in {row.system for row in pairs.global_rows if row.pairs == 2}

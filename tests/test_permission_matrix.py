@@ -114,6 +114,22 @@ def fmt(value: str) -> Callable[[World], dict[str, Any]]:
     return lambda w: {"campaign_id": w.campaign.id, "fmt": value}
 
 
+def shared(w: World) -> dict[str, Any]:
+    return {"shared_task_id": w.shared_task.id}
+
+
+def shared_pair(w: World) -> dict[str, Any]:
+    return {"shared_task_id": w.shared_task.id, "campaign_id": w.campaign.id}
+
+
+def shared_tables(fmt_name: str) -> Callable[[World], dict[str, Any]]:
+    return lambda w: {"shared_task_id": w.shared_task.id, "which": "all", "fmt": fmt_name}
+
+
+def plot(key: str, fmt_name: str) -> Callable[[World], dict[str, Any]]:
+    return lambda w: {"campaign_id": w.campaign.id, "key": key, "fmt": fmt_name}
+
+
 def task_of(task_type: str) -> Callable[[World], dict[str, Any]]:
     return lambda w: {"task_id": w.tasks[task_type].id}
 
@@ -661,6 +677,69 @@ CASES = [
         data=lambda w: {"token": w.token},
         json=True,
     ),
+    # Shared tasks: who reads the results of one of its campaigns reads it (that pair only);
+    # its owner (the manager here) or an admin changes it; everyone else gets 404.
+    Case("shared-tasks", "get", row(LOGIN, *[200] * 6)),
+    Case(
+        "shared-tasks",
+        "post",
+        row(LOGIN, 403, 403, 302, 302, 302, 302),
+        data=lambda w: {"name": "New shared task"},
+    ),
+    Case("shared-task-detail", "get", row(LOGIN, 404, 404, 404, 200, 200, 200), shared),
+    Case("shared-task-campaign-add", "get", POST_ONLY_PAGE, shared),
+    Case(
+        "shared-task-campaign-add",
+        "post",
+        row(LOGIN, 404, 404, 404, 302, 403, 302),
+        shared,
+        data=lambda w: {"campaign": w.campaign.id},
+    ),
+    Case("shared-task-campaign-remove", "get", POST_ONLY_PAGE, shared_pair),
+    Case(
+        "shared-task-campaign-remove",
+        "post",
+        row(LOGIN, 404, 404, 404, 302, 403, 302),
+        shared_pair,
+    ),
+    *[
+        Case(
+            "shared-task-tables",
+            "get",
+            row(LOGIN, 404, 404, 404, 200, 200, 200),
+            shared_tables(fmt_name),
+            label=fmt_name,
+        )
+        for fmt_name in ("typ", "tex", "pdf")
+    ],
+    Case("api-shared-tasks", "get", row(401, *[200] * 6)),
+    Case(
+        "api-shared-tasks",
+        "post",
+        row(401, 403, 403, 201, 201, 201, 201),
+        data=lambda w: {"name": "API shared task"},
+        json=True,
+    ),
+    Case("api-shared-task", "get", row(401, 404, 404, 404, 200, 200, 200), shared),
+    Case(
+        "api-shared-task-campaigns",
+        "post",
+        row(401, 404, 404, 404, 409, 403, 409),
+        shared,
+        data=lambda w: {"campaign": w.campaign.id},
+        json=True,
+    ),
+    Case("api-shared-task-campaign", "delete", row(401, 404, 404, 404, 204, 403, 204), shared_pair),
+    Case(
+        "api-shared-task-tables",
+        "get",
+        row(401, 404, 404, 404, 200, 200, 200),
+        shared_tables("typ"),
+    ),
+    # The results pages' plots as files.
+    Case("results-human-plot", "get", results_page(), plot("progress-0", "svg")),
+    Case("results-human-plot", "get", results_page(), plot("progress-0", "pdf"), label="pdf"),
+    Case("results-automatic-plot", "get", results_page(404), plot("metric-99", "svg")),
     # Public: health, the API's schema and its docs.
     # With the broker unreachable the answer is 503 at once (without, it waits for a worker).
     Case("healthz", "get", everyone(503), settings={"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}),

@@ -99,4 +99,5 @@ urlpatterns = [
         name="api-metric-scores",
     ),
     path("", include("annotation.api.urls_human")),
+    path("", include("annotation.api.urls_shared_tasks")),
 ]

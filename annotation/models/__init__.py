@@ -20,6 +20,7 @@ from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
+from annotation.models.shared_tasks import SharedTask, SharedTaskCampaign
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
     CONTRASTIVE_TYPES,
@@ -78,6 +79,8 @@ __all__ = [
     "RunStatistics",
     "Scale",
     "Segment",
+    "SharedTask",
+    "SharedTaskCampaign",
     "Skip",
     "SkipReason",
     "Slot",

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_http_methods
 
 from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
@@ -64,8 +65,9 @@ def measured(task_label: str, measure: str) -> str:
     return task_label if measure.lower() == task_label.lower() else f"{task_label}: {measure}"
 
 
-def _ranking_plots(results: HumanResults) -> dict[int, list]:
-    """Interval plots per task: z of each Likert measure, corpus HTER of post-editing."""
+def page_ranking_plots(results: HumanResults) -> dict[int, list[tuple[str, SafeString]]]:
+    """Interval plots per task, each with its download key: z of each Likert measure,
+    corpus HTER of post-editing."""
     plots: dict[int, list] = {}
     for task in results.tasks:
         label = task.task.get_task_type_display()
@@ -87,12 +89,28 @@ def _ranking_plots(results: HumanResults) -> dict[int, list]:
                     axis_from=0.0,
                 )
             )
+        plots[task.task.id] = [
+            (f"ranking-{task.task.id}-{i}", plot) for i, plot in enumerate(plots[task.task.id])
+        ]
     return plots
 
 
-def _scatters(results: HumanResults, human_name: str) -> list:
-    human = results.human.get(human_name, {})
+def page_progress_plots(results: HumanResults) -> list[tuple[str, SafeString]]:
     return [
+        (
+            "progress-0",
+            progress_plot(results.progress.by_task_type, title="Judgments per task type"),
+        ),
+        (
+            "progress-1",
+            progress_plot(results.progress.by_annotator, title="Judgments per annotator"),
+        ),
+    ]
+
+
+def page_scatters(results: HumanResults, human_name: str) -> list[tuple[str, SafeString]]:
+    human = results.human.get(human_name, {})
+    plots = [
         scatter_plot(
             scatter_points(human, scores),
             title=f"{human_name} against {metric_label(metric)}",
@@ -101,6 +119,13 @@ def _scatters(results: HumanResults, human_name: str) -> list:
         )
         for metric, scores in results.automatic.items()
     ]
+    return [(f"scatter-{i}", plot) for i, plot in enumerate(plots)]
+
+
+def chosen_human(results: HumanResults, value: str | None) -> str:
+    """The human score the scatter plots show: the one asked for, else the first."""
+    names = list(results.human)
+    return value if value in results.human else (names[0] if names else "")
 
 
 @login_required
@@ -114,8 +139,7 @@ def human_results_page(request, campaign_id: int):
     passing = request.GET.get("passing") == "1"
     results = human_results(campaign, weights=weights, passing_only=passing)
     human_names = list(results.human)
-    chosen = request.GET.get("human")
-    chosen = chosen if chosen in results.human else (human_names[0] if human_names else "")
+    chosen = chosen_human(results, request.GET.get("human"))
     return render(
         request,
         "results/human.html",
@@ -125,29 +149,27 @@ def human_results_page(request, campaign_id: int):
             "can_exclude": can_exclude(request.role),
             "weights": weights,
             **passing_context(request, results, passing),
-            "ranking_plots": _ranking_plots(results),
-            "progress_plots": [
-                progress_plot(results.progress.by_task_type, title="Judgments per task type"),
-                progress_plot(results.progress.by_annotator, title="Judgments per annotator"),
-            ],
+            "ranking_plots": page_ranking_plots(results),
+            "progress_plots": page_progress_plots(results),
             "human_names": human_names,
             "chosen_human": chosen,
-            "scatters": _scatters(results, chosen) if chosen else [],
+            "scatters": page_scatters(results, chosen) if chosen else [],
             "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
             "meta_rows": meta_evaluation(campaign, results.excluded),
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
-            **_span_context(campaign, procedure),
+            **page_span_context(campaign, procedure),
         },
     )
 
 
-def _span_context(campaign, procedure: str) -> dict[str, object]:
+def page_span_context(campaign, procedure: str) -> dict[str, object]:
     """The error-span tasks' section (templates/results/_human_spans.html)."""
     results = span_results(campaign, procedure=procedure)
     plots = [
         (
             r.task.id,
+            f"errors-{r.task.id}",
             error_bar_plot(
                 r.breakdown,
                 title="Errors per system by category and severity"

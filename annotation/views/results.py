@@ -7,6 +7,7 @@ import csv
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.safestring import SafeString
 
 from annotation.lib.ids import database_id
 from annotation.lib.spreadsheet import spreadsheet_safe_row
@@ -20,16 +21,8 @@ from annotation.selectors.results import (
 )
 
 
-@login_required
-@authorize(CAN_SEE_RESULTS)
-def automatic_results_page(request, campaign_id: int):
-    campaign = request.campaign
-    results = automatic_results(campaign)
-    known = {info.key: info for info in results.metrics}
-    metric = request.GET.get("metric", "bleu")
-    metric = metric if metric in known else "bleu"
-    if metric != "bleu":
-        results = automatic_results(campaign, sort_by=metric)
+def metric_plots(results) -> list[tuple[str, SafeString]]:
+    """Each metric's interval plot, with its download key."""
     plots = [
         interval_plot(
             [
@@ -41,6 +34,20 @@ def automatic_results_page(request, campaign_id: int):
         )
         for m in results.metrics
     ]
+    return [(f"metric-{i}", plot) for i, plot in enumerate(plots)]
+
+
+@login_required
+@authorize(CAN_SEE_RESULTS)
+def automatic_results_page(request, campaign_id: int):
+    campaign = request.campaign
+    results = automatic_results(campaign)
+    known = {info.key: info for info in results.metrics}
+    metric = request.GET.get("metric", "bleu")
+    metric = metric if metric in known else "bleu"
+    if metric != "bleu":
+        results = automatic_results(campaign, sort_by=metric)
+    plots = metric_plots(results)
     matrix = list(zip(results.systems, results.matrix(metric, "bs"), strict=True))
     return render(
         request,

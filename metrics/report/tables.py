@@ -48,6 +48,7 @@ class Row:
     interval: tuple[float, float] | None = None
     secondary: float | None = None
     human: bool = False
+    domain_scores: tuple[float | None, ...] = ()  # in the order of the table's ``domains``
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class RankingTable:
     title: str
     protocol: Protocol
     rows: Sequence[Row] = field(default_factory=tuple)
+    domains: tuple[str, ...] = ()  # a score column per domain, at the protocol's precision
 
     def __post_init__(self) -> None:
         clusters = [row.cluster for row in self.rows]
@@ -77,14 +79,17 @@ class RankingTable:
             names.append("95% CI")
         if self.protocol.secondary_label:
             names.append(self.protocol.secondary_label)
-        return names
+        return names + list(self.domains)
+
+    def domain_score(self, row: Row, index: int) -> float | None:
+        return row.domain_scores[index] if index < len(row.domain_scores) else None
+
+    def description(self) -> str:
+        direction = "lower" if self.protocol.lower_is_better else "higher"
+        return f"{self.protocol.name} ranking ({direction} is better); rules separate clusters"
 
     def caption(self) -> str:
-        direction = "lower" if self.protocol.lower_is_better else "higher"
-        text = (
-            f"{self.title}: {self.protocol.name} ranking ({direction} is better); "
-            "rules separate clusters"
-        )
+        text = f"{self.title}: {self.description()}"
         return text + (f"; † {HUMAN_NOTE}." if self.has_human else ".")
 
 
@@ -149,6 +154,8 @@ def _latex_cells(table: RankingTable, row: Row) -> list[str]:
         cells.append(f"[{_latex_number(low, digits)}, {_latex_number(high, digits)}]")
     if table.protocol.secondary_label:
         cells.append(_latex_number(row.secondary, table.protocol.secondary_digits))
+    for index in range(len(table.domains)):
+        cells.append(_latex_number(table.domain_score(row, index), table.protocol.digits))
     return cells
 
 
@@ -183,6 +190,11 @@ def latex_table(table: RankingTable) -> str:
 
 def latex_document(tables: Sequence[RankingTable]) -> str:
     """A document that compiles as is (article, booktabs), one table per language pair."""
+    return latex_page([latex_table(table) for table in tables])
+
+
+def latex_page(parts: Sequence[str]) -> str:
+    """A document that compiles as is (article, booktabs) around ``table`` environments."""
     head = [
         r"\documentclass{article}",
         r"\usepackage[T1]{fontenc}",
@@ -191,8 +203,7 @@ def latex_document(tables: Sequence[RankingTable]) -> str:
         r"\begin{document}",
         "",
     ]
-    body = "\n".join(latex_table(table) for table in tables)
-    return "\n".join(head) + body + "\n" + r"\end{document}" + "\n"
+    return "\n".join(head) + "\n".join(parts) + "\n" + r"\end{document}" + "\n"
 
 
 # --- Typst -----------------------------------------------------------------------------------
@@ -225,6 +236,8 @@ def _typst_cells(table: RankingTable, row: Row) -> list[str]:
         cells.append(
             typst_string(number(row.secondary, table.protocol.secondary_digits, minus="−"))
         )
+    for index in range(len(table.domains)):
+        cells.append(typst_string(number(table.domain_score(row, index), digits, minus="−")))
     return cells
 
 
@@ -271,6 +284,11 @@ def typst_table(table: RankingTable) -> str:
 
 def typst_document(tables: Sequence[RankingTable]) -> str:
     """A Typst document, one figure per language pair, that compiles as is."""
+    return typst_page([typst_table(table) for table in tables])
+
+
+def typst_page(parts: Sequence[str]) -> str:
+    """A Typst document around figures, that compiles as is."""
     head = [
         '#set page(paper: "a4", margin: 2cm)',
         "#set text(size: 9pt)",
@@ -278,4 +296,4 @@ def typst_document(tables: Sequence[RankingTable]) -> str:
         "#show figure.caption: set text(size: 8.5pt)",
         "",
     ]
-    return "\n".join(head) + "\n".join(typst_table(table) for table in tables)
+    return "\n".join(head) + "\n".join(parts)

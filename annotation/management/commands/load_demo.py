@@ -3,7 +3,8 @@ test set, so context stays inside each news story) and their users; idempotent.
 
 The first campaign is for trying the annotator pages; the second has been judged already by
 simulated raters, so that its human results page shows rankings, agreement and quality
-control on a fresh stack.
+control on a fresh stack. A third (WMT21 en-de, 30 segments, judged by the same simulated raters)
+joins the second in a shared task, whose page reads the two pairs together.
 """
 
 from datetime import timedelta
@@ -17,13 +18,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.demo import demo_task_simulate
-from annotation.models import Campaign, Role
+from annotation.models import Campaign, Role, SharedTask
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.jobs import campaign_metrics_recompute
+from annotation.services.shared_tasks import shared_task_create
 from annotation.services.tasks import task_create, task_launch
 
 DEMO_XML = Path(settings.BASE_DIR) / "demo" / "wmt21-de-fr" / "newstest2021.de-fr.demo.xml"
+DEMO_EN_DE = Path(settings.BASE_DIR) / "demo" / "wmt21-en-de"
 DEMO_CAMPAIGN = "WMT21 de-fr demo"
 SIMULATED_CAMPAIGN = "WMT21 de-fr demo, judged by simulated raters"
 LANGUAGES = ("de", "fr")
@@ -47,6 +50,20 @@ SIMULATED_TASKS = {
         "seed": 22,
     },
 }
+# A second language pair for the demo shared task: the first EN_DE_SEGMENTS lines of the
+# en-de text release (no documents), judged for adequacy by the same simulated raters.
+EN_DE_CAMPAIGN = "WMT21 en-de demo pair, simulated judgments"
+EN_DE_SEGMENTS = 30
+EN_DE_SYSTEMS = ("Facebook-AI", "Online-B", "UEdin", "VolcTrans-GLAT", "happypoet")
+EN_DE_TASK = {
+    "judgments_per_item": 2,
+    "bad_reference_rate": 0.1,
+    "reference_rate": 0.2,
+    "seed": 23,
+}
+SHARED_TASK = "WMT21 demo shared task"
+# What AutoRank averages on the demo: two metrics where higher is better, one where lower is.
+DEMO_AUTORANK = ("chrf", "bleu", "ter")
 # Demo accounts for a local stack; their passwords are printed by `make up`.
 DEMO_USERS = {
     "manager": Role.MANAGER,
@@ -120,9 +137,72 @@ class Command(BaseCommand):
         if not Campaign.objects.filter(name=SIMULATED_CAMPAIGN).exists():
             self._simulated(users)
         self.stdout.write(f"demo campaign {SIMULATED_CAMPAIGN!r} ready")
+        if not Campaign.objects.filter(name=EN_DE_CAMPAIGN).exists():
+            self._simulated_en_de(users)
+        if not SharedTask.objects.filter(name=SHARED_TASK).exists():
+            shared_task_create(
+                name=SHARED_TASK,
+                owner=users["organiser"],
+                description="The two simulated campaigns (de-fr and en-de) read together: "
+                "each pair's ranking, the global table and AutoRank.",
+                campaign_ids=Campaign.objects.filter(name__in=[SIMULATED_CAMPAIGN, EN_DE_CAMPAIGN])
+                .order_by("name")
+                .values_list("id", flat=True),
+                autorank_metrics=DEMO_AUTORANK,
+            )
+        self.stdout.write(f"demo shared task {SHARED_TASK!r} ready")
+
+    def _raters(self, campaign):
+        User = get_user_model()
+        raters = []
+        for username in SIMULATED_RATERS:
+            rater, created = User.objects.get_or_create(username=username)
+            if created:
+                rater.set_unusable_password()
+                rater.save()
+            membership_set(campaign=campaign, user=rater, role=Role.ANNOTATOR)
+            raters.append(rater)
+        return raters
+
+    def _simulated_en_de(self, users):
+        campaign = campaign_create(
+            name=EN_DE_CAMPAIGN,
+            source_language="en",
+            target_language="de",
+            owner=users["manager"],
+            description=f"WMT21 news, English→German: the first {EN_DE_SEGMENTS} segments, "
+            "5 systems, judged for adequacy by the four simulated raters.",
+        )
+
+        def head(name: str) -> list[tuple[str, bytes]]:
+            lines = (DEMO_EN_DE / name).read_text(encoding="utf-8").split("\n")[:EN_DE_SEGMENTS]
+            return [(name, ("\n".join(lines) + "\n").encode("utf-8"))]
+
+        manager = users["manager"]
+        upload_import(campaign=campaign, kind="source", files=head("source.en"), user=manager)
+        upload_import(
+            campaign=campaign,
+            kind="reference",
+            name="A",
+            files=head("reference.A.de"),
+            user=manager,
+        )
+        for system in EN_DE_SYSTEMS:
+            upload_import(
+                campaign=campaign,
+                kind="system",
+                name=system,
+                files=head(f"{system}.de"),
+                user=manager,
+            )
+        membership_set(campaign=campaign, user=users["organiser"], role=Role.ORGANISER)
+        raters = self._raters(campaign)
+        task = task_create(campaign=campaign, task_type="adequacy", **EN_DE_TASK)
+        task_launch(task_id=task.id)
+        start = timezone.now() - timedelta(days=2)
+        demo_task_simulate(task=task, annotators=raters, careless=raters[-1:], start=start, seed=7)
 
     def _simulated(self, users):
-        User = get_user_model()
         campaign = campaign_create(
             name=SIMULATED_CAMPAIGN,
             source_language=LANGUAGES[0],
@@ -133,14 +213,7 @@ class Command(BaseCommand):
         )
         self._import(campaign, users["manager"])
         membership_set(campaign=campaign, user=users["organiser"], role=Role.ORGANISER)
-        raters = []
-        for username in SIMULATED_RATERS:
-            rater, created = User.objects.get_or_create(username=username)
-            if created:
-                rater.set_unusable_password()
-                rater.save()
-            membership_set(campaign=campaign, user=rater, role=Role.ANNOTATOR)
-            raters.append(rater)
+        raters = self._raters(campaign)
         start = timezone.now() - timedelta(days=3)
         for seed, (task_type, task_settings) in enumerate(SIMULATED_TASKS.items()):
             task = task_create(campaign=campaign, task_type=task_type, **task_settings)

@@ -32,7 +32,7 @@ from metrics.spans.esa_wmt import (
     rank_esa_wmt25,
     rank_esa_wmt26,
 )
-from metrics.spans.mqm import NO_ERROR_SEVERITY
+from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
 N_BOOT = 1000
 
@@ -201,6 +201,22 @@ def _ranked(rows: list[SpanJudgment]) -> list[SpanJudgment]:
     return [row for row in rows if row.item_type == ItemType.TGT]
 
 
+def ranked_judgments(rows: list[SpanJudgment]) -> list[SpanJudgment]:
+    """What rankings count: system outputs, first judgments (no repeats, no controls)."""
+    return _ranked(rows)
+
+
+def mqm_ratings(ranked: list[SpanJudgment], weights: MqmWeights) -> Ratings:
+    """One MQM score per (system, segment, rater): the weights of the rater's errors."""
+    errors = []
+    for row in ranked:
+        rater = str(row.annotator_id)
+        key = (row.system, str(row.segment_index), rater)
+        errors.append((*key, NO_ERROR_SEVERITY, None))  # a clean rating scores 0
+        errors.extend((*key, span.severity, span.category) for span in row.spans)
+    return rating_scores(errors, weights)
+
+
 def span_task_results(
     task: Task, *, agreement: bool = True, procedure: str = DEFAULT_PROCEDURE
 ) -> SpanTaskResults:
@@ -217,13 +233,7 @@ def span_task_results(
     if task.task_type == TaskType.MQM:
         weights = task_mqm_weights(task=task)
         result.weights = weights.as_dict()
-        errors = []
-        for row in ranked:
-            rater = str(row.annotator_id)
-            key = (row.system, str(row.segment_index), rater)
-            errors.append((*key, NO_ERROR_SEVERITY, None))  # a clean rating scores 0
-            errors.extend((*key, span.severity, span.category) for span in row.spans)
-        ratings = rating_scores(errors, weights)
+        ratings = mqm_ratings(ranked, weights)
         result.mqm = rank_mqm(ratings, weights=weights, n_boot=N_BOOT)
         score_items = [f"{a}\t{b}" for a, b in zip(ratings.system, ratings.segment, strict=True)]
         score_annotators, scores = ratings.rater, list(ratings.score)

@@ -1,0 +1,278 @@
+"""What a shared task's page, API and downloads show: each visible pair's ranking (from the
+campaign's own human results selectors), the global table, per-domain tables and AutoRank.
+
+A pair's ranking is the one of its protocol's task: the first launched MQM or ESA task, else
+the first launched Likert task (DA-style z-scores). Pairs without one are listed, unranked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotation.models import (
+    HUMAN,
+    LIKERT_TYPES,
+    SPAN_TYPES,
+    Campaign,
+    Segment,
+    SharedTask,
+    Task,
+    TaskType,
+)
+from annotation.permissions import results_campaign_ids
+from annotation.selectors.human import task_results
+from annotation.selectors.human.correlation import automatic_scores
+from annotation.selectors.human.likert import likert_data
+from annotation.selectors.human.loading import (
+    REF,
+    TGT,
+    campaign_usernames,
+    exclusions,
+    system_names,
+    task_judgments,
+)
+from annotation.selectors.human.spans import (
+    mqm_ratings,
+    ranked_judgments,
+    span_task_results,
+)
+from annotation.selectors.spans import span_judgments
+from annotation.services.spans import task_mqm_weights
+from metrics.rankings.likert import z_scores
+from metrics.report.grid import Grid, ranking_grid
+from metrics.report.shared_task import GlobalRow, domain_means, global_ranking
+from metrics.report.tables import PROTOCOLS, RankingTable, Row
+
+# Human translations ranked among the systems: the campaign's own reference ("Human") and the
+# names WMT and the MQM releases give references judged as systems (refA, refB, ref,
+# Human-B). They are marked in the tables and take no part in the global ranking.
+_HUMAN_NAME = re.compile(r"(human|ref)([-_ ]?[a-z0-9])?", re.IGNORECASE)
+
+
+def is_human_translation(system: str) -> bool:
+    return system == HUMAN or _HUMAN_NAME.fullmatch(system.strip()) is not None
+
+
+@dataclass(frozen=True)
+class PairResults:
+    campaign: Campaign
+    task: Task | None
+    protocol: str | None  # a key of metrics.report.tables.PROTOCOLS
+    table: RankingTable | None
+    automatic: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def pair(self) -> str:
+        return self.campaign.language_pair
+
+    @property
+    def rows(self) -> list[Row]:
+        return list(self.table.rows) if self.table else []
+
+    @property
+    def download_key(self) -> str:
+        """The name of this pair's table in the downloads (annotation.paper_tables)."""
+        return f"pair-{self.campaign.id}"
+
+    @property
+    def grid(self) -> Grid | None:
+        return ranking_grid(self.table) if self.table else None
+
+    def participants(self) -> list[str]:
+        """Systems in ranked order, human translations left out."""
+        return [row.system for row in self.rows if not row.human]
+
+
+def readable_campaigns(user) -> list[Campaign]:
+    """The campaigns whose results ``user`` reads (what a shared task may take from them)."""
+    ids = results_campaign_ids(user, Campaign.objects.values_list("id", flat=True))
+    return list(Campaign.objects.filter(id__in=ids).order_by("name"))
+
+
+@dataclass(frozen=True)
+class SharedTaskEntry:
+    shared_task: SharedTask
+    pairs: list[Campaign]  # those the user sees
+    hidden: int  # pairs the user does not see
+
+
+def visible_shared_tasks(user) -> list[SharedTaskEntry]:
+    """The shared tasks with a pair the user sees, and those the user owns (admins: all)."""
+    campaign_ids = results_campaign_ids(user, Campaign.objects.values_list("id", flat=True))
+    entries = []
+    for shared_task in SharedTask.objects.prefetch_related("pairs__campaign").order_by("name"):
+        pairs = [link.campaign for link in shared_task.pairs.all()]
+        seen = [c for c in pairs if c.id in campaign_ids]
+        if seen or user.is_superuser or shared_task.owner_id == user.id:
+            entries.append(SharedTaskEntry(shared_task, seen, len(pairs) - len(seen)))
+    return entries
+
+
+def pair_task(campaign: Campaign) -> Task | None:
+    """The task whose ranking stands for the pair (the module's rule)."""
+    launched = campaign.tasks.filter(state=Task.State.LAUNCHED).order_by("id")
+    return (
+        launched.filter(task_type__in=SPAN_TYPES).first()
+        or launched.filter(task_type__in=LIKERT_TYPES).first()
+    )
+
+
+def _span_table(task: Task, title: str) -> tuple[str, RankingTable]:
+    results = span_task_results(task, agreement=False)
+    protocol = results.protocol
+    ranking = results.ranking
+    if ranking is None:
+        return protocol, RankingTable(title=title, protocol=PROTOCOLS[protocol])
+    ranked = ranked_judgments(
+        list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
+    )
+    if task.task_type == TaskType.MQM:
+        ratings = mqm_ratings(ranked, task_mqm_weights(task=task))
+        domain_of = {str(row.segment_index): row.domain for row in ranked}
+        means = domain_means(
+            list(ratings.score),
+            ratings.system,
+            ratings.segment,
+            [domain_of[segment] for segment in ratings.segment],
+        )
+    else:
+        means = domain_means(
+            [float(row.score or 0) for row in ranked],
+            [row.system for row in ranked],
+            [str(row.segment_index) for row in ranked],
+            [row.domain for row in ranked],
+        )
+    domains = sorted({d for by_domain in means.values() for d in by_domain})
+    if domains == [""]:
+        domains = []  # no document has a domain: no columns
+    rows = [
+        Row(
+            system=s.system,
+            rank_range=s.rank_range,
+            cluster=s.cluster,
+            score=s.score,
+            interval=s.interval,
+            human=is_human_translation(s.system),
+            domain_scores=tuple(means.get(s.system, {}).get(d) for d in domains),
+        )
+        for s in ranking.systems
+    ]
+    return protocol, RankingTable(
+        title=title,
+        protocol=PROTOCOLS[protocol],
+        rows=rows,
+        domains=tuple(d or "(none)" for d in domains),
+    )
+
+
+def _likert_domain_means(
+    task: Task, names: dict[int, str], excluded: set[int]
+) -> dict[str, dict[str, float]]:
+    """System -> {domain: mean z} of the task's first measure, over the judgments its
+    ranking counts (``likert_rankings``: included annotators, system outputs and the human
+    reference), z-scored per annotator over those as ``rank_systems`` does; empty when no
+    document has a domain."""
+    domain_of = dict(
+        Segment.objects.filter(campaign_id=task.campaign_id).values_list(
+            "index", "document__domain"
+        )
+    )
+    if not any(domain_of.values()):
+        return {}
+    data = likert_data(task, names)
+    included = ~np.isin(data.annotator, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
+    ranked = included & ((data.kind == TGT) | (data.kind == REF))
+    if not ranked.any():
+        return {}
+    # likert_data codes segments in the order of their indices among these same judgments.
+    indices = sorted(set(task_judgments(task).values_list("item__segment__index", flat=True)))
+    measure = next(iter(data.scores))
+    z = z_scores(data.scores[measure][ranked], data.annotator[ranked])
+    codes = data.segment[ranked]
+    return domain_means(
+        list(z),
+        [data.systems[int(code)] for code in data.system[ranked]],
+        [str(int(code)) for code in codes],
+        [domain_of[indices[int(code)]] for code in codes],
+    )
+
+
+def _likert_table(task: Task, title: str) -> RankingTable:
+    campaign = task.campaign
+    names = system_names(campaign.id)
+    excluded = exclusions(campaign.id).for_task(task.id)
+    results = task_results(
+        task,
+        usernames=campaign_usernames(campaign.id),
+        names=names,
+        excluded=excluded,
+    )
+    ranking = results.likert[0] if results.likert else None
+    means = _likert_domain_means(task, names, excluded)
+    domains = sorted({d for by_domain in means.values() for d in by_domain})
+    rows = [
+        Row(
+            system=s.name,
+            rank_range=s.score.rank_range,
+            cluster=s.score.cluster,
+            score=s.score.z,
+            interval=s.score.z_interval,
+            secondary=s.score.raw,
+            human=is_human_translation(s.name),
+            domain_scores=tuple(means.get(s.name, {}).get(d) for d in domains),
+        )
+        for s in (ranking.systems if ranking else [])
+    ]
+    labels = tuple(d or "(none)" for d in domains)
+    return RankingTable(title=title, protocol=PROTOCOLS["da"], rows=rows, domains=labels)
+
+
+def pair_results(campaign: Campaign) -> PairResults:
+    task = pair_task(campaign)
+    title = f"{campaign.language_pair} ({campaign.name})"
+    if task is None:
+        return PairResults(campaign, None, None, None)
+    if task.task_type in SPAN_TYPES:
+        protocol, table = _span_table(task, title)
+    else:
+        protocol, table = "da", _likert_table(task, title)
+    automatic = {
+        metric: {s: v for s, v in scores.items() if not is_human_translation(s)}
+        for metric, scores in automatic_scores(campaign).items()
+    }
+    return PairResults(campaign, task, protocol, table, automatic)
+
+
+@dataclass(frozen=True)
+class SharedTaskResults:
+    shared_task: SharedTask
+    pairs: list[PairResults]  # the pairs the reader may see, in the order they were added
+    hidden_pairs: int  # pairs of the shared task the reader may not see
+    global_rows: list[GlobalRow]
+    autorank_metrics: list[str]
+
+    @property
+    def ranked_pairs(self) -> list[PairResults]:
+        return [p for p in self.pairs if p.table is not None and p.rows]
+
+
+def shared_task_results(
+    shared_task: SharedTask, visible_campaign_ids: set[int]
+) -> SharedTaskResults:
+    """The shared task as the reader may see it: only the campaigns in
+    ``visible_campaign_ids`` (annotation.permissions.shared_task_access) are read."""
+    links = list(shared_task.pairs.select_related("campaign").order_by("id"))
+    visible = [link.campaign for link in links if link.campaign_id in visible_campaign_ids]
+    pairs = [pair_results(campaign) for campaign in visible]
+    ranked = {p.pair: p.participants() for p in pairs if p.rows}
+    chosen = [m for m in shared_task.autorank_metrics.split(",") if m]
+    return SharedTaskResults(
+        shared_task=shared_task,
+        pairs=pairs,
+        hidden_pairs=len(links) - len(visible),
+        global_rows=global_ranking(ranked),
+        autorank_metrics=chosen,
+    )
