@@ -93,9 +93,11 @@ def _annotator_task(user, task_id: int) -> tuple[Task, str]:
     states = list(ANNOTATOR_VISIBLE_STATES)
     rows = list(Task.objects.raw(_ANNOTATOR_TASK_SQL, [user.id, user.id, task_id, states]))
     task = rows[0] if rows else None
-    if task is None or (task.crowd_task_id is not None and task.crowd_task_id != task.id):
+    # ``raw`` sets the query's extra columns (role, crowd_task_id) as attributes.
+    crowd_task_id = getattr(task, "crowd_task_id", None)
+    if task is None or (crowd_task_id is not None and crowd_task_id != task.id):
         raise Http404("no such task")
-    return task, _role_allowed(user, task.role, CAN_ANNOTATE)
+    return task, _role_allowed(user, getattr(task, "role", None), CAN_ANNOTATE)
 
 
 def authorize_request(
