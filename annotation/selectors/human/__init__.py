@@ -45,6 +45,7 @@ from annotation.selectors.human.postedit import (
     postedit_quality,
 )
 from annotation.selectors.human.progress import Progress, campaign_progress
+from annotation.selectors.human.ranking_status import RankingStatus, likert_ranking_status
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
 
@@ -72,6 +73,7 @@ class TaskResults:
     quality: list[AnnotatorRow] = field(default_factory=list)
     bad_references: bool = False
     rank_resamples: int = 0  # behind the pairwise rank ranges (0: none computed)
+    ranking_status: list[RankingStatus] = field(default_factory=list)  # per measure
 
     def human_scores(self) -> dict[str, dict[str, float]]:
         """Named system scores for the correlations, higher = better except HTER."""
@@ -123,6 +125,7 @@ def task_results(
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
         rankings = likert_rankings(data, included)
+        status = likert_ranking_status(data, included, delta=task.equivalence_margin)
         release_memory()
         agreement = likert_agreement(task, data, included, weights=weights)
         release_memory()
@@ -133,6 +136,7 @@ def task_results(
             agreement=agreement,
             quality=likert_quality(data, usernames, excluded),
             bad_references=has_bad_references(data),
+            ranking_status=status,
         )
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)
