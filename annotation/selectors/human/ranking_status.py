@@ -80,10 +80,16 @@ def likert_ranking_status(
     present = np.unique(systems)
     if present.size < 2:
         return []
+    # One sort, then each system's scores are a slice (not k passes over the judgments).
+    by_code = np.argsort(systems, kind="stable")
+    bounds = np.searchsorted(systems[by_code], present[1:])
     result = []
     for measure, scores in data.scores.items():
-        z = z_scores(scores[ranked], data.annotator[ranked])
-        by_system = {data.systems[int(code)]: z[systems == code] for code in present}
+        z = z_scores(scores[ranked], data.annotator[ranked])[by_code]
+        by_system = {
+            data.systems[int(code)]: part
+            for code, part in zip(present, np.split(z, bounds), strict=True)
+        }
         status = ranking_status(by_system, delta=delta, alpha=DEFAULT_ALPHA)
         intervals = system_intervals(by_system, alpha=DEFAULT_ALPHA)
         result.append(
