@@ -7,6 +7,7 @@ from annotation.views import (
     auth,
     campaigns,
     crowd,
+    document,
     invitations,
     members,
     results,
@@ -51,6 +52,7 @@ urlpatterns = [
     path("annotate/<int:task_id>/", annotate.annotate, name="annotate"),
     path("annotate/<int:task_id>/submit/", annotate.submit, name="annotate-submit"),
     path("annotate/<int:task_id>/skip/", annotate.skip, name="annotate-skip"),
+    path("annotate/<int:task_id>/page/", document.page_submit, name="annotate-page"),
     path(
         "campaigns/<int:campaign_id>/state/<str:change>/",
         tasks.campaign_state_view,
@@ -61,6 +63,16 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants.csv",
         crowd.crowd_verdicts_csv,
         name="crowd-verdicts",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants/",
+        crowd.crowd_participants,
+        name="crowd-participants",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants/<int:participant_id>/restart/",
+        crowd.crowd_participant_restart_view,
+        name="crowd-participant-restart",
     ),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/edit/",

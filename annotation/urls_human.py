@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import human
+from annotation.views import human, reliability
 
 urlpatterns = [
     path(
@@ -19,6 +19,16 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/results/human/judgments.<str:fmt>",
         human.judgments_export,
         name="results-human-judgments",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/human/reliability.<str:fmt>",
+        reliability.reliability_export,
+        name="results-human-reliability",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/results/human/tasks/<int:task_id>/exclude-failing/",
+        reliability.failing_exclusion,
+        name="results-human-exclude-failing",
     ),
     path(
         "campaigns/<int:campaign_id>/results/human/rankings.<str:fmt>",

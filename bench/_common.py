@@ -56,11 +56,18 @@ def corpus_items(corpus: str) -> int:
 
 
 def annotation_campaign(
-    *, prefix: str, annotators: int, judgments_per_item: int, corpus: str = "demo"
+    *,
+    prefix: str,
+    annotators: int,
+    judgments_per_item: int,
+    corpus: str = "demo",
+    task_type: str = "adequacy",
+    **settings: object,
 ) -> tuple[int, list[int]]:
-    """A campaign from a corpus (five of its systems) with a launched adequacy task and its
-    annotators; returns the task id and the annotators' user ids. Straight through the
-    services, as a manager's script would."""
+    """A campaign from a corpus (five of its systems) with a launched task (adequacy unless
+    ``task_type`` says otherwise, with ``settings``) and its annotators; returns the task id
+    and the annotators' user ids. Straight through the services, as a manager's script
+    would."""
     from django.contrib.auth import get_user_model
 
     from annotation.services.campaigns import campaign_create, membership_set
@@ -89,7 +96,10 @@ def annotation_campaign(
             files=[(f"{system}.de", Path(str(system_path).format(system)).read_bytes())],
         )
     task = task_create(
-        campaign=campaign, task_type="adequacy", judgments_per_item=judgments_per_item
+        campaign=campaign,
+        task_type=task_type,
+        judgments_per_item=judgments_per_item,
+        **settings,
     )
     task_launch(task_id=task.id)
     user_ids = []

@@ -141,6 +141,10 @@ class OpenLoop:
         heapq.heapify(self.heap)
         self.deadline = self.start + args.seconds
 
+    def answer(self, item: dict) -> dict:
+        """The answer to ``item`` (bench/contrastive.py answers its screens)."""
+        return answer_for(self.task_id, item)
+
     def think(self) -> float:
         return self.rng.uniform(self.args.think_min, self.args.think_max) * self.scale
 
@@ -186,9 +190,7 @@ class OpenLoop:
                     raise ValueError(f"next: HTTP {status} {str(item)[:200]}")
             if item["done"]:
                 raise ValueError("the task ran out of items: raise --judgments-per-item")
-            status, result = call(
-                "submit", "POST", "/api/v1/judgments", answer_for(self.task_id, item)
-            )
+            status, result = call("submit", "POST", "/api/v1/judgments", self.answer(item))
             if status != 201:
                 raise ValueError(f"submit: HTTP {status} {str(result)[:200]}")
             finished = time.perf_counter()

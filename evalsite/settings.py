@@ -254,6 +254,11 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get components of their own, where non-blank strings have minLength 1:
     # the schema then says what the API accepts, which the fuzz tests hold it to.
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "RecordStatusEnum": "annotation.api.schema.RECORD_STATUSES",
+        "SkipStatusEnum": "annotation.api.schema.SKIP_STATUSES",
+        "UploadStatusEnum": "annotation.api.schema.UPLOAD_STATUSES",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "annotation.api.schema.add_common_errors",

@@ -16,6 +16,7 @@ from annotation.lib.badref import (
     counts_characters,
     degrade,
     phrase_length,
+    units,
 )
 
 WMT21_REFS = Path(__file__).parent / "data" / "wmt21-en-de" / "newstest2021.en-de.ref.A.de"
@@ -96,12 +97,29 @@ def test_phrase_length_table_in_characters_is_doubled(
     assert phrase_length(characters, language) == 2 * expected
 
 
-def test_only_chinese_and_japanese_count_characters() -> None:
-    for code in ["zh", "ZH-cn", "zh_TW", "ja", "JA-jp", "cmn-Hans", "jpn", "zho"]:
+def test_chinese_japanese_korean_and_thai_count_characters() -> None:
+    for code in ["zh", "ZH-cn", "zh_TW", "ja", "JA-jp", "cmn-Hans", "jpn", "zho", "ko", "th"]:
         assert counts_characters(code)
-    # "jav" (Javanese) starts with "ja" but is a word language; so is Korean.
-    for code in ["en", "de", "ar", "he", "ko", "jv", "jav", "", "zu"]:
+    for code in ["jpn_Jpan", "tha_Thai", "kor_Hang", "zho_Hant"]:  # WMT's codes
+        assert counts_characters(code)
+    # "jav" (Javanese) starts with "ja" but is a word language.
+    for code in ["en", "de", "ar", "he", "jv", "jav", "", "zu", "thr"]:
         assert not counts_characters(code)
+
+
+def test_the_damage_is_the_replaced_phrase_in_characters() -> None:
+    donors = ["alpha beta gamma delta epsilon zeta eta theta"]
+    text = "one two three four five six seven eight"
+    made = bad_reference(text, donors, rng=random.Random(1), language="en")
+    start, end = made.damage
+    assert made.text[start:end] == made.phrase
+    assert made.text[:start] == text[:start]
+    thai = "วันนี้อากาศดีมากเราไปเดินเล่นที่สวนสาธารณะกันเถอะ"
+    made = bad_reference(
+        thai, ["ฉันชอบกินข้าวผัดกุ้งกับน้ำปลาพริกมากที่สุด"], rng=random.Random(2), language="th"
+    )
+    start, end = made.damage
+    assert end - start == made.length == phrase_length(len(units(thai, "th")), "th")
 
 
 @pytest.mark.parametrize(("words", "expected"), WORD_BOUNDARIES[1:-1])

@@ -304,6 +304,20 @@ CASES = [
         lambda w: {**task_in_campaign("fluency")(w), "change": "pause"},
     ),
     Case("crowd-verdicts", "get", manager_page(200), task_in_campaign("adequacy")),
+    Case("crowd-participants", "get", manager_page(200), task_in_campaign("adequacy")),
+    # No such participant: the manager passes and is sent back with the reason.
+    Case(
+        "crowd-participant-restart",
+        "post",
+        manager_page(302),
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
+    Case(
+        "crowd-participant-restart",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
+    ),
     *(
         Case(
             "campaign-state",
@@ -387,6 +401,17 @@ CASES = [
         headers={"X-Requested-With": "fetch"},
         label="by the page's script",
     ),
+    # A document page's submit; an adequacy task of the world shows segments: refused (400)
+    # for its annotator, after the access checks.
+    Case("annotate-page", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case(
+        "annotate-page",
+        "post",
+        row(LOGIN, 400, 404, 404, 403, 403, 404),
+        task_of("adequacy"),
+        data=lambda w: {"page": w.leased.id, "answers": "[]"},
+        headers={"X-Requested-With": "fetch"},
+    ),
     # Pages: results and downloads.
     Case("results-automatic", "get", results_page(), campaign),
     Case("results-automatic-download", "get", results_page(), fmt("csv"), label="csv"),
@@ -438,6 +463,25 @@ CASES = [
         results_page(302),
         exclusion,
         data=lambda w: {"excluded": "1"},
+    ),
+    # Reliability: the download; excluding those who fail (managers and organisers, POST).
+    *(
+        Case("results-human-reliability", "get", results_page(), fmt(name), label=name)
+        for name in ("csv", "json")
+    ),
+    Case(
+        "results-human-reliability",
+        "get",
+        row(LOGIN, 403, 404, 404, 404, 404, 404),
+        fmt("xml"),
+        label="unknown format",
+    ),
+    Case("results-human-exclude-failing", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
+    Case(
+        "results-human-exclude-failing",
+        "post",
+        results_page(302),
+        task_in_campaign("adequacy"),
     ),
     # API.
     Case("api-token", "get", everyone(405)),
@@ -539,6 +583,14 @@ CASES = [
         "post",
         annotator_api(201),
         data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "score": 3},
+        json=True,
+    ),
+    Case("api-pages", "get", POST_ONLY_API),
+    Case(
+        "api-pages",
+        "post",
+        annotator_api(400),
+        data=lambda w: {"task": w.tasks["adequacy"].id, "slot": w.leased.id, "answers": []},
         json=True,
     ),
     Case("api-skip", "get", POST_ONLY_API, task_of("adequacy")),

@@ -85,12 +85,12 @@ def api(loaded_campaign, manager):
 
 
 def test_every_task_type_is_one_declared_protocol():
-    from annotation.protocols import PROTOCOLS, SETTINGS
+    from annotation.protocols import PROTOCOLS, QUALITY_CONTROL, SETTINGS
 
     assert set(PROTOCOLS) == set(TaskType.values)
     for protocol in PROTOCOLS.values():
         assert protocol.setting_names <= set(SETTINGS)
-        assert protocol.quality_control <= {"repeat", "bad_reference", "reference"}
+        assert protocol.quality_control <= set(QUALITY_CONTROL)
         assert protocol.template.endswith(".html") and protocol.script.endswith(".js")
 
 
@@ -147,23 +147,23 @@ def test_saving_a_draft_mqm_task_unchanged_keeps_its_typology(
 
 
 def test_a_setting_the_protocol_does_not_implement_is_refused(loaded_campaign, manager_client, api):
-    with pytest.raises(TaskError, match="do not implement bad_reference_rate"):
-        task_create(campaign=loaded_campaign, task_type="esa", bad_reference_rate=0.1)
+    with pytest.raises(TaskError, match="do not implement hotw_rate"):
+        task_create(campaign=loaded_campaign, task_type="esa", hotw_rate=0.1)
     answer = api.post(
         f"/api/v1/campaigns/{loaded_campaign.id}/tasks",
-        {"task_type": "esa", "bad_reference_rate": 0.1},
+        {"task_type": "esa", "hotw_rate": 0.1},
         format="json",
     )
     assert answer.status_code == 400
-    assert "do not implement bad_reference_rate" in answer.json()["error"]
+    assert "do not implement hotw_rate" in answer.json()["error"]
     page = manager_client.post(
         f"/campaigns/{loaded_campaign.id}/tasks/",
-        {"task_type": "esa", "bad_reference_rate": "0.1", "judgments_per_item": "1"},
+        {"task_type": "esa", "hotw_rate": "0.1", "judgments_per_item": "1"},
     )
-    assert page.status_code == 400 and b"do not implement bad_reference_rate" in page.content
+    assert page.status_code == 400 and b"do not implement hotw_rate" in page.content
     assert not Task.objects.filter(campaign=loaded_campaign).exists()
     # Left at its default, a setting the protocol lacks is harmless (a form sends them all).
-    task = task_create(campaign=loaded_campaign, task_type="esa", bad_reference_rate=0.0)
+    task = task_create(campaign=loaded_campaign, task_type="esa", hotw_rate=0.0)
     # An edit cannot sneak it in either.
     refused = api.patch(
         f"/api/v1/campaigns/{loaded_campaign.id}/tasks/{task.id}",
@@ -237,8 +237,9 @@ def test_tasks_have_names_unique_in_their_campaign(
 
 def test_the_task_form_marks_the_fields_of_each_protocol(manager_client, loaded_campaign):
     page = manager_client.get(f"/campaigns/{loaded_campaign.id}/").content.decode()
-    assert 'data-protocols="ranking"' in page  # Outputs per ranking (N)
-    assert 'data-protocols="mqm"' in page  # the typology and the weights
+    # Outputs per screen (N); the typology and the weights.
+    assert 'data-protocols="ranking contrastive_esa contrastive_mqm contrastive_da"' in page
+    assert 'data-protocols="mqm contrastive_mqm"' in page
     assert "For MQM error annotation" in page  # the note shown without the script
     assert "Not for Fluency" in page  # show_reference
     assert "js/task_form" in page and "<script>" not in page

@@ -15,10 +15,10 @@ from annotation.api.fields import (
     StrictCharField,
     StrictIntegerField,
 )
-from annotation.api.schema import ErrorSerializer
+from annotation.api.schema import RECORD_STATUSES, SKIP_STATUSES, ErrorSerializer
 from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
-from annotation.models import SkipReason, Slot, Task
+from annotation.models import SkipReason, Slot, Task, Unit
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
 from annotation.selectors.annotation import (
     AnnotatorProgress,
@@ -26,17 +26,27 @@ from annotation.selectors.annotation import (
     item_display,
     progress_from_row,
 )
+from annotation.selectors.pages import page_body
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import (
     judgment_record_and_claim_next,
     skip_record,
 )
+from annotation.services.page_judgments import page_skip
 from annotation.services.spans import task_prefilled_spans_set
 
 
 class CandidateSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text="A/B for pairwise, 1..N otherwise")
+    label = serializers.CharField(help_text="A, B... for pairwise and contrastive, 1..N otherwise")
     text = serializers.CharField()
+
+
+class PageSegmentSerializer(serializers.Serializer):
+    slot = serializers.IntegerField()
+    source = serializers.CharField()
+    text = serializers.CharField()
+    reference = serializers.CharField(allow_null=True)
+    prefilled_spans = serializers.ListField(child=serializers.DictField())
 
 
 class NextItemSerializer(serializers.Serializer):
@@ -59,6 +69,19 @@ class NextItemSerializer(serializers.Serializer):
     )
     total = serializers.IntegerField(
         help_text="the current batch's size, quality control included; fixed once taken"
+    )
+    unit = serializers.CharField(
+        required=False, help_text="document tasks: 'document' (the screen is a page)"
+    )
+    document = serializers.CharField(required=False, help_text="document tasks: its id")
+    document_score = serializers.BooleanField(
+        required=False, help_text="document tasks: whether the page is scored as a whole"
+    )
+    page = PageSegmentSerializer(
+        many=True,
+        required=False,
+        help_text="document tasks: the page's segments in reading order; answer them at "
+        "once with POST /pages (``slot`` above is the page's first)",
     )
 
 
@@ -104,6 +127,9 @@ def next_item_body(
             for candidate in shown["candidates"]  # type: ignore[attr-defined]
         ]
         body["slot"] = slot.id
+        if task.unit == Unit.DOCUMENT:
+            # A document page: its slots come along; POST /pages answers them at once.
+            body.update(page_body(task=task, slot=slot))
     return body
 
 
@@ -137,10 +163,15 @@ class JudgmentApi(APIView):
             required=False,
             help_text="ESA/MQM: {start, end (exclusive), severity, category, side, prefilled}",
         )
+        candidates = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="contrastive: one {score, spans} per candidate, in the order shown",
+        )
 
     class JudgmentOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
-        status = serializers.ChoiceField(choices=["recorded", "already_recorded"])
+        status = serializers.ChoiceField(choices=RECORD_STATUSES)
         message = serializers.CharField()
         hter = serializers.FloatField(allow_null=True)
         duration_ms = serializers.IntegerField()
@@ -200,7 +231,7 @@ class SkipApi(APIView):
 
     class SkipOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
-        status = serializers.ChoiceField(choices=["skipped", "already_skipped"])
+        status = serializers.ChoiceField(choices=SKIP_STATUSES)
         batch_closed = serializers.BooleanField(
             help_text="this skip closed its batch (``next`` is the next batch's item)"
         )
@@ -220,13 +251,24 @@ class SkipApi(APIView):
         data = self.SkipInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         task = request.task
-        skipped = skip_record(
-            task_id=task.id,
-            slot_id=data.validated_data["slot"],
-            annotator_id=request.user.id,
-            reason=data.validated_data["reason"],
-            note=data.validated_data["note"],
-        )
+        given = data.validated_data
+        if task.unit == Unit.DOCUMENT:
+            # A document page is skipped whole (``slot``: its first), as the page does.
+            skipped = page_skip(
+                task=task,
+                slot_id=given["slot"],
+                annotator_id=request.user.id,
+                reason=given["reason"],
+                note=given["note"],
+            )
+        else:
+            skipped = skip_record(
+                task_id=task.id,
+                slot_id=given["slot"],
+                annotator_id=request.user.id,
+                reason=given["reason"],
+                note=given["note"],
+            )
         next_slot = slot_claim_next(task=task, annotator_id=request.user.id)
         created = skipped.outcome == "recorded"
         return Response(

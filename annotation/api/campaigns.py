@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
-from annotation.api.schema import ErrorSerializer
+from annotation.api.schema import UPLOAD_STATUSES, ErrorSerializer
 from annotation.lib.textfiles import read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.campaigns import campaigns_for_user
@@ -81,7 +81,7 @@ class CampaignDetailApi(APIView):
 class ImportedFileSerializer(serializers.Serializer):
     kind = serializers.CharField()
     name = serializers.CharField()
-    status = serializers.ChoiceField(choices=["created", "new_run", "unchanged"])
+    status = serializers.ChoiceField(choices=UPLOAD_STATUSES)
     segments = serializers.IntegerField()
     run_number = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())

@@ -23,6 +23,7 @@ from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.human import human_results
 from annotation.selectors.human.correlation import CORPUS_SCORE, SENTENCE_MEAN
 from annotation.selectors.human.meta import meta_evaluation
+from annotation.selectors.human.reliability import reliability_record
 from annotation.selectors.human.spans import span_results
 from annotation.services.exclusions import annotator_exclude
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
@@ -135,6 +136,56 @@ class AnnotatorSerializer(serializers.Serializer):
     verdict = serializers.CharField(source="quality.verdict")
 
 
+class ReliabilitySerializer(serializers.Serializer):
+    """One annotator's reliability row (``reliability_record``: the download's columns)."""
+
+    annotator_id = serializers.IntegerField()
+    annotator = serializers.CharField()
+    excluded = serializers.BooleanField()
+    passes = serializers.BooleanField(help_text="fails no reliability check")
+    reasons = serializers.ListField(child=serializers.CharField(), help_text="checks failed")
+    bad_reference_verdict = serializers.CharField(allow_null=True)
+    bad_reference_p = Number()
+    attention_passed = serializers.IntegerField(allow_null=True)
+    attention_total = serializers.IntegerField()
+    attention_rate = Number()
+    tutorial_passed = serializers.IntegerField(allow_null=True)
+    tutorial_total = serializers.IntegerField()
+    tutorial_rate = Number()
+    repeat_pairs = serializers.IntegerField()
+    repeat_mean_abs_difference = Number()
+    others_pairs = serializers.IntegerField()
+    others_mean_abs_difference = Number(
+        help_text="WMT26's MAE(dup): against other annotators' scores of the same item"
+    )
+    consensus_screens = serializers.IntegerField(allow_null=True)
+    consensus_pairs = serializers.IntegerField(allow_null=True)
+    consensus_likelihood = Number(help_text="WMT26's, on candidates scored side by side")
+    consensus_kept = serializers.BooleanField(allow_null=True)
+    items = serializers.IntegerField()
+    seconds_per_item = Number(help_text="each item's time capped at 60 s")
+    median_seconds_per_item = Number()
+    too_fast = serializers.BooleanField()
+    identical_share = Number()
+    straight_lining = serializers.BooleanField(allow_null=True)
+
+    def to_representation(self, instance):
+        return super().to_representation(reliability_record(instance))
+
+
+class DroppedSerializer(serializers.Serializer):
+    annotator_id = serializers.IntegerField()
+    annotator = serializers.CharField(source="username")
+    reasons = serializers.ListField(child=serializers.CharField())
+
+
+class PassingSerializer(serializers.Serializer):
+    dropped = DroppedSerializer(many=True)
+    likert = LikertRankingSerializer(many=True)
+    pairwise = PairwiseSystemSerializer(many=True)
+    hter = HterSystemSerializer(many=True)
+
+
 class TaskResultsSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="task.id")
     task_type = serializers.CharField(source="task.task_type")
@@ -148,6 +199,12 @@ class TaskResultsSerializer(serializers.Serializer):
     hter = HterSystemSerializer(many=True)
     agreement = AgreementSerializer(many=True)
     annotators = AnnotatorSerializer(many=True, source="quality")
+    reliability = ReliabilitySerializer(many=True)
+    passing = PassingSerializer(
+        allow_null=True,
+        help_text="with ?passing=true: the rankings without the annotators who fail a "
+        "reliability check, and who they are; otherwise null",
+    )
 
 
 class CorrelationSerializer(serializers.Serializer):
@@ -261,6 +318,11 @@ class HumanResultsApi(APIView):
             help_text="weighted kappa for Likert agreement",
         )
         task = serializers.IntegerField(required=False, min_value=1, help_text="one task only")
+        passing = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="also rank without the annotators who fail a reliability check",
+        )
         procedure = serializers.ChoiceField(
             choices=list(PROCEDURES),
             default=DEFAULT_PROCEDURE,
@@ -279,6 +341,7 @@ class HumanResultsApi(APIView):
             campaign,
             weights=query.validated_data.get("weights"),
             task_id=query.validated_data.get("task"),
+            passing_only=query.validated_data["passing"],
         )
         body = {
             "tasks": results.tasks,

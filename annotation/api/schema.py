@@ -22,6 +22,12 @@ from rest_framework import serializers
 
 from annotation.http_errors import CODE_BY_STATUS
 
+# What an answer's ``status`` says, per kind of write; named (settings.SPECTACULAR_SETTINGS'
+# ENUM_NAME_OVERRIDES) so that the three enums called "status" get names of their own.
+RECORD_STATUSES = ["recorded", "already_recorded"]
+SKIP_STATUSES = ["skipped", "already_skipped"]
+UPLOAD_STATUSES = ["created", "new_run", "unchanged"]
+
 ERROR = {
     "type": "object",
     "properties": {

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns, members, tasks
+from annotation.api import annotation, auth, campaigns, members, pages, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
@@ -80,6 +80,7 @@ urlpatterns = [
     path("invitations/join", members.InvitationJoinApi.as_view(), name="api-invitation-join"),
     path("tasks/<int:task_id>/next", annotation.NextItemApi.as_view(), name="api-next-item"),
     path("judgments", annotation.JudgmentApi.as_view(), name="api-judgments"),
+    path("pages", pages.PageApi.as_view(), name="api-pages"),
     path("tasks/<int:task_id>/skip", annotation.SkipApi.as_view(), name="api-skip"),
     path(
         "tasks/<int:task_id>/prefilled-spans",

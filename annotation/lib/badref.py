@@ -8,9 +8,9 @@ findings papers since).
 
 Units and phrase lengths:
 
-* Most languages count whitespace-separated words. Chinese and Japanese (primary language subtag
-  ``zh``, ``ja``, ``cmn``, ``jpn`` or ``zho``) count characters, because they are written without
-  spaces; whitespace is never a unit, so a run of characters may span a space in the text.
+* Most languages count whitespace-separated words. Chinese, Japanese, Korean and Thai count
+  characters (the rule is ``annotation.lib.text_units.counts_characters``, shared by every
+  check); whitespace is never a unit, so a run of characters may span a space in the text.
 * The phrase length depends on the segment length in units: up to 5 → 2, 6–8 → 3, 9–15 → 4,
   16–20 → 5, over 20 → 6; doubled for the character languages (4, 6, 8, 10, 12).
 
@@ -41,7 +41,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-CHARACTER_LANGUAGES: Final = frozenset({"zh", "ja", "cmn", "jpn", "zho"})
+from annotation.lib.text_units import CHARACTER_LANGUAGES, counts_characters, unit_pattern
+
+__all__ = ["CHARACTER_LANGUAGES", "BadReference", "bad_reference", "counts_characters", "degrade"]
 
 # (largest segment length in units, phrase length) for word languages, checked in order.
 _WORD_PHRASE_LENGTHS: Final = ((5, 2), (8, 3), (15, 4), (20, 5))
@@ -51,8 +53,6 @@ _LONGEST_WORD_PHRASE: Final = 6
 # system as donors, and shuffling thousands of them for each BAD item would dominate the cost.
 _QUICK_DRAWS: Final = 16
 
-_WORD = re.compile(r"\S+")
-_CHARACTER = re.compile(r"\S")
 _SPACES = re.compile(r"\s+")
 
 
@@ -74,6 +74,8 @@ class BadReference:
 
     ``start`` and ``length`` are unit offsets, the same in ``original`` and ``text`` because the
     phrase keeps its length; ``donor_start`` is the phrase's unit offset in ``donors[donor]``.
+    ``damage`` is the replaced phrase's character span in ``text`` (end exclusive): where an
+    error span must be marked (ESA, MQM).
     """
 
     text: str
@@ -83,17 +85,11 @@ class BadReference:
     donor: int
     donor_start: int
     phrase: str
-
-
-def counts_characters(language: str) -> bool:
-    """Whether ``language`` (a BCP 47 / ISO 639 code) counts characters rather than words."""
-    # Only the primary subtag decides: a prefix test would also catch Javanese ("jav").
-    primary = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
-    return primary in CHARACTER_LANGUAGES
+    damage: tuple[int, int] = (0, 0)
 
 
 def units(text: str, language: str) -> list[str]:
-    """The units (words, or characters for Chinese and Japanese) ``text`` is measured in."""
+    """The units ``text`` is measured in: words, or characters (``counts_characters``)."""
     return _pattern(language).findall(text)
 
 
@@ -166,6 +162,7 @@ def bad_reference(
                     donor=index,
                     donor_start=donor_start,
                     phrase=phrase,
+                    damage=(begin, begin + len(phrase)),
                 )
     unit = "characters" if counts_characters(language) else "words"
     raise NoDonorError(
@@ -175,7 +172,7 @@ def bad_reference(
 
 
 def _pattern(language: str) -> re.Pattern[str]:
-    return _CHARACTER if counts_characters(language) else _WORD
+    return unit_pattern(characters=counts_characters(language))
 
 
 def _phrase(text: str, spans: list[tuple[int, int]], start: int, length: int) -> str:

@@ -14,30 +14,37 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
+from annotation.models.checks import CheckKind, CheckOutcome
+from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
+    CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
     SPAN_TYPES,
     Batch,
+    CheckFeedback,
     CrowdParticipant,
     Invitation,
     Item,
     ItemType,
     Judgment,
+    PageScore,
     Scale,
     Skip,
     SkipReason,
     Slot,
     Task,
     TaskType,
+    Unit,
 )
 
 __all__ = [
+    "CONTRASTIVE_TYPES",
     "ESA_TYPES",
     "HUMAN",
     "LIKERT_TYPES",
@@ -45,6 +52,9 @@ __all__ = [
     "AnnotatorExclusion",
     "Batch",
     "Campaign",
+    "CheckFeedback",
+    "CheckKind",
+    "CheckOutcome",
     "CrowdParticipant",
     "Document",
     "ErrorSpan",
@@ -56,6 +66,8 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Output",
+    "OutputJudgment",
+    "PageScore",
     "PairSignificance",
     "PendingUpload",
     "PendingUploadFile",
@@ -73,5 +85,6 @@ __all__ = [
     "SystemRun",
     "Task",
     "TaskType",
+    "Unit",
     "is_reserved_system_name",
 ]

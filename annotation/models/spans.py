@@ -28,6 +28,9 @@ class ErrorSpan(models.Model):
     side = models.CharField(max_length=6, choices=Side.choices, default=Side.TARGET)
     prefilled = models.BooleanField(default=False)
     changed = models.BooleanField(default=False)
+    # Contrastive screens: the candidate (its position on the screen) the span marks; null
+    # on a screen of one output.
+    candidate = models.PositiveSmallIntegerField(null=True)
     # The pre-filled span as it came (span_to_dict form) when the annotator changed it.
     origin = models.JSONField(null=True, blank=True)
 

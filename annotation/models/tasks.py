@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
-from annotation.models.campaigns import Campaign, Role, Segment, System
+from annotation.models.campaigns import Campaign, Document, Role, Segment, System
 
 
 class TaskType(models.TextChoices):
@@ -23,12 +23,18 @@ class TaskType(models.TextChoices):
     ESA = "esa", "Error span annotation (ESA)"
     ESA_PREFILLED = "esa_prefilled", "ESA with pre-filled spans (ESA^AI)"
     MQM = "mqm", "MQM error annotation"
+    CONTRASTIVE_ESA = "contrastive_esa", "Contrastive ESA (cESA)"
+    CONTRASTIVE_MQM = "contrastive_mqm", "Contrastive MQM"
+    CONTRASTIVE_DA = "contrastive_da", "Contrastive DA"
 
 
 LIKERT_TYPES = (TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY)
 # Task types whose judgments carry error spans (annotation/models/spans.py).
 SPAN_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED, TaskType.MQM)
 ESA_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED)
+# Several outputs of one segment on one screen, each marked and scored (annotation/protocols/
+# contrastive.py); their spans and per-output judgments name the candidate.
+CONTRASTIVE_TYPES = (TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM, TaskType.CONTRASTIVE_DA)
 
 
 class Scale(models.TextChoices):
@@ -45,6 +51,19 @@ SEED_DRAWN_BELOW = 2**31
 def task_seed_new() -> int:
     """A fresh seed per task: two tasks of a campaign shuffle their items differently."""
     return secrets.randbelow(SEED_DRAWN_BELOW)
+
+
+class Unit(models.TextChoices):
+    """What one screen of a task shows: one segment, or a page of a document (its segments
+    in reading order, at most ``Task.page_size``)."""
+
+    SEGMENT = "segment", "Segment"
+    DOCUMENT = "document", "Document (paged)"
+
+
+class CheckFeedback(models.TextChoices):
+    SILENT = "silent", "Silent: recorded only"
+    LOUD = "loud", "Loud: the annotator is warned and answers again"
 
 
 class Task(models.Model):
@@ -86,6 +105,11 @@ class Task(models.Model):
     # (``metrics.spans.MqmWeights.as_dict``); empty means Google's defaults.
     mqm_categories = models.JSONField(default=list, blank=True)
     mqm_weights = models.JSONField(default=dict, blank=True)
+    # Document-level annotation (annotation/services/pages.py): the screen's unit, the
+    # segments of a page at most, and whether a page asks for a score of the whole page.
+    unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SEGMENT)
+    page_size = models.PositiveSmallIntegerField(default=20)
+    document_score = models.BooleanField(default=False)
     # Shown before the first item and behind "?" on every item; blank: the task type's
     # default (annotation/instructions.py).
     instructions = models.TextField(blank=True)
@@ -94,6 +118,15 @@ class Task(models.Model):
     crowd_secret = models.CharField(max_length=64, blank=True)
     completion_code = models.CharField(max_length=64, blank=True)
     completion_url = models.URLField(max_length=500, blank=True)
+    # Attention checks (annotation/services/checks.py): loud (the annotator is warned and
+    # answers again) or silent (recorded only); MQM's HOTW errors, a share of the items;
+    # what a crowd participant who failed the checks gets instead of the completion code.
+    check_feedback = models.CharField(
+        max_length=8, choices=CheckFeedback.choices, default=CheckFeedback.SILENT
+    )
+    hotw_rate = models.FloatField(default=0.0)
+    failure_code = models.CharField(max_length=64, blank=True)
+    failure_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -110,6 +143,9 @@ class Task(models.Model):
                 & Q(bad_reference_rate__gte=0, bad_reference_rate__lte=1)
                 & Q(reference_rate__gte=0, reference_rate__lte=1),
                 name="task_rates_are_shares",
+            ),
+            models.CheckConstraint(
+                condition=Q(hotw_rate__gte=0, hotw_rate__lte=1), name="task_hotw_rate_is_share"
             ),
         ]
 
@@ -179,6 +215,9 @@ class Item(models.Model):
     source_meta = models.JSONField(default=dict, blank=True)
     # ESA^AI: spans shown pre-filled (``metrics.spans.span_to_dict`` form, end exclusive).
     prefilled_spans = models.JSONField(default=list, blank=True)
+    # An attention check's damage (a bad reference's replaced phrase, a HOTW error): its
+    # character span [start, end) in the candidate's text, where an error must be marked.
+    check_span = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -265,6 +304,9 @@ class Slot(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     served_at = models.DateTimeField(null=True)
+    # A document task's page: the position of the page's first slot in the batch (its slots
+    # are consecutive, served and judged together); null: a screen of one segment.
+    page = models.PositiveIntegerField(null=True)
 
     class Meta:
         constraints = [
@@ -283,6 +325,25 @@ class Slot(models.Model):
             # column changed that update is in place (HOT), touching none of the indexes.
             models.Index(fields=["task", "annotator"], name="slot_task_annotator_idx"),
         ]
+
+
+class PageScore(models.Model):
+    """The score of a whole document page (a document task with ``document_score``), kept
+    apart from the judgments: rankings, agreement and exports read one judgment per segment
+    and never see it. Keyed by the page's first slot, so a resubmit records it once."""
+
+    slot = models.OneToOneField(Slot, on_delete=models.PROTECT, related_name="page_score")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="page_scores")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="page_scores"
+    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, null=True, related_name="+")
+    item_type = models.CharField(max_length=3, choices=ItemType.choices, default=ItemType.TGT)
+    is_repeat = models.BooleanField(default=False)
+    segments = models.PositiveSmallIntegerField()
+    score = models.SmallIntegerField()
+    submitted_at = models.DateTimeField()
 
 
 class SkipReason(models.TextChoices):
@@ -319,6 +380,10 @@ class CrowdParticipant(models.Model):
     participant_id = models.CharField(max_length=64)
     study_id = models.CharField(max_length=64, blank=True)
     session_id = models.CharField(max_length=64, blank=True)
+    # Batches they may take: 1, plus one each time a manager lets them start again
+    # (annotation/services/checks_crowd.py); their earlier answers stay, marked.
+    attempts = models.PositiveSmallIntegerField(default=1, db_default=1)
+    restarted_at = models.DateTimeField(null=True, blank=True)  # the last restart
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -403,6 +468,11 @@ class Judgment(models.Model):
                 condition=~Q(task_type__in=["esa", "esa_prefilled"])
                 | Q(score__isnull=False, score__gte=0, score__lte=100),
                 name="esa_has_score",
+            ),
+            models.CheckConstraint(
+                condition=~Q(task_type__in=["contrastive_esa", "contrastive_da"])
+                | Q(candidate_scores__isnull=False),
+                name="contrastive_has_scores",
             ),
         ]
         indexes = [models.Index(fields=["task", "annotator"], name="judgment_annotator_idx")]

@@ -30,8 +30,8 @@ The form, the edit page, the API, the schema, the refusals, the answer check and
 permission cases follow with no other edit. Not yet read from the declaration (they still
 branch on the type, and the declared names say what they use today): the annotate view's
 answer parsing and item template (``views/annotate.py``, ``templates/annotate/``), the
-bad-reference share in ``services/assignment.py``, the results selectors
-(``selectors/human``) and the exports.
+results selectors (``selectors/human``) and the exports. The checks planned at launch are
+read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ from annotation.models import TaskType
 from annotation.protocols import (
     adequacy,
     adequacy_fluency,
+    contrastive_da,
+    contrastive_esa,
+    contrastive_mqm,
     esa,
     esa_prefilled,
     fluency,
@@ -79,6 +82,9 @@ PROTOCOLS: dict[str, Protocol] = {
         esa,
         esa_prefilled,
         mqm,
+        contrastive_esa,
+        contrastive_mqm,
+        contrastive_da,
     )
 }
 

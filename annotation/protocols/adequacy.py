@@ -2,7 +2,7 @@
 keeps, on a Likert scale or 0-100 (Direct Assessment is this protocol on ``da100``)."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import Protocol
+from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
 from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
@@ -20,7 +20,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY,
     instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
-    settings=LIKERT_SETTINGS,
+    settings=DOCUMENT_SETTINGS | LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
     export_columns=LIKERT_EXPORT_COLUMNS,
 )

@@ -17,13 +17,14 @@ from typing import Any
 from django.db import models
 
 from annotation.errors import ApplicationError
-from annotation.models import Scale, Task, TaskType
+from annotation.models import CheckFeedback, Scale, Task, TaskType, Unit
 
 MAX_SEED = 2**62
 MQM_CATEGORY_CHARS = 100
 MAX_MQM_CATEGORIES = 200
 MAX_MQM_WEIGHTS_CHARS = 10_000
 MAX_TASK_NAME_CHARS = 100
+MAX_PAGE_SIZE = 100
 
 
 class AnswerError(ApplicationError):
@@ -153,7 +154,14 @@ SETTINGS: dict[str, Setting] = {
         ),
         Setting("scale", "choice", "Scale", choices=tuple(Scale.choices)),
         Setting("judgments_per_item", "int", "Judgments per item (k)", minimum=1, maximum=50),
-        Setting("ranking_size", "int", "Outputs per ranking (N)", minimum=2, maximum=50),
+        Setting(
+            "ranking_size",
+            "int",
+            "Outputs per screen (N)",
+            "Ranking and contrastive tasks",
+            minimum=2,
+            maximum=50,
+        ),
         Setting(
             "monolingual",
             "bool",
@@ -168,6 +176,28 @@ SETTINGS: dict[str, Setting] = {
             "Needs document ids",
             minimum=0,
             maximum=20,
+        ),
+        Setting(
+            "unit",
+            "choice",
+            "Unit of a screen",
+            "Document: a document's segments in reading order on one screen, paged; needs "
+            "document ids",
+            choices=tuple(Unit.choices),
+        ),
+        Setting(
+            "page_size",
+            "int",
+            "Segments per page",
+            "Document unit: a longer document is cut into pages of at most this many",
+            minimum=1,
+            maximum=MAX_PAGE_SIZE,
+        ),
+        Setting(
+            "document_score",
+            "bool",
+            "Score each page as a whole",
+            "Document unit: one more score per page, kept apart from the segment judgments",
         ),
         Setting(
             "items_per_annotator",
@@ -208,6 +238,24 @@ SETTINGS: dict[str, Setting] = {
             "A share below 1",
             minimum=0.0,
             maximum=1.0,
+        ),
+        Setting(
+            "hotw_rate",
+            "share",
+            "HOTW error rate",
+            "MQM: a share of the items comes again with an error injected (Anthea's "
+            "hotw_percent / 100) that the rater must mark; never counted in the scores",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
+            "check_feedback",
+            "choice",
+            "Attention checks",
+            "Loud: an annotator who fails a check is warned and answers again; silent: the "
+            "outcome is only recorded",
+            choices=tuple(CheckFeedback.choices),
+            after_launch=True,
         ),
         Setting(
             "seed",
@@ -266,7 +314,7 @@ SETTINGS: dict[str, Setting] = {
             "completion_code",
             "line",
             "Completion code",
-            "Crowd studies: shown at the end of the batch",
+            "Crowd studies: shown at the end of a finished batch whose attention checks passed",
             max_length=64,
             after_launch=True,
         ),
@@ -275,6 +323,23 @@ SETTINGS: dict[str, Setting] = {
             "url",
             "Completion URL",
             "Crowd studies: participants are sent here at the end (instead of a code)",
+            max_length=500,
+            after_launch=True,
+        ),
+        Setting(
+            "failure_code",
+            "line",
+            "Failure code",
+            "Crowd studies: shown instead of the completion code to a participant who failed "
+            "the attention checks (blank: they get none)",
+            max_length=64,
+            after_launch=True,
+        ),
+        Setting(
+            "failure_url",
+            "url",
+            "Failure URL",
+            "Crowd studies: a participant who failed the attention checks is sent here",
             max_length=500,
             after_launch=True,
         ),
@@ -292,18 +357,26 @@ COMMON_SETTINGS = frozenset(
         "instructions",
         "completion_code",
         "completion_url",
+        "failure_code",
+        "failure_url",
+        "check_feedback",
     }
 )
+# Document-level annotation (annotation/services/pages.py): protocols that can show a
+# document page name these.
+DOCUMENT_SETTINGS = frozenset({"unit", "page_size", "document_score"})
 # The quality-control kinds a protocol may support, each planned from one rate.
 QUALITY_CONTROL = {
     "repeat": "repeat_rate",
     "bad_reference": "bad_reference_rate",
     "reference": "reference_rate",
+    "hotw": "hotw_rate",
 }
 QUALITY_CONTROL_LABELS = {
     "repeat": "repeats",
     "bad_reference": "bad references",
     "reference": "human references",
+    "hotw": "HOTW errors",
 }
 
 Answer = Callable[[str, list[dict[str, Any]], Mapping[str, Any]], dict[str, Any]]

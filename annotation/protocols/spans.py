@@ -10,7 +10,9 @@ from annotation.protocols.base import AnswerError, whole_number
 
 ESA_SCORE_RANGE = (0, 100)
 SPAN_SETTINGS = frozenset({"context_size", "show_reference"})
-SPAN_QUALITY_CONTROL = frozenset({"repeat", "reference"})
+# A bad reference's damage must be marked as an error and the score be lower
+# (annotation/services/checks.py).
+SPAN_QUALITY_CONTROL = frozenset({"repeat", "reference", "bad_reference"})
 SPAN_SCRIPT = "js/spans.js"
 SPAN_TEMPLATE = "annotate/spans.html"
 SPAN_RESULTS = "results/_human_spans.html"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import string
 from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Subquery
 
-from annotation.models import Document, Segment, Slot, Task
+from annotation.models import CONTRASTIVE_TYPES, Document, Segment, Slot, Task
 from annotation.selectors.references import references_shown
 
 
@@ -124,7 +125,8 @@ def item_display(slot: Slot) -> dict[str, object]:
     after: list[str] = []
     if task.context_size and show_source:
         before, after = segment_context(segment, task.context_size)
-    labels = "AB" if task.task_type == TaskType.PAIRWISE else None
+    letters = task.task_type == TaskType.PAIRWISE or task.task_type in CONTRASTIVE_TYPES
+    labels = string.ascii_uppercase if letters and len(item.candidates) <= 26 else None
     candidates = [
         {"label": labels[i] if labels else str(i + 1), "text": candidate["text"], "index": i}
         for i, candidate in enumerate(item.candidates)
@@ -137,7 +139,7 @@ def item_display(slot: Slot) -> dict[str, object]:
         "candidates": candidates,
         "prefilled_spans": item.prefilled_spans if task.task_type == TaskType.ESA_PREFILLED else [],
         "mqm_categories": list(task.mqm_categories or GOOGLE_MQM_CATEGORIES)
-        if task.task_type == TaskType.MQM
+        if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
         else [],
         "adequacy_points": scale_points(task.scale, "adequacy"),
         "fluency_points": scale_points(task.scale, "fluency"),

@@ -10,13 +10,25 @@ from django.contrib.auth import get_user_model
 from django.db import connections, router, transaction
 
 from annotation.lib.spreadsheet import sql_spreadsheet_safe
-from annotation.models import Campaign, Item, Judgment, Segment, System, TaskType
+from annotation.models import (
+    CONTRASTIVE_TYPES,
+    Campaign,
+    Item,
+    Judgment,
+    Segment,
+    System,
+    TaskType,
+)
 from annotation.models.campaigns import Document
 from annotation.selectors.human.loading import HUMAN, exclusions
 
 CHUNK = 2000
 COPY_CHUNK_BYTES = 1 << 16
-MULTI_OUTPUT = [TaskType.PAIRWISE.value, TaskType.RANKING.value]
+MULTI_OUTPUT = [
+    TaskType.PAIRWISE.value,
+    TaskType.RANKING.value,
+    *(task_type.value for task_type in CONTRASTIVE_TYPES),
+]
 
 
 def judgment_annotators(campaign: Campaign) -> dict[int, str]:

@@ -2,20 +2,25 @@
 
 Planning (at launch, drawn from the task's seed, so a launch is reproducible):
 
-- The task's items are shuffled and cut into groups of ``batch_capacity`` items; a Likert
-  task's bad references take their share of each group (``bad_reference_rate``: 10 of 100
-  at 0.1), each one made from a system output of its own group. A share
+- The task's items are shuffled and cut into groups of ``batch_capacity`` items; the
+  attention checks its protocol declares take their share of each group: bad references
+  (``bad_reference_rate``: 10 of 100 at 0.1) and MQM's HOTW errors (``hotw_rate``), each one
+  made from a system output of its own group. A share
   (``repeat_rate``) of each group's items is planned to come back as a repeat; repeats come
   on top of the capacity. An Appraise import keeps its own batches and their order.
-- Inside a group, a bad reference or repeat comes at least ``QC_GAP`` items after its
-  original, or as far as the group allows (``group_order``).
+- Inside a group, a check (bad reference, HOTW error) or repeat comes at least ``QC_GAP``
+  items after its original, or as far as the group allows (``group_order``).
 - Each group becomes one batch per replica (``judgments_per_item``), all in the same order;
   replica 0's batches come first, so every item gets its first judgment before its second.
   The slots of a batch are created up front: its size (quality control included) changes
   only when a skip cancels the companions of the skipped item.
 
+A document task (``Task.unit`` "document") is planned by ``page_plan.py``: whole documents
+in batches, cut into pages whose slots are consecutive (``Slot.page``); the claim serves a
+page's slots together and ``page_judgments.py`` records a page at once.
+
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0028_assignment.sql``, each rule once, for every task type;
+(``annotation/migrations/sql/0029_docpage_assignment.sql``, each rule once, for every task type;
 ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 
@@ -47,18 +52,19 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
-    LIKERT_TYPES,
     Batch,
     Item,
     ItemType,
     Slot,
     Task,
 )
+from annotation.protocols import QUALITY_CONTROL, protocol_for
 from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
@@ -75,6 +81,9 @@ class Repeat:
 
 
 Entry = Item | Repeat
+# What group_order places: items and repeats, or a document task's blocks and pages
+# (page_plan.py).
+Placed = TypeVar("Placed")
 
 
 def batch_capacity(*, task: Task) -> int:
@@ -84,27 +93,43 @@ def batch_capacity(*, task: Task) -> int:
     return max(1, task.batch_size)
 
 
-def _bad_reference_share(task: Task) -> float:
-    return task.bad_reference_rate if task.task_type in LIKERT_TYPES else 0.0
+# The checks made from an output of the group, each taking its rate's share of a batch.
+CHECKS_FROM_OUTPUTS = ("bad_reference", "hotw")
+
+
+def _check_shares(task: Task) -> dict[str, float]:
+    """The rate of each check made from outputs that the task's protocol declares."""
+    declared = protocol_for(task.task_type).quality_control
+    return {
+        kind: getattr(task, QUALITY_CONTROL[kind])
+        for kind in CHECKS_FROM_OUTPUTS
+        if kind in declared
+    }
+
+
+def _check_slots(task: Task) -> dict[str, int]:
+    capacity = batch_capacity(task=task)
+    return {kind: round(share * capacity) for kind, share in _check_shares(task).items()}
 
 
 def originals_per_group(*, task: Task) -> int:
-    """System outputs and references per group: the capacity less the bad references' share."""
-    capacity = batch_capacity(task=task)
-    return max(1, capacity - round(_bad_reference_share(task) * capacity))
+    """System outputs and references per group: the capacity less the checks' share."""
+    return max(1, batch_capacity(task=task) - sum(_check_slots(task).values()))
 
 
-def bad_references_wanted(*, task: Task, originals: int) -> int:
-    """Bad references to plan in a group of ``originals`` items: the rate's share of the
-    capacity for a full group, in proportion for the last, smaller one."""
-    share = _bad_reference_share(task)
-    if share <= 0:
-        return 0
+def checks_wanted(*, task: Task, originals: int, kind: str) -> int:
+    """Checks of ``kind`` (bad_reference, hotw) to plan in a group of ``originals`` items:
+    the rate's share of the capacity for a full group, in proportion for the last one."""
+    full = _check_slots(task).get(kind, 0)
     per_group = originals_per_group(task=task)
-    full = batch_capacity(task=task) - per_group
-    if originals >= per_group:
-        return full
+    if full <= 0 or originals >= per_group:
+        return max(0, full)
     return round(full * originals / per_group)
+
+
+def is_check_of(*, item: Item) -> bool:
+    """Whether the item is a check made from another item (its companion in a batch)."""
+    return item.original_id is not None and item.item_type in (ItemType.BAD, ItemType.CHK)
 
 
 def groups_plan(*, items: Sequence[Item], task: Task, rng: random.Random) -> list[list[Item]]:
@@ -130,7 +155,7 @@ def groups_from_appraise(*, items: Sequence[Item], task: Task) -> list[list[Item
     return list(groups.values()) + [loose[i : i + size] for i in range(0, len(loose), size)]
 
 
-def group_order(*, units: Sequence[Sequence[Entry]], rng: random.Random) -> list[Entry]:
+def group_order(*, units: Sequence[Sequence[Placed]], rng: random.Random) -> list[Placed]:
     """One order of a group: each unit is an original followed by its companions (its bad
     reference, its repeat), which come at least ``QC_GAP`` places after it (a second
     companion twice as far), or the largest gap the group allows; never before it."""
@@ -143,8 +168,8 @@ def group_order(*, units: Sequence[Sequence[Entry]], rng: random.Random) -> list
 
 
 def _try_order(
-    units: Sequence[Sequence[Entry]], rng: random.Random, gap: int
-) -> list[Entry] | None:
+    units: Sequence[Sequence[Placed]], rng: random.Random, gap: int
+) -> list[Placed] | None:
     shuffled = list(units)
     rng.shuffle(shuffled)
     # Units without companions close the group, so the last companions have room.
@@ -152,9 +177,9 @@ def _try_order(
     tail = plain[len(plain) - min(len(plain), gap) :]
     in_tail = {id(unit) for unit in tail}
     queue = deque([unit for unit in shuffled if id(unit) not in in_tail] + tail)
-    waiting: list[tuple[int, Entry]] = []  # (ready at, companion)
+    waiting: list[tuple[int, Placed]] = []  # (ready at, companion)
     left = sum(len(unit) - 1 for unit in units)
-    order: list[Entry] = []
+    order: list[Placed] = []
     while queue or waiting:
         ready = [entry for entry in waiting if entry[0] <= len(order)]
         take_companion = ready and (not queue or rng.random() < left / (left + len(queue)))
@@ -189,7 +214,9 @@ def batches_create(
     repeated: list[Item] = []
     n_groups = len(groups)
     for number, group in enumerate(groups):
-        repeatable = [item for item in group if item.item_type != ItemType.BAD]
+        repeatable = [
+            item for item in group if item.item_type != ItemType.BAD and not is_check_of(item=item)
+        ]
         chosen = rng.sample(repeatable, round(task.repeat_rate * len(repeatable)))
         for item in chosen:
             item.has_repeat = True
@@ -223,12 +250,14 @@ def batches_create(
 
 
 def _units(group: Sequence[Item]) -> list[list[Entry]]:
-    """Each original with its companions: its bad references, then its repeat."""
-    heads = [item for item in group if item.item_type != ItemType.BAD or item.original_id is None]
+    """Each original with its companions: its checks (bad references, HOTW errors), then its
+    repeat."""
+    heads = [item for item in group if not is_check_of(item=item)]
     companions: dict[int, list[Entry]] = {id(head): [] for head in heads}
     head_by_id = {head.id: head for head in heads if head.id is not None}
     for item in group:
-        if item.item_type == ItemType.BAD and item.original_id is not None:
+        if is_check_of(item=item):
+            assert item.original_id is not None  # is_check_of
             head = head_by_id.get(item.original_id)
             if head is None:
                 heads.append(item)  # its original is in another group: no companion

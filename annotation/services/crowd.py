@@ -1,6 +1,7 @@
 """Crowd workers (Prolific, MTurk and others): a per-task link that signs a participant in
 by the platform's URL parameters, with no password, into an account that can do that task
-only, for one batch (``evalsite_annotator_quota``, migrations/sql)."""
+only, for one batch per attempt (``evalsite_annotator_quota``, migrations/sql); a manager
+may let one who failed start again (``crowd_participant_restart``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,19 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, CrowdParticipant, Membership, Role, Task
+from annotation.models import (
+    Batch,
+    Campaign,
+    CrowdParticipant,
+    Judgment,
+    Membership,
+    Role,
+    Task,
+)
 
 # The URL parameters each platform fills in; "participant" is the generic one (MTurk's
 # external question or any other platform set up to pass it).
@@ -115,3 +125,37 @@ def _participant_create(task: Task, parameters: ParticipantParameters) -> Abstra
     )
     Membership.objects.create(campaign=task.campaign, user=user, role=Role.ANNOTATOR)
     return user
+
+
+@transaction.atomic
+def crowd_participant_restart(*, task: Task, participant_id: int) -> CrowdParticipant:
+    """Lets a participant start again (Appraise #54, Pearmut #253): one more batch for them
+    (a new one: never an item they had), their earlier judgments kept but marked excluded
+    (left out of the rankings, ``excluded`` in the exports) and their check outcomes kept
+    under the earlier attempt. Refused while they hold a batch or before they had one."""
+    participant = (
+        CrowdParticipant.objects.select_for_update().filter(task=task, id=participant_id).first()
+    )
+    if participant is None:
+        raise CrowdError("no such participant in this task", kind="not_found")
+    user_id = participant.user_id
+    if Batch.objects.filter(task=task, annotator_id=user_id, state=Batch.State.LEASED).exists():
+        raise CrowdError(
+            f"participant {participant.participant_id} is still working on a batch; they can "
+            "start again once it is finished",
+            kind="conflict",
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT evalsite_batches_had(%s, %s)", [task.id, user_id])
+        (had,) = cursor.fetchone()
+    if had < participant.attempts:
+        raise CrowdError(
+            f"participant {participant.participant_id} has not done the batch of this attempt "
+            "yet: nothing to start again",
+            kind="conflict",
+        )
+    Judgment.objects.filter(task=task, annotator_id=user_id, excluded=False).update(excluded=True)
+    participant.attempts += 1
+    participant.restarted_at = timezone.now()
+    participant.save(update_fields=["attempts", "restarted_at"])
+    return participant

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -45,3 +47,21 @@ def annotator_exclude(
         campaign=campaign, annotator_id=annotator_id, defaults={"created_by": by}, **scope
     )
     return True
+
+
+@transaction.atomic
+def annotators_exclude(
+    *,
+    campaign: Campaign,
+    annotator_ids: Iterable[int],
+    by: User | None,
+    task_id: int | None = None,
+) -> list[int]:
+    """Excludes several annotators at once (those who fail the reliability checks), each as
+    ``annotator_exclude`` does, so each can be included again; all or none. Returns them."""
+    done = sorted(set(annotator_ids))
+    for annotator_id in done:
+        annotator_exclude(
+            campaign=campaign, annotator_id=annotator_id, excluded=True, by=by, task_id=task_id
+        )
+    return done

@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     LIKERT_TYPES,
     SPAN_TYPES,
     Item,
@@ -25,6 +26,17 @@ from annotation.models import (
     TaskType,
 )
 from annotation.protocols import AnswerError, protocol_for
+from annotation.services.checks import (
+    check_outcome_record,
+    check_result,
+    check_warns,
+    slot_check,
+    task_may_plan_checks,
+)
+from annotation.services.contrastive import (
+    contrastive_answer_validated,
+    output_judgments_create,
+)
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
@@ -44,6 +56,14 @@ class JudgmentError(ApplicationError):
     @property
     def code(self) -> str:
         return self.kind
+
+
+class CheckWarning(JudgmentError):
+    """A loud attention check the answer failed: nothing recorded but the check's outcome;
+    the annotator is warned and answers again (``services.checks``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid", message)
 
 
 @dataclass
@@ -90,11 +110,22 @@ def _answer_text(values: dict[str, Any]) -> str:
 
 
 def _span_keys(spans: Any) -> list[tuple[Any, ...]]:
-    """Spans as comparable tuples, in order (a retry sends the same spans again)."""
-    return sorted(
-        (span.start is None, span.start or 0, span.end or 0, span.severity, span.category or "")
-        for span in spans
-    )
+    """Spans (checked or stored) as comparable tuples, in order (a retry sends the same
+    spans again); a contrastive screen's name their candidate."""
+    keys = []
+    for entry in spans:
+        span = getattr(entry, "span", entry)
+        keys.append(
+            (
+                -1 if entry.candidate is None else entry.candidate,
+                span.start is None,
+                span.start or 0,
+                span.end or 0,
+                span.severity,
+                span.category or "",
+            )
+        )
+    return sorted(keys)
 
 
 def _same_answer_or_error(
@@ -104,9 +135,8 @@ def _same_answer_or_error(
     harmless retry; a different one is refused and said, never silently dropped."""
     try:
         values, spans = _validated(task, item, answer)
-        if existing.task_type in SPAN_TYPES and _span_keys(s.span for s in spans) != _span_keys(
-            existing.spans.all()
-        ):
+        has_spans = existing.task_type in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
+        if has_spans and _span_keys(spans) != _span_keys(existing.spans.all()):
             values = {}  # other spans: a different answer
     except JudgmentError:
         values = {}
@@ -125,6 +155,12 @@ def _validated(
 ) -> tuple[dict[str, Any], list[CheckedSpan]]:
     """The answer's columns and spans, or JudgmentError; ``item`` None: the task alone checks
     the answer (``item_needed`` is false)."""
+    if task.task_type in CONTRASTIVE_TYPES:
+        assert item is not None  # item_needed
+        try:
+            return contrastive_answer_validated(task=task, item=item, answer=answer)
+        except (AnswerError, SpanAnswerError) as error:
+            raise JudgmentError("invalid", str(error)) from None
     if task.task_type in SPAN_TYPES:
         assert item is not None  # item_needed
         try:
@@ -218,13 +254,18 @@ def judgment_record_and_claim_next(
     (``judging.slot_judge_and_claim``): the judgment, the claim and the progress after them
     commit together. The answer is validated first (its item read when the check needs it); a
     refused answer is still checked against the slot, so a released or judged slot is said
-    before a bad form. A span task's spans are written in the same transaction."""
+    before a bad form. A span task's spans are written in the same transaction, and so is the
+    outcome of an attention check (``services.checks``); a loud check the answer fails is
+    refused with a warning (``CheckWarning``), nothing recorded but the outcome."""
     now = now or timezone.now()
-    item, refused = None, None
+    item, refused, slot = None, None, None
     values: dict[str, Any] = {}
     spans: list[CheckedSpan] = []
-    if item_needed(task=task):
-        item = Item.objects.filter(slots__id=slot_id, slots__task_id=task.id).first()
+    # The slot with its item: the answer's check needs the item, an attention check both.
+    if item_needed(task=task) or task_may_plan_checks(task=task):
+        slot = Slot.objects.select_related("item").filter(id=slot_id, task_id=task.id).first()
+    if item_needed(task=task) and slot is not None:
+        item = slot.item
     if item is None and item_needed(task=task):
         refused = judgment_refusal(reason="not_found")  # the check below says so (the slot is not)
     else:
@@ -232,7 +273,23 @@ def judgment_record_and_claim_next(
             values, spans = _validated(task, item, answer)
         except JudgmentError as error:
             refused = error
-    with transaction.atomic() if spans else nullcontext():
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    check = None if refused or slot is None else slot_check(slot=slot)
+    result = None
+    if check is not None:
+        result = check_result(
+            task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
+        )
+    if result is not None and check_warns(task=task, slot_id=slot_id, result=result):
+        probe = slot_judge_and_claim(
+            task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
+        )
+        if probe.outcome == "valid":  # their slot, not judged yet: warn, record nothing else
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=False
+            )
+            raise CheckWarning(result.warning)
+    with transaction.atomic() if spans or contrastive or result else nullcontext():
         done = slot_judge_and_claim(
             task_id=task.id,
             slot_id=slot_id,
@@ -244,6 +301,13 @@ def judgment_record_and_claim_next(
         if done.outcome == "recorded" and spans:
             # The spans commit with their judgment or not at all.
             error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+        if done.outcome == "recorded" and contrastive:
+            assert done.judgment_id is not None
+            output_judgments_create(judgment_id=done.judgment_id)  # one row per output
+        if done.outcome == "recorded" and result is not None:
+            check_outcome_record(
+                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=True
+            )
         if done.outcome == "valid" and refused is not None:
             raise refused
         if done.outcome == "mine_judged":

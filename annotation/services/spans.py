@@ -32,6 +32,10 @@ from metrics.spans import (
 )
 from metrics.wmt_csv import InputError
 
+# Whose span rules a task follows: ESA's (a severity, no category) or MQM's (a category of
+# the typology); the contrastive protocols mark each of their outputs by the same rules.
+ESA_SPAN_RULES = (*ESA_TYPES, TaskType.CONTRASTIVE_ESA)
+MQM_SPAN_RULES = (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
 SPAN_SEVERITIES = (MINOR, MAJOR)
 MAX_SPANS_PER_JUDGMENT = 200
 ESA_SCORE_RANGE = (0, 100)
@@ -48,6 +52,7 @@ class CheckedSpan:
     span: Span
     changed: bool = False
     origin: dict[str, Any] | None = None
+    candidate: int | None = None  # a contrastive screen's candidate (its position)
 
 
 def task_mqm_categories(*, task: Task) -> tuple[str, ...]:
@@ -124,9 +129,9 @@ def _span(task: Task, entry: object, target: str, source: str, categories: Seque
     if severity not in SPAN_SEVERITIES:
         raise SpanAnswerError(f"severity must be {' or '.join(SPAN_SEVERITIES)}")
     category = span.category or None
-    if task.task_type in ESA_TYPES and category:
+    if task.task_type in ESA_SPAN_RULES and category:
         raise SpanAnswerError("ESA spans have a severity only, no category")
-    if task.task_type == TaskType.MQM:
+    if task.task_type in MQM_SPAN_RULES:
         if category not in categories:
             raise SpanAnswerError(f"unknown MQM category {category!r}")
         if is_non_translation(category=category, weights=task_mqm_weights(task=task)):
@@ -147,15 +152,27 @@ def span_answer_validated(
     A span that came pre-filled names it with ``"prefilled": index`` into the item's
     pre-filled spans; it is stored as pre-filled, ``changed`` when it differs from it.
     """
-    raw = answer.get("spans", [])
+    prefilled = item_prefilled(item=item) if task.task_type == TaskType.ESA_PREFILLED else []
+    checked = spans_checked(
+        task=task,
+        raw=answer.get("spans", []),
+        target=item.candidates[0]["text"],
+        source=item.segment.source,
+        prefilled=prefilled,
+    )
+    return {"score": _score(task.task_type, answer)}, checked
+
+
+def spans_checked(
+    *, task: Task, raw: object, target: str, source: str, prefilled: Sequence[Span] = ()
+) -> list[CheckedSpan]:
+    """The spans of one translation (``target``), checked by the task's rules, or
+    ``SpanAnswerError``."""
     if not isinstance(raw, list):
         raise SpanAnswerError("spans must be a list")
     if len(raw) > MAX_SPANS_PER_JUDGMENT:
         raise SpanAnswerError(f"at most {MAX_SPANS_PER_JUDGMENT} spans per item")
-    target = item.candidates[0]["text"]
-    source = item.segment.source
     categories = task_mqm_categories(task=task)
-    prefilled = item_prefilled(item=item) if task.task_type == TaskType.ESA_PREFILLED else []
     checked: list[CheckedSpan] = []
     used: set[int] = set()
     for entry in raw:
@@ -182,7 +199,7 @@ def span_answer_validated(
                 origin=span_to_dict(original) if changed else None,
             )
         )
-    return {"score": _score(task.task_type, answer)}, checked
+    return checked
 
 
 def error_span_row(*, judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
@@ -203,7 +220,11 @@ def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> l
     """Stores a judgment's spans; called inside the judgment's transaction."""
     return ErrorSpan.objects.bulk_create(
         error_span_row(
-            judgment=judgment, span=checked.span, changed=checked.changed, origin=checked.origin
+            judgment=judgment,
+            span=checked.span,
+            changed=checked.changed,
+            origin=checked.origin,
+            candidate=checked.candidate,
         )
         for checked in spans
     )

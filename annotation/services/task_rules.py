@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, System, Task, TaskType
+from annotation.models import CONTRASTIVE_TYPES, Campaign, System, Task, TaskType, Unit
 from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
@@ -24,6 +24,7 @@ QUALITY_CONTROL_RATES = {
     "repeat_rate": "every item would be judged twice",
     "bad_reference_rate": "a batch needs real outputs too",
     "reference_rate": "every candidate would be the human reference",
+    "hotw_rate": "a batch needs real outputs too",
 }
 # Together they stay below the whole batch (WMT: about 10% each).
 MAX_QUALITY_CONTROL_SHARE = 1.0
@@ -49,10 +50,11 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
         repeat_rate=task.repeat_rate,
         bad_reference_rate=task.bad_reference_rate,
         reference_rate=task.reference_rate,
+        hotw_rate=task.hotw_rate,
     )
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
-    if task.task_type == TaskType.RANKING and "ranking_size" in chosen:
+    if task.task_type in (TaskType.RANKING, *CONTRASTIVE_TYPES) and "ranking_size" in chosen:
         outputs = System.objects.filter(campaign_id=task.campaign_id).count()
         if outputs and task.reference_rate > 0 and task.campaign.references.exists():
             outputs += 1  # the human reference is ranked too
@@ -67,6 +69,17 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
     problem = mqm_settings_problem(categories=task.mqm_categories, weights=task.mqm_weights)
     if problem:
         raise TaskError(problem)
+    if task.unit == Unit.DOCUMENT and not campaign_has_documents(task.campaign):
+        raise TaskError(
+            "a document unit needs document ids, and this campaign has none (a source "
+            "without them is one implicit document); choose the segment unit, or upload a "
+            "source with document ids to a new campaign"
+        )
+    if task.unit == Unit.DOCUMENT and task.context_size:
+        raise TaskError(
+            "a document page shows its document in reading order: set context to 0 (context "
+            "is for tasks that show one segment per screen)"
+        )
     if task.context_size and not campaign_has_documents(task.campaign):
         raise TaskError(
             "context needs document ids, and this campaign has none (a source without them is "
@@ -98,13 +111,18 @@ def task_name_set(*, task: Task, name: str | None) -> None:
 
 
 def quality_control_check(
-    *, repeat_rate: float, bad_reference_rate: float, reference_rate: float
+    *,
+    repeat_rate: float,
+    bad_reference_rate: float,
+    reference_rate: float,
+    hotw_rate: float = 0.0,
 ) -> None:
     """Each quality-control rate is a share in [0, 1), and together they stay below 1."""
     rates = {
         "repeat_rate": repeat_rate,
         "bad_reference_rate": bad_reference_rate,
         "reference_rate": reference_rate,
+        "hotw_rate": hotw_rate,
     }
     for name, value in rates.items():
         if not math.isfinite(value) or value < 0:
@@ -116,11 +134,13 @@ def quality_control_check(
             )
     total = sum(rates.values())
     if total >= MAX_QUALITY_CONTROL_SHARE:
+        parts = [f"repeats ({repeat_rate:.0%})", f"bad references ({bad_reference_rate:.0%})"]
+        if hotw_rate:
+            parts.append(f"HOTW errors ({hotw_rate:.0%})")
         raise TaskError(
-            f"repeats ({repeat_rate:.0%}), bad references ({bad_reference_rate:.0%}) and human "
-            f"references ({reference_rate:.0%}) add up to {total:.0%} of the items; keep "
-            f"quality control below {MAX_QUALITY_CONTROL_SHARE:.0%} together (WMT: about 10% "
-            "each)"
+            f"{', '.join(parts)} and human references ({reference_rate:.0%}) add up to "
+            f"{total:.0%} of the items; keep quality control below "
+            f"{MAX_QUALITY_CONTROL_SHARE:.0%} together (WMT: about 10% each)"
         )
 
 

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     HUMAN,
     LIKERT_TYPES,
     SPAN_TYPES,
@@ -26,13 +27,15 @@ from annotation.models import (
     System,
     Task,
     TaskType,
+    Unit,
 )
 
 # Re-exported: callers import the task errors and rules from here.
 from annotation.protocols import PROTOCOLS
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
-from annotation.services import assignment
+from annotation.services import assignment, page_plan
+from annotation.services.contrastive import contrastive_items
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
     TaskError,
@@ -158,15 +161,33 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     if needs_reference and not data.references:
         raise TaskError("this task shows or judges the reference: upload a reference first")
     rng = random.Random(task.seed)
+    if task.unit == Unit.DOCUMENT:
+        planned = page_plan.document_task_plan(
+            task=task,
+            segments=data.segments,
+            systems=data.systems,
+            outputs=data.outputs,
+            reference=data.judged_reference(task),
+            rng=rng,
+            create_items=lambda items: _create_numbered(task, items),
+        )
+        return _finish_launch(task, planned)
     if task.task_type in (*LIKERT_TYPES, TaskType.POSTEDIT, *SPAN_TYPES):
         items = _single_output_items(task, data, rng)
     elif task.task_type == TaskType.PAIRWISE:
         items = _pairwise_items(task, data, rng)
+    elif task.task_type in CONTRASTIVE_TYPES:
+        items = contrastive_items(
+            task=task, segments=data.segments, systems=data.systems, outputs=data.outputs, rng=rng
+        )
     else:
         items = _ranking_items(task, data, rng)
     _create_numbered(task, items)
     groups = assignment.groups_plan(items=items, task=task, rng=rng)
-    bad = [_bad_reference_items(task, data, group, rng) for group in groups]
+    bad = [
+        _bad_reference_items(task, data, group, rng) + _hotw_items(task, group, rng)
+        for group in groups
+    ]
     _create_numbered(task, [item for group in bad for item in group])
     planned = assignment.batches_create(
         task=task, groups=[group + extra for group, extra in zip(groups, bad, strict=True)], rng=rng
@@ -251,10 +272,10 @@ def _bad_reference_items(
 ) -> list[Item]:
     """The group's bad references, each degrading a system output of the group (as many as
     the assignment rules want, fewer if outputs are too short to degrade)."""
-    wanted = assignment.bad_references_wanted(task=task, originals=len(group))
+    wanted = assignment.checks_wanted(task=task, originals=len(group), kind="bad_reference")
     if not wanted:
         return []
-    from annotation.lib.badref import degrade
+    from annotation.lib.badref import bad_reference
 
     donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
     outputs = [item for item in group if item.item_type == ItemType.TGT]
@@ -265,16 +286,14 @@ def _bad_reference_items(
         assert item.system_id is not None  # every TGT item has its system
         text = item.candidates[0]["text"]
         try:
-            degraded = degrade(
+            degraded = bad_reference(
                 text,
                 donors_by_system[item.system_id],
                 rng=rng,
                 language=task.campaign.target_language,
             )
         except ValueError:
-            degraded = None  # too short to degrade inside, or no donor: no BAD item here
-        if not degraded:
-            continue
+            continue  # too short to degrade inside, or no donor: no BAD item here
         bad.append(
             Item(
                 task=task,
@@ -283,10 +302,46 @@ def _bad_reference_items(
                 segment=item.segment,
                 system=item.system,
                 original=item,
-                candidates=[_candidate(degraded, item.candidates[0]["systems"], ItemType.BAD)],
+                candidates=[_candidate(degraded.text, item.candidates[0]["systems"], ItemType.BAD)],
+                check_span=list(degraded.damage),
             )
         )
     return bad
+
+
+def _hotw_items(task: Task, group: list[Item], rng: random.Random) -> list[Item]:
+    """MQM's HOTW checks of the group (``hotw_rate``): a system output with a run of it
+    reversed (``lib.perturb.hotw_error``), a CHK item whose error the rater must mark;
+    fewer when outputs are too short."""
+    wanted = assignment.checks_wanted(task=task, originals=len(group), kind="hotw")
+    if not wanted:
+        return []
+    from annotation.lib.perturb import PerturbationError, hotw_error
+
+    checks: list[Item] = []
+    outputs = [item for item in group if item.item_type == ItemType.TGT]
+    for item in rng.sample(outputs, len(outputs)):
+        if len(checks) == wanted:
+            break
+        try:
+            made = hotw_error(
+                item.candidates[0]["text"], language=task.campaign.target_language, rng=rng
+            )
+        except PerturbationError:
+            continue
+        checks.append(
+            Item(
+                task=task,
+                campaign=task.campaign,
+                item_type=ItemType.CHK,
+                segment=item.segment,
+                system=item.system,
+                original=item,
+                candidates=[_candidate(made.text, item.candidates[0]["systems"], ItemType.CHK)],
+                check_span=list(made.extent),
+            )
+        )
+    return checks
 
 
 def _pairwise_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:

@@ -17,7 +17,7 @@ from annotation.instructions import task_instructions
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
-from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
+from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import (
     annotator_has_begun,
@@ -26,15 +26,20 @@ from annotation.selectors.annotation import (
     progress_from_row,
     tasks_for_annotator,
 )
+from annotation.selectors.crowd import crowd_end
 from annotation.services.assignment import slot_available, slot_claim_next
+from annotation.services.judging import Skipped
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
     CLAIM_NONE,
+    CheckWarning,
     JudgmentError,
     judgment_record_and_claim_next,
     skip_record,
 )
+from annotation.services.page_judgments import page_skip
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
+from annotation.views.document import document_page
 from annotation.views.errors import refused_to
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -65,22 +70,29 @@ def annotate(request, task_id: int):
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
-        # A crowd participant's completion is earned by judging, not by skipping.
-        earned = participant is not None and progress.judged_enough
-        if earned and task.completion_url:
-            return redirect(task.completion_url)
+        if participant is not None and participant.task_id != task.id:
+            participant = None
+        # A crowd participant's code is earned by finishing the batch, judging (not
+        # skipping) it; the attention checks decide between the pass and the fail code.
+        end = (
+            None
+            if participant is None
+            else crowd_end(task=task, participant=participant, progress=progress)
+        )
+        if end is not None and end.done:
+            url = task.completion_url if end.passed else task.failure_url
+            if url:
+                return redirect(url)
         return render(
             request,
             "annotate/done.html",
-            {
-                "task": task,
-                "progress": progress,
-                "crowd": participant is not None,
-                "earned": earned,
-            },
+            {"task": task, "progress": progress, "crowd": participant is not None, "end": end},
         )
+    shown = {"instructions": task_instructions(task), "instructions_open": first_item}
+    if task.unit == Unit.DOCUMENT:
+        return document_page(request, task, slot, progress, shown)
     context = _item_context(task, slot, progress)
-    context.update(instructions=task_instructions(task), instructions_open=first_item)
+    context.update(shown)
     return render(request, "annotate/item.html", context)
 
 
@@ -92,11 +104,12 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
         "progress": progress,
         "TaskType": TaskType,
         "span_types": SPAN_TYPES,
+        "contrastive_types": CONTRASTIVE_TYPES,
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
         "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict())
-        if task.task_type == TaskType.MQM
+        if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
         else "",
         "skip_reasons": SkipReason.choices,
         **item_display(slot),
@@ -126,6 +139,17 @@ def _answer_from_post(task: Task, post) -> dict[str, object]:
     count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
     if count < 0:
         raise ValueError("a negative number of candidates")
+    if task.task_type in CONTRASTIVE_TYPES:
+        # static/js/contrastive.js: per candidate, its score box and its spans (JSON).
+        return {
+            "candidates": [
+                {
+                    "score": post.get(f"cscore-{i}"),
+                    "spans": json_limits.loads(post.get(f"spans-{i}") or "[]"),
+                }
+                for i in range(count)
+            ]
+        }
     if task.task_type in SPAN_TYPES:
         # The span editor (static/js/spans.js) sends its spans as one JSON field.
         spans = json_limits.loads(post.get("spans") or "[]")
@@ -157,7 +181,7 @@ def submit(request, task_id: int):
     by_script = _sent_by_script(request)
     # A span task's page loads again (its editor sets itself up then, and claims then), so
     # only the other tasks claim the next item with the judgment.
-    swaps_in_next = by_script and task.task_type not in SPAN_TYPES
+    swaps_in_next = by_script and task.task_type not in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
     next_url = reverse("annotate", args=[task.id])
     batch_done_url = f"{next_url}?after=batch"
     try:
@@ -181,8 +205,10 @@ def submit(request, task_id: int):
     except JudgmentError as error:
         if not by_script:
             raise  # the page goes back to the item with the reason (refused_to)
-        # The script shows the reason itself, and the way on to the next item.
-        return error_json(f"Not saved: {error}.", status=error_status(error), next_url=next_url)
+        # The script shows the reason itself, and the way on to the next item; a loud
+        # attention check's warning asks to answer again.
+        said = f"{error}." if isinstance(error, CheckWarning) else f"Not saved: {error}."
+        return error_json(said, status=error_status(error), next_url=next_url)
     # A closed batch stops at the "batch done" screen, unless nothing is left for them.
     stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     if by_script:
@@ -203,6 +229,10 @@ def submit(request, task_id: int):
     return redirect(batch_done_url if stop else next_url)
 
 
+def _skip_one(*, task: Task, **skip: str | int) -> Skipped:
+    return skip_record(task_id=task.id, **skip)  # type: ignore[arg-type]
+
+
 @login_required
 @require_POST
 @authorize(CAN_ANNOTATE)
@@ -216,8 +246,10 @@ def skip(request, task_id: int):
     except ValueError:
         messages.error(request, INCOMPLETE)
         return redirect("annotate", task.id)
-    skipped = skip_record(
-        task_id=task.id,
+    # A document page is skipped whole.
+    skip_page_or_item = page_skip if task.unit == Unit.DOCUMENT else _skip_one
+    skipped = skip_page_or_item(
+        task=task,
         slot_id=slot_id,
         annotator_id=request.user.id,
         reason=request.POST.get("reason", ""),

@@ -1,14 +1,17 @@
-"""Crowd participants: the study link's start page, and the approve / reject CSV."""
+"""Crowd participants: the study link's start page, the participants page (verdicts, and
+letting one who failed start again) and the approve / reject CSV."""
 
 from __future__ import annotations
 
 import csv
 import io
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from annotation.lib.spreadsheet import spreadsheet_safe_row
 from annotation.models import Task
@@ -16,10 +19,12 @@ from annotation.permissions import CAN_MANAGE, authorize
 from annotation.selectors.crowd import participant_verdicts
 from annotation.services.crowd import (
     CrowdError,
+    crowd_participant_restart,
     participant_parameters,
     participant_sign_in,
     task_for_link,
 )
+from annotation.views.errors import refused_to
 
 
 def crowd_start(request, task_id: int, secret: str):
@@ -58,6 +63,9 @@ def crowd_verdicts_csv(request, campaign_id: int, task_id: int):
             "judgments",
             "bad_reference_pairs",
             "bad_reference_p",
+            "checks_answered",
+            "checks_passed",
+            "attempt",
         ]
     )
     for row in participant_verdicts(task):
@@ -72,9 +80,39 @@ def crowd_verdicts_csv(request, campaign_id: int, task_id: int):
                     row.judgments,
                     row.bad_reference_pairs,
                     "" if row.bad_reference_p is None else f"{row.bad_reference_p:.6g}",
+                    row.checks_answered,
+                    row.checks_passed,
+                    row.attempt,
                 ]
             )
         )
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="task-{task.id}-participants.csv"'
     return response
+
+
+@login_required
+@authorize(CAN_MANAGE)
+def crowd_participants(request, campaign_id: int, task_id: int):
+    """Each participant's verdict and its reason; one who failed may be let start again."""
+    task = get_object_or_404(Task, id=task_id, campaign=request.campaign)
+    return render(
+        request,
+        "campaigns/participants.html",
+        {"campaign": request.campaign, "task": task, "rows": participant_verdicts(task)},
+    )
+
+
+@login_required
+@require_POST
+@authorize(CAN_MANAGE)
+@refused_to("crowd-participants", "Not done: {error}.", url_kwargs=("campaign_id", "task_id"))
+def crowd_participant_restart_view(request, campaign_id: int, task_id: int, participant_id: int):
+    task = get_object_or_404(Task, id=task_id, campaign=request.campaign)
+    participant = crowd_participant_restart(task=task, participant_id=participant_id)
+    messages.success(
+        request,
+        f"Participant {participant.participant_id} may start again (attempt "
+        f"{participant.attempts}); their earlier answers are kept, marked excluded.",
+    )
+    return redirect("crowd-participants", campaign_id, task_id)

@@ -35,6 +35,7 @@ from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
 from annotation.services.exclusions import annotator_exclude
 from annotation.views.errors import error_response, refused_to
+from annotation.views.reliability import passing_context
 from metrics.agreement.coefficients import Weights
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
@@ -109,7 +110,8 @@ def human_results_page(request, campaign_id: int):
     if procedure is None:
         return _unknown_procedure(request)
     weights = _weights(request)
-    results = human_results(campaign, weights=weights)
+    passing = request.GET.get("passing") == "1"
+    results = human_results(campaign, weights=weights, passing_only=passing)
     human_names = list(results.human)
     chosen = request.GET.get("human")
     chosen = chosen if chosen in results.human else (human_names[0] if human_names else "")
@@ -121,6 +123,7 @@ def human_results_page(request, campaign_id: int):
             "results": results,
             "can_exclude": can_exclude(request.role),
             "weights": weights,
+            **passing_context(request, results, passing),
             "ranking_plots": _ranking_plots(results),
             "progress_plots": [
                 progress_plot(results.progress.by_task_type, title="Judgments per task type"),

@@ -7,12 +7,14 @@ control table, so that they can be let back in, but count nowhere else.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import LIKERT_TYPES, SPAN_TYPES, Campaign, Task, TaskType
+from annotation.selectors.checks import check_outcomes
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -46,6 +48,15 @@ from annotation.selectors.human.postedit import (
 )
 from annotation.selectors.human.progress import Progress, campaign_progress
 from annotation.selectors.human.ranking_status import RankingStatus, likert_ranking_status
+from annotation.selectors.human.reliability import (
+    ReliabilityInput,
+    ReliabilityRow,
+    comparison_input,
+    failing,
+    likert_input,
+    postedit_input,
+    reliability_rows,
+)
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
 
@@ -56,10 +67,23 @@ __all__ = [
     "HumanResults",
     "LikertRanking",
     "PairwiseSystem",
+    "PassingRankings",
+    "ReliabilityRow",
     "TaskResults",
     "human_results",
     "task_results",
 ]
+
+
+@dataclass(frozen=True)
+class PassingRankings:
+    """The rankings again without the annotators who fail a reliability check (beside those
+    excluded), and who they are: the "only annotators who pass" switch."""
+
+    dropped: list[ReliabilityRow]
+    likert: list[LikertRanking] = field(default_factory=list)
+    pairwise: list[PairwiseSystem] = field(default_factory=list)
+    hter: list[HterSystem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -74,6 +98,13 @@ class TaskResults:
     bad_references: bool = False
     rank_resamples: int = 0  # behind the pairwise rank ranges (0: none computed)
     ranking_status: list[RankingStatus] = field(default_factory=list)  # per measure
+    reliability: list[ReliabilityRow] = field(default_factory=list)
+    passing: PassingRankings | None = None  # computed when asked for
+
+    @property
+    def scored_side_by_side(self) -> bool:
+        """Whether some annotator has a consensus likelihood (candidates scored together)."""
+        return any(row.consensus is not None for row in self.reliability)
 
     def human_scores(self) -> dict[str, dict[str, float]]:
         """Named system scores for the correlations, higher = better except HTER."""
@@ -119,8 +150,10 @@ def task_results(
     names: dict[int, str],
     excluded: set[int],
     weights: Weights = None,
+    passing_only: bool = False,
 ) -> TaskResults:
-    """Everything the dashboard shows for one launched task."""
+    """Everything the dashboard shows for one launched task; ``passing_only`` adds the
+    rankings without the annotators who fail a reliability check."""
     if task.task_type in LIKERT_TYPES:
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
@@ -129,47 +162,113 @@ def task_results(
         release_memory()
         agreement = likert_agreement(task, data, included, weights=weights)
         release_memory()
+        quality = likert_quality(data, usernames, excluded)
+        bad_references = has_bad_references(data)
+        reliability = _reliability(
+            task, likert_input(data), quality, bad_references, usernames, excluded
+        )
+        passing = None
+        if passing_only:
+            dropped = failing(reliability) - excluded
+            passing = PassingRankings(
+                _dropped(reliability, dropped),
+                likert=likert_rankings(data, included & ~_isin(data.annotator, dropped)),
+            )
         return TaskResults(
             task,
             len(data),
             likert=rankings,
             agreement=agreement,
-            quality=likert_quality(data, usernames, excluded),
-            bad_references=has_bad_references(data),
+            quality=quality,
+            bad_references=bad_references,
+            reliability=reliability,
+            passing=passing,
             ranking_status=status,
         )
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)
+        quality = postedit_quality(edits, usernames, excluded)
+        reliability = _reliability(task, postedit_input(edits), quality, False, usernames, excluded)
+        passing = None
+        if passing_only:
+            dropped = failing(reliability) - excluded
+            passing = PassingRankings(
+                _dropped(reliability, dropped),
+                hter=hter_ranking(edits, ~_isin(edits.annotator, excluded | dropped)),
+            )
         return TaskResults(
             task,
             int(edits.annotator.size),
             hter=hter_ranking(edits, ~_isin(edits.annotator, excluded)),
-            quality=postedit_quality(edits, usernames, excluded),
+            quality=quality,
+            reliability=reliability,
+            passing=passing,
         )
     judged = comparison_data(task, usernames)
     pairwise, resamples = pairwise_ranking(judged, excluded)
+    quality = comparison_quality(judged, usernames, excluded)
+    reliability = _reliability(task, comparison_input(judged), quality, False, usernames, excluded)
+    passing = None
+    if passing_only:
+        dropped = failing(reliability) - excluded
+        passing = PassingRankings(
+            _dropped(reliability, dropped),
+            pairwise=pairwise_ranking(judged, excluded | dropped)[0],
+        )
     return TaskResults(
         task,
         len(judged),
         pairwise=pairwise,
         rank_resamples=resamples,
         agreement=comparison_agreement(judged, excluded),
-        quality=comparison_quality(judged, usernames, excluded),
+        quality=quality,
+        reliability=reliability,
+        passing=passing,
     )
 
 
+def _reliability(
+    task: Task,
+    data: ReliabilityInput,
+    quality: list[AnnotatorRow],
+    bad_references: bool,
+    usernames: Usernames,
+    excluded: set[int],
+) -> list[ReliabilityRow]:
+    # The attention checks the loop recorded (services.checks), first answers.
+    checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
+    return reliability_rows(
+        dataclasses.replace(data, checks=checks),
+        quality={row.annotator_id: row.quality for row in quality},
+        bad_references=bad_references,
+        usernames=usernames,
+        excluded=excluded,
+    )
+
+
+def _dropped(rows: list[ReliabilityRow], dropped: set[int]) -> list[ReliabilityRow]:
+    return [row for row in rows if row.annotator_id in dropped]
+
+
 def human_results(
-    campaign: Campaign, *, weights: Weights = None, task_id: int | None = None
+    campaign: Campaign,
+    *,
+    weights: Weights = None,
+    task_id: int | None = None,
+    passing_only: bool = False,
 ) -> HumanResults:
-    """The whole dashboard of a campaign (or of one of its tasks)."""
+    """The whole dashboard of a campaign (or of one of its tasks); ``passing_only`` adds
+    each task's rankings without the annotators who fail a reliability check."""
     usernames = campaign_usernames(campaign.id)
     names = system_names(campaign.id)
     left_out = exclusions(campaign.id)
     excluded = set(left_out.campaign_wide)
-    # Error-span tasks have their own results (annotation/selectors/human/spans.py).
+    # Error-span tasks have their own results (annotation/selectors/human/spans.py), and so
+    # has contrastive MQM, whose screens carry no scores to rank by (its per-system MQM
+    # means: annotation/selectors/contrastive.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
-        .exclude(task_type__in=SPAN_TYPES)
+        .exclude(task_type__in=(*SPAN_TYPES, TaskType.CONTRASTIVE_MQM))
         .order_by("id")
     )
     if task_id is not None:
@@ -181,6 +280,7 @@ def human_results(
             names=names,
             excluded=left_out.for_task(task.id),
             weights=weights,
+            passing_only=passing_only,
         )
         for task in tasks
     ]

@@ -48,6 +48,7 @@ class Judged:
     annotator_id: int
     is_repeat: bool
     seconds: float
+    scores: tuple[int, ...] | None = None  # side-by-side scores of the candidates, if given
 
 
 def candidate_systems(task: Task) -> dict[int, list[list[str]]]:
@@ -105,6 +106,7 @@ def comparison_data(task: Task, usernames: Usernames) -> list[Judged]:
                 row["annotator_id"],
                 row["is_repeat"],
                 row["duration_ms"] / 1000.0,
+                tuple(row["candidate_scores"]) if row["candidate_scores"] else None,
             )
         )
     return result

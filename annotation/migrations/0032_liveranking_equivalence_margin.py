@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0028_loop_counters"),
+        ("annotation", "0031_checks_attention"),
     ]
 
     operations = [

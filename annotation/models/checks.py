@@ -1,0 +1,44 @@
+"""Attention-check outcomes: one row per check an annotator answered (a bad reference, a
+repeat, a HOTW error, a shuffled candidate), written with the judgment by
+``annotation.services.checks`` and read through ``annotation.selectors.checks``."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotation.models.tasks import Slot, Task
+
+
+class CheckKind(models.TextChoices):
+    BAD_REFERENCE = "bad_reference", "Bad reference"
+    REPEAT = "repeat", "Repeat"
+    HOTW = "hotw", "HOTW error"
+    CONTRASTIVE = "contrastive", "Shuffled candidate"
+
+
+class CheckOutcome(models.Model):
+    """Whether an annotator passed one attention check.
+
+    ``passed``: their first answer passed; ``warned``: it failed on a loud task, so they
+    were warned and answered again (``passed_again``: that answer passed, None while they
+    have not). ``attempt``: a crowd participant's attempt (they may be let start again).
+    ``reason``: why it failed, in words for the organiser.
+    """
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="check_outcomes")
+    slot = models.OneToOneField(Slot, on_delete=models.CASCADE, related_name="check_outcome")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    kind = models.CharField(max_length=16, choices=CheckKind.choices)
+    passed = models.BooleanField()
+    loud = models.BooleanField(default=False)
+    warned = models.BooleanField(default=False)
+    passed_again = models.BooleanField(null=True)
+    attempt = models.PositiveSmallIntegerField(default=1)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["task", "annotator"], name="check_task_annotator_idx")]

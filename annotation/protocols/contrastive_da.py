@@ -1,0 +1,34 @@
+"""Contrastive DA: several translations of one segment side by side, each scored from 0 to
+100 (no spans); each slider shows the scores given to the others."""
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.contrastive import (
+    CONTRASTIVE_DEFAULTS,
+    CONTRASTIVE_EXPORT_COLUMNS,
+    CONTRASTIVE_QUALITY_CONTROL,
+    CONTRASTIVE_SCRIPT,
+    CONTRASTIVE_SETTINGS,
+    CONTRASTIVE_TEMPLATE,
+    IDENTICAL_OUTPUTS,
+    contrastive_scores,
+)
+
+INSTRUCTIONS = (
+    "You see one source and several translations of it side by side. How accurately does "
+    "each translation convey the meaning of the source? Score each from 0 (no meaning "
+    "preserved) to 100 (all meaning preserved); the marks on each slider show the scores "
+    "you gave the others." + IDENTICAL_OUTPUTS
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.CONTRASTIVE_DA,
+    instructions=INSTRUCTIONS,
+    answer=contrastive_scores,
+    settings=CONTRASTIVE_SETTINGS,
+    defaults=CONTRASTIVE_DEFAULTS,
+    quality_control=CONTRASTIVE_QUALITY_CONTROL,
+    template=CONTRASTIVE_TEMPLATE,
+    script=CONTRASTIVE_SCRIPT,
+    export_columns=CONTRASTIVE_EXPORT_COLUMNS,
+)

@@ -1,0 +1,36 @@
+"""Contrastive MQM: several translations of one segment side by side, each with its MQM
+error spans (category and severity); each one's score is computed from its spans."""
+
+from annotation.models import TaskType
+from annotation.protocols.base import Protocol
+from annotation.protocols.contrastive import (
+    CONTRASTIVE_DEFAULTS,
+    CONTRASTIVE_QUALITY_CONTROL,
+    CONTRASTIVE_SCRIPT,
+    CONTRASTIVE_SETTINGS,
+    CONTRASTIVE_TEMPLATE,
+    IDENTICAL_OUTPUTS,
+    contrastive_unscored,
+)
+from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
+
+INSTRUCTIONS = (
+    "You see one source and several translations of it side by side. Identify all errors "
+    "in each translation: mark the span, choose its category and its severity (major if it "
+    "may mislead or confuse the reader, minor if it does not). Compare the translations: "
+    "the same error gets the same category and severity in each. The scores are computed "
+    "from the errors." + IDENTICAL_OUTPUTS
+)
+
+PROTOCOL = Protocol(
+    task_type=TaskType.CONTRASTIVE_MQM,
+    instructions=INSTRUCTIONS,
+    answer=contrastive_unscored,
+    settings=CONTRASTIVE_SETTINGS | {"mqm_categories", "mqm_weights"},
+    defaults=CONTRASTIVE_DEFAULTS,
+    quality_control=CONTRASTIVE_QUALITY_CONTROL,
+    template=CONTRASTIVE_TEMPLATE,
+    script=CONTRASTIVE_SCRIPT,
+    export_columns=SPAN_EXPORT_COLUMNS,
+    spans=True,
+)

@@ -1,0 +1,174 @@
+"""Contrastive screens (cESA, contrastive MQM, contrastive DA): the balanced plan at launch,
+the whole screen's answer checked, and one judgment row per output and system.
+
+The annotator loop knows nothing of this: an item is a screen, its slot the screen's one
+claim, and the loop records the screen's ``Judgment`` (with ``candidate_scores`` in screen
+order) as for any task; ``judgments.py`` calls the two functions below around it, in one
+transaction.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from django.db import connection
+
+from annotation.models import Item, ItemType, Judgment, OutputJudgment, System, TaskType
+from annotation.models.tasks import Task
+from annotation.protocols import AnswerError, protocol_for
+from annotation.protocols.contrastive import candidate_answers
+from annotation.services.spans import CheckedSpan, SpanAnswerError, spans_checked
+
+# Up to this many outputs a screen's order is the best of all permutations; beyond, greedy.
+EXACT_ORDER_UP_TO = 5
+
+
+class BalancedPlan:
+    """Which systems share a screen, and in which order, segment after segment.
+
+    Each screen is filled with the systems that met the screen's others least so far
+    (ties: the seed's order), and ordered so that each system takes the positions it held
+    least: over a task every pair of systems meets about equally often and every system
+    stands about equally often in every position. Every system is shown once per segment;
+    the last screen of a segment is filled up with systems already shown in it.
+    """
+
+    def __init__(self, systems: int, size: int, rng: random.Random) -> None:
+        self.systems = systems
+        self.size = min(size, systems)
+        self.rng = rng
+        self.met = [[0] * systems for _ in range(systems)]
+        self.placed = [[0] * self.size for _ in range(systems)]
+
+    def segment(self) -> list[list[int]]:
+        """The screens of the next segment: system indices in screen order."""
+        order = self.rng.sample(range(self.systems), self.systems)
+        left = list(order)
+        screens = []
+        while left:
+            group = [left.pop(0)]
+            while len(group) < self.size and left:
+                group.append(self._least_met(group, left))
+                left.remove(group[-1])
+            while len(group) < self.size:  # the segment's last screen, filled up
+                group.append(self._least_met(group, [s for s in order if s not in group]))
+            screens.append(self._ordered(group))
+            for a, b in itertools.combinations(group, 2):
+                self.met[a][b] += 1
+                self.met[b][a] += 1
+        return screens
+
+    def _least_met(self, group: Sequence[int], choices: Sequence[int]) -> int:
+        return min(choices, key=lambda s: sum(self.met[s][g] for g in group))
+
+    def _ordered(self, group: list[int]) -> list[int]:
+        if len(group) <= EXACT_ORDER_UP_TO:
+            orders = list(itertools.permutations(group))
+            self.rng.shuffle(orders)  # ties: the seed's choice
+            best = list(min(orders, key=lambda o: sum(self.placed[s][p] for p, s in enumerate(o))))
+        else:
+            best, free = [], list(group)
+            self.rng.shuffle(free)
+            for position in range(len(group)):
+                chosen = min(free, key=lambda s: self.placed[s][position])
+                best.append(chosen)
+                free.remove(chosen)
+        for position, system in enumerate(best):
+            self.placed[system][position] += 1
+        return best
+
+
+def contrastive_items(
+    *, task: Task, segments: Sequence[Any], systems: Sequence[System], outputs, rng
+) -> list[Item]:
+    """One item (screen) per group of the balanced plan: ``outputs[system id][i]`` is the
+    system's text for segment ``i``. Identical outputs become one candidate naming all
+    their systems (at the first one's position)."""
+    plan = BalancedPlan(len(systems), task.ranking_size, rng)
+    items = []
+    for i, segment in enumerate(segments):
+        for screen in plan.segment():
+            candidates: dict[str, dict[str, Any]] = {}
+            for index in screen:
+                system = systems[index]
+                text = outputs[system.id][i]
+                if text in candidates:
+                    candidates[text]["systems"].append(system.name)
+                else:
+                    candidates[text] = {"text": text, "systems": [system.name], "type": "TGT"}
+            items.append(
+                Item(
+                    task=task,
+                    campaign=task.campaign,
+                    segment=segment,
+                    candidates=list(candidates.values()),
+                )
+            )
+    return items
+
+
+def check_candidate_add(*, item: Item, text: str, rng: random.Random) -> int:
+    """Puts an attention-check candidate (``type`` CHK, no system) on the screen at a place
+    drawn from ``rng``; returns its position. The place for the checks planned at launch:
+    its judgment row has no system, so no system's results count it."""
+    position = rng.randrange(len(item.candidates) + 1)
+    item.candidates.insert(position, {"text": text, "systems": [], "type": ItemType.CHK})
+    return position
+
+
+def contrastive_answer_validated(
+    *, task: Task, item: Item, answer: dict[str, Any]
+) -> tuple[dict[str, Any], list[CheckedSpan]]:
+    """The screen judgment's columns and every candidate's spans (each naming its
+    candidate), checked whole: every candidate answered and scored, every span inside its
+    translation. ``AnswerError`` or ``SpanAnswerError`` say which translation is wrong."""
+    values = protocol_for(task.task_type).answer(task.scale, item.candidates, answer)
+    marks_spans = task.task_type != TaskType.CONTRASTIVE_DA
+    checked: list[CheckedSpan] = []
+    for position, (candidate, entry) in enumerate(
+        zip(item.candidates, candidate_answers(item.candidates, answer), strict=True)
+    ):
+        raw = entry.get("spans") or []
+        if raw and not marks_spans:
+            raise AnswerError("contrastive DA has no error spans")
+        try:
+            spans = spans_checked(
+                task=task, raw=raw, target=candidate["text"], source=item.segment.source
+            )
+        except SpanAnswerError as error:
+            raise SpanAnswerError(f"translation {position + 1}: {error}") from None
+        checked += [replace(span, candidate=position) for span in spans]
+    return values, checked
+
+
+# One row per candidate and system of the screen, from the screen's judgment and item: the
+# candidate's score is its entry of candidate_scores (1-based), a candidate no system
+# produced (reference, check) gets one row without a system.
+_OUTPUTS_SQL = f"""
+INSERT INTO {OutputJudgment._meta.db_table} (
+    judgment_id, slot_id, task_id, item_id, annotator_id, system_id, position,
+    candidate_type, score, is_repeat)
+SELECT j.id, j.slot_id, j.task_id, j.item_id, j.annotator_id, sy.id, c.pos - 1,
+       COALESCE(c.value->>'type', 'TGT'), j.candidate_scores[c.pos::int], j.is_repeat
+  FROM {Judgment._meta.db_table} j
+  JOIN {Item._meta.db_table} i ON i.id = j.item_id
+ CROSS JOIN LATERAL jsonb_array_elements(i.candidates) WITH ORDINALITY AS c(value, pos)
+ CROSS JOIN LATERAL (
+     SELECT n.name FROM jsonb_array_elements_text(c.value->'systems') AS n(name)
+     UNION ALL SELECT NULL WHERE jsonb_array_length(c.value->'systems') = 0
+ ) AS names
+  LEFT JOIN {System._meta.db_table} sy ON sy.campaign_id = i.campaign_id AND sy.name = names.name
+ WHERE j.id = %s
+"""  # noqa: S608 (table names only; the value is a parameter)
+
+
+def output_judgments_create(*, judgment_id: int) -> int:
+    """Writes the screen's per-output rows (inside the judgment's transaction); returns how
+    many."""
+    with connection.cursor() as cursor:
+        cursor.execute(_OUTPUTS_SQL, [judgment_id])
+        return cursor.rowcount

@@ -1,0 +1,215 @@
+"""Planning a document task at launch: pages of consecutive segments, whole pages in batches.
+
+A document task (``Task.unit`` "document") shows one page of one document of one system per
+screen: the document's segments in reading order, cut into pages of at most ``page_size``
+(a document of 25 segments with pages of 20 becomes pages of 13 and 12). Each segment is one
+item, as in a segment task, so each judgment is one row per segment and every statistic
+over judgments reads them as it reads any other.
+
+Drawn from the task's seed:
+
+- the blocks (one document × one system, or × the human reference for a share
+  ``reference_rate`` of the documents) are shuffled and cut into groups of about
+  ``batch_size`` segments; a block is never cut, so a batch holds whole documents;
+- quality control comes at page granularity, on top of the capacity: a share
+  ``repeat_rate`` of each group's pages comes back as a repeat page, and (Likert) a share
+  ``bad_reference_rate`` as a bad-reference page (each segment of the page degraded where
+  it can be, each pointing at its original), at least ``QC_GAP`` places after its original
+  where the group allows (``assignment.group_order``, placing blocks and pages);
+- each group becomes one batch per replica; a page's slots are consecutive and share
+  ``Slot.page`` (the position of the page's first slot), which the claim serves together.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.lib.badref import degrade
+from annotation.models import HUMAN, LIKERT_TYPES, Batch, Item, ItemType, Segment, Slot, Task
+from annotation.services import assignment
+
+Page = list[Item]
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One document of one system (or the reference), as its pages in reading order."""
+
+    pages: tuple[tuple[Item, ...], ...]
+
+
+@dataclass(frozen=True)
+class _Companion:
+    """A quality-control page placed after its original: a repeat or a bad reference."""
+
+    page: tuple[Item, ...]
+    is_repeat: bool
+
+
+def page_sizes(*, segments: int, page_size: int) -> list[int]:
+    """Near-equal pages of at most ``page_size`` segments (25 by 20: 13 and 12)."""
+    pages = max(1, math.ceil(segments / max(1, page_size)))
+    base, extra = divmod(segments, pages)
+    return [base + (1 if i < extra else 0) for i in range(pages)]
+
+
+def _paged(items: list[Item], page_size: int) -> _Block:
+    pages, start = [], 0
+    for size in page_sizes(segments=len(items), page_size=page_size):
+        pages.append(tuple(items[start : start + size]))
+        start += size
+    return _Block(tuple(pages))
+
+
+def _documents(segments: Sequence[Segment]) -> list[list[tuple[int, Segment]]]:
+    """The segments (with their position in the test set) grouped by document, in reading
+    order."""
+    documents: dict[int, list[tuple[int, Segment]]] = {}
+    for position, segment in enumerate(segments):
+        documents.setdefault(segment.document_id, []).append((position, segment))
+    return list(documents.values())
+
+
+def _item(task: Task, segment: Segment, text: str, system: Any, item_type: str) -> Item:
+    name = HUMAN if system is None else system.name
+    return Item(
+        task=task,
+        campaign=task.campaign,
+        segment=segment,
+        system=system,
+        item_type=item_type,
+        candidates=[{"text": text, "systems": [name], "type": item_type}],
+    )
+
+
+def document_task_plan(
+    *,
+    task: Task,
+    segments: Sequence[Segment],
+    systems: Sequence[Any],
+    outputs: dict[int, list[str]],
+    reference: list[str] | None,
+    rng: random.Random,
+    create_items: Callable[[list[Item]], None],
+) -> int:
+    """Creates a document task's items, batches and slots (``outputs``: system id → text
+    per segment position; ``reference``: the judged human reference, or None;
+    ``create_items`` numbers and saves items). Returns the number of items."""
+    blocks: list[_Block] = []
+    for document in _documents(segments):
+        for system in systems:
+            items = [
+                _item(task, segment, outputs[system.id][i], system, ItemType.TGT)
+                for i, segment in document
+            ]
+            blocks.append(_paged(items, task.page_size))
+        if reference is not None and rng.random() < task.reference_rate:
+            items = [_item(task, s, reference[i], None, ItemType.REF) for i, s in document]
+            blocks.append(_paged(items, task.page_size))
+    create_items([item for block in blocks for page in block.pages for item in page])
+    rng.shuffle(blocks)
+    capacity = assignment.batch_capacity(task=task)
+    groups: list[list[_Block]] = []
+    filled = capacity
+    for block in blocks:
+        size = sum(len(page) for page in block.pages)
+        if filled + size > capacity:
+            groups.append([])
+            filled = 0
+        groups[-1].append(block)
+        filled += size
+    donors = {system.id: outputs[system.id] for system in systems}
+    batches: list[Batch] = []
+    slots: list[Slot] = []
+    repeated: list[Item] = []
+    for number, group in enumerate(groups):
+        units, bad = _group_units(task, group, donors, rng)
+        create_items(bad)
+        repeated += [
+            item
+            for unit in units
+            for entry in unit
+            if isinstance(entry, _Companion) and entry.is_repeat
+            for item in entry.page
+        ]
+        order = assignment.group_order(units=units, rng=rng)
+        screens = [
+            (page, isinstance(entry, _Companion) and entry.is_repeat)
+            for entry in order
+            for page in (entry.pages if isinstance(entry, _Block) else (entry.page,))
+        ]
+        size = sum(len(page) for page, _ in screens)
+        for replica in range(task.judgments_per_item):
+            batch = Batch(task=task, number=replica * len(groups) + number, group=number, size=size)
+            batches.append(batch)
+            position = 0
+            for page, is_repeat in screens:
+                first = position
+                for item in page:
+                    slots.append(
+                        Slot(
+                            task=task,
+                            item=item,
+                            batch=batch,
+                            position=position,
+                            replica=replica,
+                            is_repeat=is_repeat,
+                            page=first,
+                        )
+                    )
+                    position += 1
+    for item in repeated:
+        item.has_repeat = True
+    Item.objects.bulk_update(repeated, ["has_repeat"])
+    Batch.objects.bulk_create(batches)
+    Slot.objects.bulk_create(slots)
+    return sum(len(page) for group in groups for block in group for page in block.pages)
+
+
+def _group_units(
+    task: Task, group: list[_Block], donors: dict[int, list[str]], rng: random.Random
+) -> tuple[list[list[_Block | _Companion]], list[Item]]:
+    """Each block with the quality-control pages of its pages (placed after it), and the
+    bad-reference items made for them (to be saved)."""
+    pages = [(b, page) for b, block in enumerate(group) for page in block.pages]
+    originals = [(b, page) for b, page in pages if page[0].item_type != ItemType.BAD]
+    companions: list[list[_Block | _Companion]] = [[block] for block in group]
+    for b, page in rng.sample(originals, round(task.repeat_rate * len(originals))):
+        companions[b].append(_Companion(page, is_repeat=True))
+    bad_share = task.bad_reference_rate if task.task_type in LIKERT_TYPES else 0.0
+    made: list[Item] = []
+    outputs = [(b, page) for b, page in pages if page[0].item_type == ItemType.TGT]
+    for b, page in rng.sample(outputs, round(bad_share * len(pages))):
+        bad_page = _bad_page(task, page, donors, rng)
+        if bad_page:
+            made += bad_page
+            companions[b].append(_Companion(tuple(bad_page), is_repeat=False))
+    return companions, made
+
+
+def _bad_page(
+    task: Task, page: Sequence[Item], donors: dict[int, list[str]], rng: random.Random
+) -> list[Item]:
+    """A bad-reference page: each segment of ``page`` degraded (one too short to degrade is
+    left out of it), each pointing at its original."""
+    bad = []
+    for item in page:
+        assert item.system_id is not None  # a TGT item has its system
+        try:
+            text = degrade(
+                item.candidates[0]["text"],
+                donors[item.system_id],
+                rng=rng,
+                language=task.campaign.target_language,
+            )
+        except ValueError:
+            continue
+        bad_item = _item(task, item.segment, text, item.system, ItemType.BAD)
+        bad_item.original = item
+        bad_item.candidates[0]["systems"] = list(item.candidates[0]["systems"])
+        bad.append(bad_item)
+    return bad

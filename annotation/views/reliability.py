@@ -1,0 +1,150 @@
+"""Organiser pages for annotator reliability: the side-by-side rankings of the "only annotators
+who pass" switch, excluding those who fail (reversibly), and the reliability download."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.exports import csv_stream, streaming_response
+from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
+from annotation.selectors.human import HumanResults, TaskResults, human_results
+from annotation.selectors.human.reliability import reliability_record
+from annotation.services.exclusions import annotators_exclude
+from annotation.views.errors import refused_to
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One ranking with every counted annotator and without those who fail, row by row."""
+
+    title: str
+    measure: str  # what the numbers are
+    rows: list[tuple[int, str | None, float | None, str | None, float | None]]
+
+
+def _pair(
+    title: str, measure: str, everyone: list[tuple[str, float]], passing: list[tuple[str, float]]
+) -> SideBySide:
+    size = max(len(everyone), len(passing))
+    pad: list[tuple[str | None, float | None]] = [(None, None)] * size
+    left = [*everyone, *pad][:size]
+    right = [*passing, *pad][:size]
+    return SideBySide(
+        title,
+        measure,
+        [(i + 1, *left[i], *right[i]) for i in range(size)],
+    )
+
+
+def side_by_side(task: TaskResults) -> list[SideBySide]:
+    """The task's rankings both ways (empty when the switch is off)."""
+    passing = task.passing
+    if passing is None:
+        return []
+    tables = [
+        _pair(
+            f"Ranking by {everyone.measure}",
+            "mean z",
+            [(s.name, s.score.z) for s in everyone.systems],
+            [(s.name, s.score.z) for s in without.systems],
+        )
+        for everyone, without in zip(task.likert, passing.likert, strict=False)
+    ]
+    if task.pairwise:
+        tables.append(
+            _pair(
+                "Ranking from pairwise comparisons",
+                "Bradley-Terry",
+                [(s.name, s.score.bradley_terry) for s in task.pairwise],
+                [(s.name, s.score.bradley_terry) for s in passing.pairwise],
+            )
+        )
+    if task.hter:
+        tables.append(
+            _pair(
+                "Post-editing",
+                "corpus HTER",
+                [(s.name, s.score.corpus_hter) for s in task.hter],
+                [(s.name, s.score.corpus_hter) for s in passing.hter],
+            )
+        )
+    return tables
+
+
+def passing_context(request, results: HumanResults, passing: bool) -> dict[str, object]:
+    """The side-by-side tables per task id, and the switch's link (the page's other choices,
+    such as the ESA procedure or the kappa weights, kept)."""
+    query = request.GET.copy()
+    query.pop("passing", None)
+    if not passing:
+        query["passing"] = "1"
+    return {
+        "passing": passing,
+        "side_by_side": {task.task.id: side_by_side(task) for task in results.tasks},
+        "passing_switch": f"?{query.urlencode()}" if query else "?",
+    }
+
+
+@login_required
+@require_POST
+@authorize(CAN_EXCLUDE)
+@refused_to("results-human")
+def failing_exclusion(request, campaign_id: int, task_id: int):
+    """Excludes from one task every annotator who fails a reliability check now (found again
+    here, not taken from the form); each can be included again from the table."""
+    campaign = request.campaign
+    results = human_results(campaign, task_id=task_id, passing_only=True)
+    if not results.tasks:
+        raise Http404("no such launched task in this campaign")
+    passing = results.tasks[0].passing
+    dropped = [row.annotator_id for row in passing.dropped] if passing else []
+    done = annotators_exclude(
+        campaign=campaign, annotator_ids=dropped, by=request.user, task_id=task_id
+    )
+    messages.success(
+        request,
+        f"{len(done)} annotator{'s' if len(done) != 1 else ''} who fail a reliability check "
+        f"left out of task #{task_id}; include them again from the table."
+        if done
+        else "Every counted annotator passes: nobody to exclude.",
+    )
+    return redirect(reverse("results-human", args=[campaign.id]) + "?passing=1")
+
+
+def reliability_rows(results: HumanResults) -> list[dict[str, object]]:
+    """Every task's reliability table, one row per (task, annotator)."""
+    return [
+        {"task_id": task.task.id, "task_type": task.task.task_type, **reliability_record(row)}
+        for task in results.tasks
+        for row in task.reliability
+    ]
+
+
+@login_required
+@authorize(CAN_SEE_RESULTS)
+def reliability_export(request, campaign_id: int, fmt: str):
+    campaign = request.campaign
+    if fmt not in {"csv", "json"}:
+        raise Http404("the reliability table downloads as .csv or .json")
+    rows = reliability_rows(human_results(campaign))
+    name = f"evalsite-{campaign.id}-reliability.{fmt}"
+    if fmt == "json":
+        document = json.dumps({"campaign": campaign.name, "annotators": rows}, indent=1)
+        return streaming_response([document], filename=name)
+    return streaming_response(csv_stream(_csv_rows(rows)), filename=name)
+
+
+def _csv_rows(rows: list[dict[str, object]]) -> Iterator[list[object]]:
+    """The columns are the record's keys; the reasons one cell, joined by "; "."""
+    yield list(rows[0]) if rows else ["task_id", "task_type"]
+    for row in rows:
+        yield ["; ".join(v) if isinstance(v, list) else v for v in row.values()]
