@@ -49,8 +49,10 @@ def _campaign_task(campaign, manager, make_annotator, means: dict[str, float], s
     users = [make_annotator(campaign, f"ann{i}") for i in range(ANNOTATORS)]
 
     def answer(user, slot):
-        rng = random.Random(slot.id * 7919 + user.id)
-        score = means[slot.item.system.name] + rng.gauss(0.0, spread)
+        # Seeded by what the slot is, not by database ids (sequences differ between runs).
+        name = slot.item.system.name
+        rng = random.Random(f"{user.username} {name} {slot.item.segment.index}")
+        score = means[name] + rng.gauss(0.0, spread)
         return {"score": int(min(100, max(0, round(score))))}
 
     judge_all(task, users, answer)
