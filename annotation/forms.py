@@ -118,6 +118,8 @@ def _setting_field(setting: Setting) -> forms.Field:
         field: forms.Field = forms.IntegerField(
             min_value=setting.minimum, max_value=setting.maximum, **common
         )
+    elif setting.kind == "number":
+        field = forms.FloatField(min_value=setting.minimum, max_value=setting.maximum, **common)
     elif setting.kind == "share":
         # Bounded by the task rules' quality-control check, whose messages say why.
         field = forms.FloatField(**common)

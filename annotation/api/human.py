@@ -65,6 +65,31 @@ class LikertRankingSerializer(serializers.Serializer):
     systems = LikertSystemSerializer(many=True)
 
 
+class SystemIntervalSerializer(serializers.Serializer):
+    system = serializers.CharField()
+    judgments = serializers.IntegerField()
+    mean = Number(help_text="mean z-score of the judgments")
+    interval = IntervalField(help_text="always-valid interval (valid at every look)")
+
+
+class PairStatusSerializer(serializers.Serializer):
+    upper = serializers.CharField()
+    lower = serializers.CharField()
+    difference = Number()
+    interval = IntervalField(help_text="always-valid interval for the difference")
+    status = serializers.ChoiceField(choices=["resolved", "equivalent", "open"])
+
+
+class RankingStatusSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    delta = Number(help_text="the task's equivalence_margin, in z units")
+    alpha = Number()
+    settled = serializers.BooleanField(help_text="no adjacent pair is open")
+    still_needed = Number(help_text="estimated judgments until settled; null: cannot settle")
+    systems = SystemIntervalSerializer(many=True)
+    pairs = PairStatusSerializer(many=True)
+
+
 class PairwiseSystemSerializer(serializers.Serializer):
     system = serializers.CharField(source="name")
     bradley_terry = Number(source="score.bradley_terry")
@@ -166,6 +191,7 @@ class TaskResultsSerializer(serializers.Serializer):
     task_type = serializers.CharField(source="task.task_type")
     judgments = serializers.IntegerField()
     likert = LikertRankingSerializer(many=True)
+    ranking_status = RankingStatusSerializer(many=True)
     pairwise = PairwiseSystemSerializer(many=True)
     rank_resamples = serializers.IntegerField(
         help_text="bootstrap resamples behind the pairwise rank ranges (0: none computed)"

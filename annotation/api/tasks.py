@@ -50,6 +50,10 @@ def _input_field(setting: Setting) -> serializers.Field:
             allow_null=setting.optional,
             **common,
         )
+    if setting.kind == "number":
+        return serializers.FloatField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
     if setting.kind == "share":
         # Bounded by the task rules' quality-control check, whose messages say why.
         return serializers.FloatField(**common)
@@ -70,6 +74,7 @@ def _output_field(setting: Setting) -> serializers.Field:
     kinds: dict[str, type[serializers.Field]] = {
         "int": serializers.IntegerField,
         "share": serializers.FloatField,
+        "number": serializers.FloatField,
         "bool": serializers.BooleanField,
         "lines": serializers.ListField,
         "json": serializers.DictField,

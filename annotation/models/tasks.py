@@ -92,6 +92,9 @@ class Task(models.Model):
     bad_reference_rate = models.FloatField(default=0.0)
     reference_rate = models.FloatField(default=0.0)
     lease_seconds = models.PositiveIntegerField(default=900)
+    # The organiser's margin delta for the ranking status (metrics.adaptive.status): an
+    # adjacent pair whose difference is surely within it is "equivalent"; 0: resolve only.
+    equivalence_margin = models.FloatField(default=0.0)
     # How many items one annotator judges at most (planned repeats come on top), rounded up
     # to whole batches (see annotation/services/assignment.py); 0: as many as they can get.
     items_per_annotator = models.PositiveIntegerField(default=0)

@@ -86,9 +86,10 @@ def _mqm_weights_problem(value: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Setting:
-    """One task setting. ``kind``: int, share (a rate in [0, 1), bounded by the task rules'
-    quality-control check with its own messages), bool, choice, line, text, url, lines (a
-    list of strings, a line each on the page) or json (an object)."""
+    """One task setting. ``kind``: int, number (a float within the bounds), share (a rate in
+    [0, 1), bounded by the task rules' quality-control check with its own messages), bool,
+    choice, line, text, url, lines (a list of strings, a line each on the page) or json (an
+    object)."""
 
     name: str
     kind: str
@@ -115,7 +116,12 @@ class Setting:
         check the same bounds first, each in its own words)."""
         if value is None:
             return None
-        if self.kind == "int" and not isinstance(value, bool) and isinstance(value, int):
+        numeric = (int, float) if self.kind == "number" else (int,)
+        if (
+            self.kind in {"int", "number"}
+            and not isinstance(value, bool)
+            and isinstance(value, numeric)
+        ):
             if self.minimum is not None and value < self.minimum:
                 return f"{self.name} is at least {self.minimum}, not {value}"
             if self.maximum is not None and value > self.maximum:
@@ -267,6 +273,17 @@ SETTINGS: dict[str, Setting] = {
             "How long a claimed batch stays with an idle annotator",
             minimum=60,
             maximum=86_400,
+            after_launch=True,
+        ),
+        Setting(
+            "equivalence_margin",
+            "number",
+            "Equivalence margin (δ)",
+            "Ranking status on the results page: neighbouring systems whose mean z-scores surely "
+            "differ by less than this are equivalent; 0: only resolve them (0.1 is a small "
+            "difference in z)",
+            minimum=0.0,
+            maximum=10.0,
             after_launch=True,
         ),
         Setting(

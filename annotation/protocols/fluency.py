@@ -18,7 +18,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.FLUENCY,
     instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
-    settings=frozenset({"scale"}),
+    settings=frozenset({"scale", "equivalence_margin"}),
     quality_control=LIKERT_QUALITY_CONTROL,
     export_columns=LIKERT_EXPORT_COLUMNS,
 )

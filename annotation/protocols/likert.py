@@ -9,7 +9,9 @@ from typing import Any
 from annotation.lib.scales import scale_range
 from annotation.protocols.base import Answer, AnswerError, whole_number
 
-LIKERT_SETTINGS = frozenset({"scale", "context_size", "show_reference", "monolingual"})
+LIKERT_SETTINGS = frozenset(
+    {"scale", "context_size", "show_reference", "monolingual", "equivalence_margin"}
+)
 LIKERT_QUALITY_CONTROL = frozenset({"repeat", "bad_reference", "reference"})
 LIKERT_EXPORT_COLUMNS = ("score",)
 

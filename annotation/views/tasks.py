@@ -14,6 +14,7 @@ from annotation.errors import ApplicationError
 from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
+from annotation.selectors.budget import budget_plan
 from annotation.services.campaign_states import (
     campaign_archive,
     campaign_close,
@@ -147,7 +148,13 @@ def task_edit(request, campaign_id: int, task_id: int):
     return render(
         request,
         "campaigns/task_edit.html",
-        {"campaign": campaign, "task": task, "form": form, "crowd_link": crowd_link},
+        {
+            "campaign": campaign,
+            "task": task,
+            "form": form,
+            "crowd_link": crowd_link,
+            "plan": budget_plan(campaign, request.GET),
+        },
     )
 
 

@@ -47,6 +47,7 @@ from annotation.selectors.human.postedit import (
     postedit_quality,
 )
 from annotation.selectors.human.progress import Progress, campaign_progress
+from annotation.selectors.human.ranking_status import RankingStatus, likert_ranking_status
 from annotation.selectors.human.reliability import (
     ReliabilityInput,
     ReliabilityRow,
@@ -96,6 +97,7 @@ class TaskResults:
     quality: list[AnnotatorRow] = field(default_factory=list)
     bad_references: bool = False
     rank_resamples: int = 0  # behind the pairwise rank ranges (0: none computed)
+    ranking_status: list[RankingStatus] = field(default_factory=list)  # per measure
     reliability: list[ReliabilityRow] = field(default_factory=list)
     passing: PassingRankings | None = None  # computed when asked for
 
@@ -156,6 +158,7 @@ def task_results(
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
         rankings = likert_rankings(data, included)
+        status = likert_ranking_status(data, included, delta=task.equivalence_margin)
         release_memory()
         agreement = likert_agreement(task, data, included, weights=weights)
         release_memory()
@@ -180,6 +183,7 @@ def task_results(
             bad_references=bad_references,
             reliability=reliability,
             passing=passing,
+            ranking_status=status,
         )
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)

@@ -1,0 +1,66 @@
+"""Each system's own always-valid interval for its mean score, beside the pairs' (status.py).
+
+The same normal-mixture confidence sequence as the pairs (``confidence``), for one mean:
+information n / v (v the system's variance shrunk toward the pooled one), the mixture tuned
+for ``tuned_for`` judgments, level alpha / k (Bonferroni over the k systems), so every
+system's interval holds at every look together with probability >= 1 - alpha. What a live
+page draws as the rolling intervals; the stopping rule itself reads the pairs' intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from metrics.adaptive.confidence import (
+    _best_ratio,
+    mixture_half_width,
+    pooled_variance,
+    shrunk_variance,
+)
+from metrics.adaptive.status import DEFAULT_ALPHA
+
+
+@dataclass(frozen=True)
+class SystemInterval:
+    system: str
+    judgments: int
+    mean: float
+    interval: tuple[float, float]  # (-inf, inf) before a system has any judgment
+
+
+def system_intervals(
+    scores: Mapping[str, Sequence[float]],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    tuned_for: float | None = None,
+) -> dict[str, SystemInterval]:
+    """Each system's mean and always-valid interval; ``tuned_for`` defaults to the mean
+    number of judgments per system (as ``ranking_status``)."""
+    names = sorted(scores)
+    values = [np.asarray(scores[name], dtype=np.float64) for name in names]
+    count = np.array([v.size for v in values], dtype=np.float64)
+    total = np.array([v.sum() for v in values])
+    squares = np.array([(v * v).sum() for v in values])
+    pooled = pooled_variance(count, total, squares)
+    variance = shrunk_variance(count, total, squares, pooled)
+    level = alpha / max(1, len(names))
+    if tuned_for is None:
+        tuned_for = max(float(count.mean()) if names else 1.0, 1.0)
+    rho = tuned_for / pooled * _best_ratio(level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = mixture_half_width(np.where(count > 0, count / variance, 0.0), rho, level)
+        means = np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+    return {
+        name: SystemInterval(
+            system=name,
+            judgments=int(count[i]),
+            mean=float(means[i]),
+            interval=(float(means[i] - half[i]), float(means[i] + half[i]))
+            if count[i] > 0
+            else (-np.inf, np.inf),
+        )
+        for i, name in enumerate(names)
+    }
