@@ -8,6 +8,7 @@ from annotation.views import (
     campaigns,
     crowd,
     invitations,
+    media,
     members,
     results,
     spans,
@@ -27,6 +28,11 @@ urlpatterns = [
         name="campaign-systems",
     ),
     path("campaigns/<int:campaign_id>/upload/", campaigns.campaign_upload, name="campaign-upload"),
+    path(
+        "campaigns/<int:campaign_id>/media/<int:media_id>",
+        media.source_media,
+        name="source-media",
+    ),
     path(
         "campaigns/<int:campaign_id>/upload/<int:pending_id>/confirm/",
         campaigns.campaign_upload_confirm,

@@ -318,6 +318,11 @@ NEURAL_SCORERS = os.environ.get("NEURAL_SCORERS", "")
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Media sources (images, audio, video: annotation/services/media.py): where their files are
+# stored, the largest zip of them accepted (also bounds its expanded size) and the largest file.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+MEDIA_UPLOAD_MAX_BYTES = int(os.environ.get("MEDIA_UPLOAD_MAX_BYTES", str(500 * 1024 * 1024)))
+MEDIA_FILE_MAX_BYTES = int(os.environ.get("MEDIA_FILE_MAX_BYTES", str(200 * 1024 * 1024)))
 
 LOGGING = {
     "version": 1,

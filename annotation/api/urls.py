@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns, members, tasks
+from annotation.api import annotation, auth, campaigns, media, members, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
@@ -30,6 +30,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/wmt-xml",
         campaigns.WmtXmlUploadApi.as_view(),
         name="api-wmt-xml-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/media",
+        media.MediaUploadApi.as_view(),
+        name="api-media-upload",
     ),
     path(
         "campaigns/<int:campaign_id>/systems",

@@ -16,6 +16,7 @@ from annotation.models.campaigns import (
 )
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
+from annotation.models.media import MediaKind, SourceMedia
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.spans import ErrorSpan
@@ -54,6 +55,7 @@ __all__ = [
     "Job",
     "Judgment",
     "LoginFailure",
+    "MediaKind",
     "Membership",
     "Output",
     "PairSignificance",
@@ -69,6 +71,7 @@ __all__ = [
     "Skip",
     "SkipReason",
     "Slot",
+    "SourceMedia",
     "System",
     "SystemRun",
     "Task",

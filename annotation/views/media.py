@@ -1,0 +1,67 @@
+"""Serves a media source's file with HTTP range requests (seeking in audio and video), under
+the item's permissions: the campaign's managers and organisers, and annotators holding an
+item of its segment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.views.decorators.http import require_safe
+
+from annotation.lib.byte_ranges import UnsatisfiableRange, byte_range
+from annotation.models import Role, SourceMedia
+from annotation.permissions import CAN_SEE_MEDIA, authorize
+from annotation.selectors.media import annotator_sees_segment
+
+CHUNK = 256 * 1024
+
+
+def _chunks(path: Path, first: int, length: int) -> Iterator[bytes]:
+    with path.open("rb") as stream:
+        stream.seek(first)
+        while length > 0:
+            chunk = stream.read(min(CHUNK, length))
+            if not chunk:
+                return
+            length -= len(chunk)
+            yield chunk
+
+
+@require_safe
+@login_required
+@authorize(CAN_SEE_MEDIA)
+def source_media(request, campaign_id: int, media_id: int):
+    media = SourceMedia.objects.filter(id=media_id, campaign_id=campaign_id).first()
+    if media is None or (
+        request.role == Role.ANNOTATOR
+        and not annotator_sees_segment(annotator_id=request.user.id, segment_id=media.segment_id)
+    ):
+        raise Http404("no such media file")
+    path = Path(settings.MEDIA_ROOT) / media.path
+    if not path.is_file():
+        raise Http404("the media file is missing from the storage")
+    size = path.stat().st_size
+    try:
+        wanted = byte_range(request.headers.get("Range"), size)
+    except UnsatisfiableRange:
+        response = HttpResponse(status=416)
+        response["Content-Range"] = f"bytes */{size}"
+        return response
+    first, last = wanted if wanted is not None else (0, size - 1)
+    length = last - first + 1
+    response = StreamingHttpResponse(
+        _chunks(path, first, length) if request.method == "GET" else iter(()),
+        status=206 if wanted is not None else 200,
+        content_type=media.mime_type,
+    )
+    if wanted is not None:
+        response["Content-Range"] = f"bytes {first}-{last}/{size}"
+    response["Content-Length"] = str(length)
+    response["Accept-Ranges"] = "bytes"
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
