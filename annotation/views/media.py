@@ -31,8 +31,8 @@ def _chunks(path: Path, first: int, length: int) -> Iterator[bytes]:
             yield chunk
 
 
-@require_safe
 @login_required
+@require_safe
 @authorize(CAN_SEE_MEDIA)
 def source_media(request, campaign_id: int, media_id: int):
     media = SourceMedia.objects.filter(id=media_id, campaign_id=campaign_id).first()
