@@ -29,6 +29,11 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/upload/", campaigns.campaign_upload, name="campaign-upload"),
     path(
+        "campaigns/<int:campaign_id>/media/upload/",
+        media.campaign_media_upload,
+        name="campaign-media-upload",
+    ),
+    path(
         "campaigns/<int:campaign_id>/media/<int:media_id>",
         media.source_media,
         name="source-media",

@@ -254,3 +254,21 @@ def test_the_screen_shows_the_media_with_native_controls(
         assert f'<audio controls preload="metadata" src="{url}">' in html
         assert media.transcript in html
     assert "<script>" not in html and "style=" not in html
+
+
+@pytest.mark.django_db
+def test_the_campaign_page_uploads_media_and_shows_a_refusal(loaded_campaign, manager, media_root):
+    client = Client()
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{loaded_campaign.id}/").content.decode()
+    assert f'action="/campaigns/{loaded_campaign.id}/media/upload/"' in page
+    url = f"/campaigns/{loaded_campaign.id}/media/upload/"
+    bad = media_zip([{"line": 1, "file": "gone.png"}], {})
+    refused = client.post(url, {"file": SimpleUploadedFile("bad.zip", bad)}, follow=True)
+    text = refused.content.decode()
+    assert "No media were stored." in text and "gone.png" in text
+    assert SourceMedia.objects.count() == 0 and stored_files(media_root) == []
+    good = media_zip(ALL_LINES, ALL_FILES)
+    done = client.post(url, {"file": SimpleUploadedFile("good.zip", good)}, follow=True)
+    assert "good.zip: 12 media files stored." in done.content.decode()
+    assert SourceMedia.objects.count() == 12

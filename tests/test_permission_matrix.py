@@ -280,6 +280,15 @@ CASES = [
     Case("campaign-systems", "get", results_page(), campaign),
     Case("campaign-upload", "get", POST_ONLY_PAGE, campaign),
     Case("campaign-upload", "post", manager_page(200), campaign, data=upload_form),
+    Case("campaign-media-upload", "get", POST_ONLY_PAGE, campaign),
+    Case(
+        "campaign-media-upload",
+        "post",
+        manager_page(302),
+        campaign,
+        data=media_upload,
+        settings=MEDIA_SETTINGS,
+    ),
     Case(
         "source-media",
         "get",

@@ -1,6 +1,6 @@
-"""Serves a media source's file with HTTP range requests (seeking in audio and video), under
-the item's permissions: the campaign's managers and organisers, and annotators holding an
-item of its segment."""
+"""Media sources: the manager's zip upload form, and each file served with HTTP range requests
+(seeking in audio and video) under the item's permissions: the campaign's managers and
+organisers, and annotators holding an item of its segment."""
 
 from __future__ import annotations
 
@@ -8,14 +8,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, StreamingHttpResponse
-from django.views.decorators.http import require_safe
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation.lib.byte_ranges import UnsatisfiableRange, byte_range
+from annotation.lib.textfiles import UploadError, read_uploaded
 from annotation.models import Role, SourceMedia
-from annotation.permissions import CAN_SEE_MEDIA, authorize
+from annotation.permissions import CAN_MANAGE, CAN_SEE_MEDIA, authorize
 from annotation.selectors.media import annotator_sees_segment
+from annotation.services.media import media_import
+from annotation.views.errors import refused_to
 
 CHUNK = 256 * 1024
 
@@ -65,3 +70,19 @@ def source_media(request, campaign_id: int, media_id: int):
     response["Cache-Control"] = "private, max-age=3600"
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+@login_required
+@require_POST
+@authorize(CAN_MANAGE)
+@refused_to("campaign-detail", "No media were stored. {error}")
+def campaign_media_upload(request, campaign_id: int):
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise UploadError("upload", "choose a zip of media files with its manifest.json")
+    ((filename, content),) = read_uploaded([upload], max_bytes=settings.MEDIA_UPLOAD_MAX_BYTES)
+    stored = media_import(campaign=request.campaign, filename=filename, data=content)
+    messages.success(
+        request, f"{filename}: {len(stored)} media file{'s' if len(stored) != 1 else ''} stored."
+    )
+    return redirect("campaign-detail", campaign_id)

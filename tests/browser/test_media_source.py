@@ -70,3 +70,19 @@ def test_image_then_audio_source_with_native_controls(
     assert src is not None and src.startswith(f"/campaigns/{loaded_campaign.id}/media/")
     wait_until(page, "document.querySelector('.source-media audio').readyState >= 1")
     assert not [text for text in problems if "Content Security Policy" in text], problems
+
+
+def test_manager_uploads_media_on_the_campaign_page(
+    page, live_server, loaded_campaign, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    zipped = tmp_path / "media.zip"
+    zipped.write_bytes(every_line(".png", png()))
+    log_in(page, live_server, "manager", "manager-password-1")
+    page.goto(f"{live_server.url}/campaigns/{loaded_campaign.id}/")
+    form = page.locator(f"form[action='/campaigns/{loaded_campaign.id}/media/upload/']")
+    form.locator("input[type=file]").set_input_files(str(zipped))
+    form.locator("button").click()
+    page.wait_for_selector("text=media.zip: 12 media files stored.")
+    form.scroll_into_view_if_needed()
+    shoot(page, "media-upload-form")
