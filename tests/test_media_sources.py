@@ -86,6 +86,12 @@ REFUSALS = {
         "a.svg",
         "unknown media type",
     ),
+    "content not of its type": (
+        [{"line": 1, "file": "page.png"}],
+        {"page.png": b"<html><script>alert(1)</script></html>"},
+        "page.png",
+        "not image/png",
+    ),
     "missing file": ([{"line": 1, "file": "gone.png"}], {}, "gone.png", "not in the zip"),
     "path traversal in the manifest": (
         [{"line": 1, "file": "../etc/passwd.png"}],
@@ -272,3 +278,11 @@ def test_the_campaign_page_uploads_media_and_shows_a_refusal(loaded_campaign, ma
     done = client.post(url, {"file": SimpleUploadedFile("good.zip", good)}, follow=True)
     assert "good.zip: 12 media files stored." in done.content.decode()
     assert SourceMedia.objects.count() == 12
+
+
+def test_every_allowed_type_has_its_signature():
+    from annotation.services.media import MEDIA_TYPES, SIGNATURES
+
+    assert {mime for _, mime in MEDIA_TYPES.values()} == set(SIGNATURES)
+    assert SIGNATURES["image/png"](PNG) and SIGNATURES["audio/wav"](WAV)
+    assert not SIGNATURES["image/png"](WAV) and not SIGNATURES["audio/mpeg"](b"<html>")

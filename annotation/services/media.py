@@ -6,7 +6,8 @@ The manifest is ``manifest.json`` at the zip's top level, a list of entries::
     [{"line": 1, "file": "clips/talk-1.mp3", "transcript": "optional text"}, ...]
 
 ``line`` is the source segment's line (from 1), ``file`` a path inside the zip. A file's type
-comes from its suffix and must be in ``MEDIA_TYPES``; every file in the zip must be named once.
+comes from its suffix, must be in ``MEDIA_TYPES`` and its first bytes must be of that type;
+every file in the zip must be named once.
 """
 
 from __future__ import annotations
@@ -45,6 +46,32 @@ MEDIA_TYPES: dict[str, tuple[str, str]] = {
     ".mp4": (MediaKind.VIDEO, "video/mp4"),
     ".webm": (MediaKind.VIDEO, "video/webm"),
     ".ogv": (MediaKind.VIDEO, "video/ogg"),
+}
+
+
+def _riff(form: bytes):
+    return lambda data: data[:4] == b"RIFF" and data[8:12] == form
+
+
+def _mp3(data: bytes) -> bool:
+    return data[:3] == b"ID3" or (len(data) > 1 and data[0] == 0xFF and data[1] & 0xE0 == 0xE0)
+
+
+# What the first bytes of each type are: a file whose content is not its suffix's type (a page
+# renamed .png) is refused, whatever the browser would make of it.
+SIGNATURES = {
+    "image/png": lambda data: data[:8] == b"\x89PNG\r\n\x1a\n",
+    "image/jpeg": lambda data: data[:3] == b"\xff\xd8\xff",
+    "image/gif": lambda data: data[:6] in (b"GIF87a", b"GIF89a"),
+    "image/webp": _riff(b"WEBP"),
+    "audio/mpeg": _mp3,
+    "audio/wav": _riff(b"WAVE"),
+    "audio/ogg": lambda data: data[:4] == b"OggS",
+    "audio/mp4": lambda data: data[4:8] == b"ftyp",
+    "audio/flac": lambda data: data[:4] == b"fLaC",
+    "video/mp4": lambda data: data[4:8] == b"ftyp",
+    "video/webm": lambda data: data[:4] == b"\x1a\x45\xdf\xa3",
+    "video/ogg": lambda data: data[:4] == b"OggS",
 }
 
 
@@ -125,6 +152,8 @@ def _plan_entry(entry: object, position: int, members: dict[str, bytes], lines: 
     if not data:
         raise UploadError(filename, "the file is empty")
     kind, mime_type = MEDIA_TYPES[suffix]
+    if not SIGNATURES[mime_type](data):
+        raise UploadError(filename, f"the content is not {mime_type}; is the suffix right?")
     return PlannedMedia(line, filename, kind, mime_type, data, transcript)
 
 
