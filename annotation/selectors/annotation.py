@@ -132,7 +132,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     ]
     return {
         "source": segment.source if show_source else None,
-        "source_media": source_media_of(segment.id) if show_source else None,
+        "source_media": source_media_of(segment) if show_source else None,
         "reference": reference,
         "context_before": before,
         "context_after": after,

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from annotation.models import Slot, SourceMedia
+from annotation.models import Segment, Slot, SourceMedia
 
 
-def source_media_of(segment_id: int) -> SourceMedia | None:
-    return SourceMedia.objects.filter(segment_id=segment_id).first()
+def source_media_of(segment: Segment) -> SourceMedia | None:
+    """The segment's media file, or None (no query when the annotator's slot read brought it:
+    annotation/services/slot_rows.py)."""
+    try:
+        return segment.media
+    except SourceMedia.DoesNotExist:
+        return None
 
 
 def annotator_sees_segment(*, annotator_id: int, segment_id: int) -> bool:
