@@ -286,3 +286,25 @@ def test_every_allowed_type_has_its_signature():
     assert {mime for _, mime in MEDIA_TYPES.values()} == set(SIGNATURES)
     assert SIGNATURES["image/png"](PNG) and SIGNATURES["audio/wav"](WAV)
     assert not SIGNATURES["image/png"](WAV) and not SIGNATURES["audio/mpeg"](b"<html>")
+
+
+@pytest.mark.django_db
+def test_the_next_item_api_names_the_media_file(
+    uploaded, launched, loaded_campaign, make_annotator
+):
+    task = launched("adequacy")
+    annotator = make_annotator(loaded_campaign, "annotator")
+    client = APIClient()
+    client.force_authenticate(annotator)
+    item = client.get(f"/api/v1/tasks/{task.id}/next").json()
+    slot = task.slots.select_related("item").get(id=item["slot"])
+    media = SourceMedia.objects.get(segment_id=slot.item.segment_id)
+    assert item["source_media"] == {
+        "kind": media.kind,
+        "mime_type": media.mime_type,
+        "url": media_url(media),
+        "transcript": media.transcript,
+    }
+    session = Client()
+    session.force_login(annotator)
+    assert session.get(item["source_media"]["url"]).status_code == 200
