@@ -308,3 +308,20 @@ def test_the_next_item_api_names_the_media_file(
     session = Client()
     session.force_login(annotator)
     assert session.get(item["source_media"]["url"]).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_video_source_gets_native_video_controls(
+    api, launched, loaded_campaign, make_annotator, media_root
+):
+    webm = b"\x1a\x45\xdf\xa3" + b"\x00" * 60  # a WebM header; the browser would play the rest
+    manifest = [{"line": line, "file": f"{line}.webm"} for line in range(1, 13)]
+    files = {entry["file"]: webm for entry in manifest}
+    assert upload(api, loaded_campaign.id, media_zip(manifest, files)).status_code == 201
+    task = launched("adequacy")
+    annotator = make_annotator(loaded_campaign, "viewer")
+    client = Client()
+    client.force_login(annotator)
+    html = client.get(f"/annotate/{task.id}/").content.decode()
+    assert '<video controls preload="metadata" src="/campaigns/' in html
+    assert "<figcaption>" not in html  # no transcript, no caption
