@@ -22,6 +22,8 @@ from annotation.models import Campaign, CrowdParticipant, Membership, Role, Shar
 CAN_MANAGE = frozenset({Role.MANAGER})
 CAN_SEE_RESULTS = frozenset({Role.MANAGER, Role.ORGANISER})
 CAN_ANNOTATE = frozenset({Role.ANNOTATOR})
+# A media source's file: who reads results, and annotators (of their own items: the view checks).
+CAN_SEE_MEDIA = CAN_SEE_RESULTS | CAN_ANNOTATE
 # Leaving an annotator out of the results: the people who read them (README: organisers).
 CAN_EXCLUDE = frozenset({Role.MANAGER, Role.ORGANISER})
 

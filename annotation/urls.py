@@ -9,6 +9,7 @@ from annotation.views import (
     crowd,
     document,
     invitations,
+    media,
     members,
     pearmut,
     results,
@@ -30,6 +31,16 @@ urlpatterns = [
         name="campaign-systems",
     ),
     path("campaigns/<int:campaign_id>/upload/", campaigns.campaign_upload, name="campaign-upload"),
+    path(
+        "campaigns/<int:campaign_id>/media/upload/",
+        media.campaign_media_upload,
+        name="campaign-media-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/media/<int:media_id>",
+        media.source_media,
+        name="source-media",
+    ),
     path(
         "campaigns/<int:campaign_id>/upload/<int:pending_id>/confirm/",
         campaigns.campaign_upload_confirm,

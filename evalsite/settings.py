@@ -323,6 +323,13 @@ NEURAL_SCORERS = os.environ.get("NEURAL_SCORERS", "")
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Media sources (images, audio, video: annotation/services/media.py): where their files are
+# stored (a persistent volume in deployment), the largest zip accepted (also bounding its
+# expanded size; read in memory, and nginx's client_max_body_size must allow it) and the
+# largest file in it.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+MEDIA_UPLOAD_MAX_BYTES = int(os.environ.get("MEDIA_UPLOAD_MAX_BYTES", str(UPLOAD_MAX_BYTES)))
+MEDIA_FILE_MAX_BYTES = int(os.environ.get("MEDIA_FILE_MAX_BYTES", str(UPLOAD_MAX_BYTES)))
 
 LOGGING = {
     "version": 1,

@@ -35,6 +35,7 @@ NEXT_ITEM_KEYS = {
     "task_type",
     "scale",
     "source",
+    "source_media",  # kind, MIME type, the file's URL and the transcript, or null
     "reference",
     "context_before",
     "context_after",

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +24,10 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.models import Invitation, Judgment, Task
+from annotation.models import Invitation, Judgment, Segment, Slot, SourceMedia, Task
 from annotation.protocols import PROTOCOLS, SETTINGS
 from annotation.services.imports import WMT_XML
+from tests.media_support import media_zip, png
 from tests.security_world import (
     ADMIN,
     ANN,
@@ -176,6 +179,37 @@ def pairwise_query(w: World) -> str:
     return f"?task={w.tasks['pairwise'].id}"
 
 
+# Media sources: a file stored for the request (the row is made inside the case's rolled-back
+# savepoint) on a segment the annotator holds an item of. An annotator without the item gets
+# 404: tests/test_media_sources.py (every segment here is some item of the annotator's).
+MEDIA_SETTINGS = {"MEDIA_ROOT": Path(tempfile.gettempdir()) / "evalsite-matrix-media"}
+
+
+def media_of_annotators_item(w: World) -> dict[str, Any]:
+    held = Slot.objects.filter(annotator=w.users[ANN]).values_list("item__segment_id")
+    segment = Segment.objects.filter(campaign=w.campaign, id__in=held).first()
+    assert segment is not None
+    data = png(4, 4)
+    root = MEDIA_SETTINGS["MEDIA_ROOT"]
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "matrix.png").write_bytes(data)
+    media = SourceMedia.objects.create(
+        campaign=w.campaign,
+        segment=segment,
+        kind="image",
+        mime_type="image/png",
+        path="matrix.png",
+        size=len(data),
+        filename="matrix.png",
+    )
+    return {"campaign_id": w.campaign.id, "media_id": media.id}
+
+
+def media_upload(w: World) -> dict[str, Any]:
+    zipped = media_zip([{"line": 1, "file": "one.png"}], {"one.png": png(4, 4)})
+    return {"file": SimpleUploadedFile("media.zip", zipped)}
+
+
 NEW_CAMPAIGN = {"name": "Made by the matrix", "source_language": "en", "target_language": "fr"}
 # The task types the world launched (tests/security_world.py) for the annotator's pages.
 TASK_TYPES = ("adequacy", "fluency", "adequacy_fluency", "pairwise", "ranking", "postedit")
@@ -262,6 +296,29 @@ CASES = [
     Case("campaign-systems", "get", results_page(), campaign),
     Case("campaign-upload", "get", POST_ONLY_PAGE, campaign),
     Case("campaign-upload", "post", manager_page(200), campaign, data=upload_form),
+    Case("campaign-media-upload", "get", POST_ONLY_PAGE, campaign),
+    Case(
+        "campaign-media-upload",
+        "post",
+        manager_page(302),
+        campaign,
+        data=media_upload,
+        settings=MEDIA_SETTINGS,
+    ),
+    Case(
+        "source-media",
+        "get",
+        row(LOGIN, 200, 404, 404, 200, 200, 200),
+        media_of_annotators_item,
+        settings=MEDIA_SETTINGS,
+    ),
+    Case(
+        "source-media",
+        "post",
+        row(LOGIN, *[405] * 6),
+        media_of_annotators_item,
+        settings=MEDIA_SETTINGS,
+    ),
     Case("campaign-upload-confirm", "get", POST_ONLY_PAGE, pending),
     Case("campaign-upload-confirm", "post", manager_page(302), pending),
     Case("campaign-upload-cancel", "get", POST_ONLY_PAGE, pending),
@@ -577,6 +634,15 @@ CASES = [
         manager_api(400),
         campaign,
         data=upload_api(WMT_XML, "", "source.en"),
+    ),
+    Case("api-media-upload", "get", POST_ONLY_API, campaign),
+    Case(
+        "api-media-upload",
+        "post",
+        manager_api(201),
+        campaign,
+        data=media_upload,
+        settings=MEDIA_SETTINGS,
     ),
     Case("api-metric-scores", "get", POST_ONLY_API, campaign),
     # An unknown system: the manager passes, then gets 400 and nothing is stored.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -18,7 +19,7 @@ from annotation.api.fields import (
 from annotation.api.schema import RECORD_STATUSES, SKIP_STATUSES, ErrorSerializer
 from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
-from annotation.models import SkipReason, Slot, Task, Unit
+from annotation.models import SkipReason, Slot, SourceMedia, Task, Unit
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
 from annotation.selectors.annotation import (
     AnnotatorProgress,
@@ -49,12 +50,22 @@ class PageSegmentSerializer(serializers.Serializer):
     prefilled_spans = serializers.ListField(child=serializers.DictField())
 
 
+class SourceMediaSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["image", "audio", "video"])
+    mime_type = serializers.CharField()
+    url = serializers.CharField(help_text="the file, served with HTTP range requests")
+    transcript = serializers.CharField(help_text="empty without one")
+
+
 class NextItemSerializer(serializers.Serializer):
     done = serializers.BooleanField()
     slot = serializers.IntegerField(allow_null=True)
     task_type = serializers.CharField()
     scale = serializers.CharField()
     source = serializers.CharField(allow_null=True)
+    source_media = SourceMediaSerializer(
+        allow_null=True, help_text="the source's image, audio or video file, if it has one"
+    )
     reference = serializers.CharField(allow_null=True)
     context_before = serializers.ListField(child=serializers.CharField())
     context_after = serializers.ListField(child=serializers.CharField())
@@ -95,6 +106,17 @@ SHOWN_KEYS = (
 )
 
 
+def _media_body(media: SourceMedia | None) -> dict[str, str] | None:
+    if media is None:
+        return None
+    return {
+        "kind": media.kind,
+        "mime_type": media.mime_type,
+        "url": reverse("source-media", args=[media.campaign_id, media.id]),
+        "transcript": media.transcript,
+    }
+
+
 def next_item_body(
     task: Task, annotator_id: int, slot: Slot | None, progress: AnnotatorProgress | None = None
 ) -> dict[str, object]:
@@ -109,6 +131,7 @@ def next_item_body(
         "task_type": task.task_type,
         "scale": task.scale,
         "source": None,
+        "source_media": None,
         "reference": None,
         "context_before": [],
         "context_after": [],
@@ -126,6 +149,7 @@ def next_item_body(
             {"label": candidate["label"], "text": candidate["text"]}
             for candidate in shown["candidates"]  # type: ignore[attr-defined]
         ]
+        body["source_media"] = _media_body(shown["source_media"])
         body["slot"] = slot.id
         if task.unit == Unit.DOCUMENT:
             # A document page: its slots come along; POST /pages answers them at once.

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from annotation.api import annotation, auth, campaigns, members, pages, pearmut, tasks
+from annotation.api import annotation, auth, campaigns, media, members, pages, pearmut, tasks
 
 urlpatterns = [
     path("auth/token", auth.TokenApi.as_view(), name="api-token"),
@@ -31,6 +31,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/wmt-xml",
         campaigns.WmtXmlUploadApi.as_view(),
         name="api-wmt-xml-upload",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/media",
+        media.MediaUploadApi.as_view(),
+        name="api-media-upload",
     ),
     path(
         "campaigns/<int:campaign_id>/systems",

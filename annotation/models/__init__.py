@@ -18,6 +18,7 @@ from annotation.models.checks import CheckKind, CheckOutcome
 from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
+from annotation.models.media import MediaKind, SourceMedia
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.shared_tasks import SharedTask, SharedTaskCampaign
@@ -65,6 +66,7 @@ __all__ = [
     "Job",
     "Judgment",
     "LoginFailure",
+    "MediaKind",
     "Membership",
     "Output",
     "OutputJudgment",
@@ -84,6 +86,7 @@ __all__ = [
     "Skip",
     "SkipReason",
     "Slot",
+    "SourceMedia",
     "System",
     "SystemRun",
     "Task",

@@ -108,6 +108,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     """Everything the item's screen shows: the reference and the context in a few queries."""
     from annotation.lib.scales import scale_points
     from annotation.models import ReferenceSegment, TaskType
+    from annotation.selectors.media import source_media_of
     from metrics.spans.mqm import GOOGLE_MQM_CATEGORIES
 
     task, item = slot.task, slot.item
@@ -133,6 +134,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     ]
     return {
         "source": segment.source if show_source else None,
+        "source_media": source_media_of(segment) if show_source else None,
         "reference": reference,
         "context_before": before,
         "context_after": after,
