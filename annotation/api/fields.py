@@ -55,6 +55,16 @@ class NoUnknownFieldsSerializer(serializers.Serializer):
         return super().validate(attrs)
 
 
+class QueryChoiceField(serializers.ChoiceField):
+    """A query parameter's choice: ``?procedure=`` (blank) is refused like any other value
+    outside the choices (the schema's enum), not taken for "not given" as DRF does for forms."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
+
+
 class CaseInsensitiveChoiceField(serializers.ChoiceField):
     """A choice given in either case (``a`` as ``A``), as the keyboard keys are."""
 

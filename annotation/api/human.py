@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotation.api.fields import (
     NoUnknownFieldsSerializer,
+    QueryChoiceField,
     StrictBooleanField,
     StrictIntegerField,
 )
@@ -323,7 +324,7 @@ class HumanResultsApi(APIView):
             default=False,
             help_text="also rank without the annotators who fail a reliability check",
         )
-        procedure = serializers.ChoiceField(
+        procedure = QueryChoiceField(
             choices=list(PROCEDURES),
             default=DEFAULT_PROCEDURE,
             help_text="how ESA tasks are ranked: "
@@ -436,7 +437,7 @@ class SpanResultsApi(APIView):
     clusters, pairwise p-values, errors by category and severity, and agreement."""
 
     class QuerySerializer(serializers.Serializer):
-        procedure = serializers.ChoiceField(
+        procedure = QueryChoiceField(
             choices=list(PROCEDURES),
             default=DEFAULT_PROCEDURE,
             help_text="how ESA tasks are ranked: " + "; ".join(PROCEDURES.values()),
