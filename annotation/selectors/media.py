@@ -9,7 +9,7 @@ def source_media_of(segment: Segment) -> SourceMedia | None:
     """The segment's media file, or None (no query when the annotator's slot read brought it:
     annotation/services/slot_rows.py)."""
     try:
-        return segment.media  # type: ignore[attr-defined]  # reverse of SourceMedia.segment
+        return segment.media
     except SourceMedia.DoesNotExist:
         return None
 

@@ -53,7 +53,7 @@ def slot_shown(*, slot_id: int, task: Task) -> Slot:
     slot.item.segment = _from_row(Segment, row[item_end:segment_end])
     media = row[segment_end:]
     # The reverse one-to-one's cache: segment.media is this row, or raises DoesNotExist.
-    Segment.media.related.set_cached_value(  # type: ignore[attr-defined]  # SourceMedia.segment
+    Segment.media.related.set_cached_value(
         slot.item.segment, None if media[0] is None else _from_row(SourceMedia, media)
     )
     slot.task = task
