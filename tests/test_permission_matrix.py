@@ -286,6 +286,8 @@ CASES = [
     # Pages: campaigns.
     Case("home", "get", row(LOGIN, 302, 302, 200, 200, 200, 200)),
     Case("campaign-create", "get", row(LOGIN, 403, 403, 200, 200, 403, 200)),
+    # Importing a Pearmut campaign creates one: the same right as "New campaign".
+    Case("campaign-import-pearmut", "get", row(LOGIN, 403, 403, 200, 200, 403, 200)),
     Case(
         "campaign-create",
         "post",
@@ -573,6 +575,9 @@ CASES = [
     ),
     Case("api-token-rotate", "post", row(401, *[200] * 6)),
     Case("api-campaigns", "get", row(401, *[200] * 6)),
+    Case("api-pearmut-import", "get", POST_ONLY_API),
+    # No file sent: who may create campaigns gets the 400 that names the missing field.
+    Case("api-pearmut-import", "post", row(401, 403, 403, 400, 400, 403, 400)),
     Case(
         "api-campaigns",
         "post",

@@ -9,12 +9,13 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField, StrictIntegerField
+from annotation.api.schema import ErrorSerializer
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
@@ -119,6 +120,22 @@ def results_body(request, results: SharedTaskResults) -> dict[str, Any]:
     }
 
 
+SharedTaskEntrySerializer = inline_serializer(
+    "SharedTaskEntry",
+    {
+        "id": serializers.IntegerField(),
+        "name": serializers.CharField(),
+        "pairs": serializers.ListField(
+            child=serializers.DictField(), help_text="{campaign, language_pair} the caller sees"
+        ),
+        "hidden_pairs": serializers.IntegerField(help_text="pairs the caller may not see"),
+    },
+    many=True,
+)
+# Adding campaigns may name one the caller cannot read (404) or a pair taken already (409).
+REFUSALS = {404: ErrorSerializer, 409: ErrorSerializer}
+
+
 class SharedTaskListApi(APIView):
     """Shared tasks with a pair the caller sees (or that the caller owns); POST creates one."""
 
@@ -130,7 +147,7 @@ class SharedTaskListApi(APIView):
             child=StrictCharField(), required=False, default=list
         )
 
-    @extend_schema(operation_id="v1_shared_tasks_list", responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="v1_shared_tasks_list", responses={200: SharedTaskEntrySerializer})
     def get(self, request):
         return Response(
             [
@@ -146,7 +163,7 @@ class SharedTaskListApi(APIView):
             ]
         )
 
-    @extend_schema(request=CreateSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=CreateSerializer, responses={201: OpenApiTypes.OBJECT, **REFUSALS})
     def post(self, request):
         data = self.CreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -183,7 +200,7 @@ class SharedTaskCampaignsApi(APIView):
     class AddSerializer(NoUnknownFieldsSerializer):
         campaign = StrictIntegerField()
 
-    @extend_schema(request=AddSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=AddSerializer, responses={201: OpenApiTypes.OBJECT, **REFUSALS})
     @authorize_shared_task(manage=True)
     def post(self, request, shared_task_id: int):
         data = self.AddSerializer(data=request.data)

@@ -82,7 +82,7 @@ def rater_accounts(*, usernames: list[str]) -> dict[str, User]:
     return raters
 
 
-def account_name(rater: str) -> str:
+def _account_name(rater: str) -> str:
     """The account of a rater named in an MQM file. Anthea writes ``project:rater``; a colon
     cannot stand in a username, so it becomes a dot (``project.rater``)."""
     return rater.replace(":", ".")
@@ -168,8 +168,8 @@ def mqm_ratings_import(
             )
     Item.objects.bulk_create(items.values())
     names = sorted({rating.rater for rating in ratings})
-    accounts = rater_accounts(usernames=[account_name(name) for name in names])
-    raters = {name: accounts[account_name(name)] for name in names}
+    accounts = rater_accounts(usernames=[_account_name(name) for name in names])
+    raters = {name: accounts[_account_name(name)] for name in names}
     ratings = [rating for rating in ratings if rating.rated]
     batches = {
         username: Batch(
