@@ -45,7 +45,7 @@ def prefilled_task(judgments: int, room: int) -> tuple[int, int]:
 
     from annotation.models import Judgment, Task
     from annotation.services.assignment import batches_release, slot_claim_next
-    from annotation.services.judging import judgment_record_and_claim_next
+    from annotation.services.judgments import judgment_record_and_claim_next
 
     started = time.perf_counter()
     annotators = max(1, -(-judgments // PER_ANNOTATOR))

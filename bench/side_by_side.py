@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -53,7 +52,7 @@ from pathlib import Path
 
 import appraise
 import pearmut
-from _common import Client
+from _common import Client, django_setup
 from _loadrun import last_json_line, load_py_speaks_json, run_figures
 
 BENCH = Path(__file__).resolve().parent
@@ -131,6 +130,16 @@ def prepare(args: argparse.Namespace) -> None:
             subprocess.run([*base, *command], check=True)
 
 
+def pearmut_restart_empty(args: argparse.Namespace) -> None:
+    """Pearmut from an empty campaign, as evalsite's runs are (each its own new campaign):
+    Pearmut reads its whole annotation log on every next item, so a run that follows others
+    in the same campaign is slower for that reason alone."""
+    base = [sys.executable, str(BENCH / "pearmut.py"), "--pearmut-dir", str(args.pearmut_dir)]
+    setup = ["setup", "--reset", "--users", str(accounts_needed(args))]
+    for command in (["stop"], setup, ["serve", "--url", args.pearmut_url]):
+        subprocess.run([*base, *command], check=True, stdout=subprocess.DEVNULL)
+
+
 def fresh_accounts(args: argparse.Namespace, tool: str) -> int:
     if tool == "appraise":
         namespace = argparse.Namespace(appraise_dir=args.appraise_dir)
@@ -147,7 +156,9 @@ def pearmut_holds(args: argparse.Namespace) -> int:
 
 
 def prefill_evalsite(args: argparse.Namespace, runs: int) -> int:
-    room = 2 * 400 * int(args.seconds) * runs
+    # Room for every timed run at 600/s (half again the fastest rate seen), within the 50
+    # judgments per item a task may plan over the 5,010 items of the WMT21 corpus.
+    room = 600 * int(args.seconds) * runs
     command = [
         sys.executable, str(BENCH / "prefill.py"), "--judgments", str(args.prefill),
         "--room", str(room), "--json",
@@ -221,8 +232,10 @@ SELECT relname, n_live_tup, n_dead_tup, seq_scan, seq_tup_read, idx_scan, n_tup_
 
 def table_stats() -> dict[str, dict]:
     import psycopg
+    from django.conf import settings
 
-    url = os.environ.get("DATABASE_URL", "")
+    django_setup()  # the database make up's server uses: DATABASE_URL, or the settings' default
+    url = settings.DATABASE_URL
     with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as connection:
         cursor = connection.execute(TABLE_STATS)
         names = [column.name for column in cursor.description]
@@ -360,6 +373,8 @@ def main() -> int:
         sides: dict[str, list[dict]] = {tool: [] for tool in args.tools}
         for number in range(1, args.runs + 1):
             for tool in args.tools:
+                if tool == "pearmut" and not args.prefill:
+                    pearmut_restart_empty(args)
                 figures = RUNS[tool](args, annotators)
                 sides[tool].append(figures)
                 rows.append((annotators, number, tool, figures))

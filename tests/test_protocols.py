@@ -9,6 +9,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from django.contrib.staticfiles import finders
+from django.template.loader import get_template
 from rest_framework.test import APIClient
 
 from annotation.models import Task, TaskType
@@ -91,7 +93,37 @@ def test_every_task_type_is_one_declared_protocol():
     for protocol in PROTOCOLS.values():
         assert protocol.setting_names <= set(SETTINGS)
         assert protocol.quality_control <= set(QUALITY_CONTROL)
-        assert protocol.template.endswith(".html") and protocol.script.endswith(".js")
+        get_template(protocol.template)  # raises TemplateDoesNotExist
+        assert protocol.script is None or finders.find(protocol.script), protocol.script
+
+
+@pytest.mark.parametrize(
+    ("task_type", "marker"),
+    [
+        ("esa", 'id="span-editor"'),
+        ("ranking", 'class="ranking"'),
+        ("postedit", 'name="post_edit"'),
+        ("adequacy", 'name="score"'),
+    ],
+)
+def test_the_item_screen_is_built_from_the_protocols_template_and_script(
+    client, launched, make_annotator, task_type, marker
+):
+    """The annotate page includes the answer template and the script its protocol declares,
+    and no other protocol's script."""
+    from django.templatetags.static import static
+    from django.urls import reverse
+
+    from annotation.protocols import PROTOCOLS
+
+    task = launched(task_type)
+    client.force_login(make_annotator(task.campaign, "ann"))
+    page = client.get(reverse("annotate", args=[task.id])).content.decode()
+    assert marker in page
+    own = PROTOCOLS[task_type].script
+    assert own is None or static(own) in page
+    others = {p.script for p in PROTOCOLS.values() if p.script} - {own}
+    assert others and not any(static(script) in page for script in others)
 
 
 def test_answer_columns_delegates_to_the_protocol():

@@ -7,6 +7,7 @@ from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
     LIKERT_SETTINGS,
+    LIKERT_TEMPLATE,
     likert_answer,
 )
 
@@ -22,5 +23,6 @@ PROTOCOL = Protocol(
     answer=likert_answer("score"),
     settings=DOCUMENT_SETTINGS | LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
+    template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
 )

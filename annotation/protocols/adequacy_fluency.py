@@ -6,6 +6,7 @@ from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
     LIKERT_SETTINGS,
+    LIKERT_TEMPLATE,
     likert_answer,
 )
 
@@ -20,5 +21,6 @@ PROTOCOL = Protocol(
     answer=likert_answer("score", "fluency"),
     settings=LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
+    template=LIKERT_TEMPLATE,
     export_columns=(*LIKERT_EXPORT_COLUMNS, "fluency"),
 )

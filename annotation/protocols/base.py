@@ -392,7 +392,8 @@ class Protocol:
     - ``answer``: ``(scale, candidates, answer) -> judgment columns``, raising
       ``AnswerError``; span protocols check the spans themselves in
       ``annotation.services.spans`` and declare ``spans=True``;
-    - ``template`` and ``script``: the answer part of the item screen and its script;
+    - ``template`` and ``script``: the answer part of the item screen and its own script
+      (beside ``js/evalsite.js``, which every item screen loads);
     - ``quality_control``: kinds from ``QUALITY_CONTROL``;
     - ``results_section``: the template of its section on the human results page;
     - ``export_columns``: the judgment columns its exports fill;
@@ -401,12 +402,12 @@ class Protocol:
 
     task_type: TaskType
     answer: Answer
+    template: str  # the answer part of the item screen (annotate/_item_form.html includes it)
     instructions: str = ""  # the default wording annotators read (WMT's)
     settings: frozenset[str] = frozenset()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     quality_control: frozenset[str] = frozenset({"repeat"})
-    template: str = "annotate/_item_form.html"
-    script: str = "js/evalsite.js"
+    script: str | None = None  # its own script, besides js/evalsite.js that every screen has
     results_section: str = "results/_human_task.html"
     export_columns: tuple[str, ...] = ()
     spans: bool = False

@@ -14,6 +14,7 @@ LIKERT_SETTINGS = frozenset(
 )
 LIKERT_QUALITY_CONTROL = frozenset({"repeat", "bad_reference", "reference"})
 LIKERT_EXPORT_COLUMNS = ("score",)
+LIKERT_TEMPLATE = "annotate/_answer_likert.html"
 
 
 def likert_answer(*questions: str) -> Answer:

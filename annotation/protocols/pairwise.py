@@ -48,6 +48,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.PAIRWISE,
     instructions=INSTRUCTIONS,
     answer=answer,
+    template="annotate/_answer_pairwise.html",
     settings=frozenset({"scale", "context_size", "show_reference"}),
     # No human-reference items (a pair of outputs per segment) and no bad references.
     quality_control=frozenset({"repeat"}),

@@ -40,6 +40,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.POSTEDIT,
     instructions=INSTRUCTIONS,
     answer=answer,
+    template="annotate/_answer_postedit.html",
     settings=frozenset({"context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),
     export_columns=("post_edit", "hter", "edits", "post_edit_length"),

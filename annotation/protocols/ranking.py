@@ -28,6 +28,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.RANKING,
     instructions=INSTRUCTIONS,
     answer=answer,
+    template="annotate/_answer_ranking.html",
     settings=frozenset({"ranking_size", "context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),
     export_columns=("ranks",),

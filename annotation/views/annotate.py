@@ -19,6 +19,7 @@ from annotation.lib.ids import database_id
 from annotation.lib.scales import CONTINUOUS
 from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
+from annotation.protocols import protocol_for
 from annotation.selectors.annotation import (
     annotator_has_begun,
     annotator_progress,
@@ -102,9 +103,8 @@ def _item_context(task: Task, slot, progress) -> dict[str, object]:
         "slot": slot,
         "item": slot.item,
         "progress": progress,
-        "TaskType": TaskType,
-        "span_types": SPAN_TYPES,
-        "contrastive_types": CONTRASTIVE_TYPES,
+        # The protocol's declaration names the answer template and script of the screen.
+        "protocol": protocol_for(task.task_type),
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
@@ -179,9 +179,9 @@ INCOMPLETE = "The form was incomplete; please answer again."
 def submit(request, task_id: int):
     task = request.task
     by_script = _sent_by_script(request)
-    # A span task's page loads again (its editor sets itself up then, and claims then), so
-    # only the other tasks claim the next item with the judgment.
-    swaps_in_next = by_script and task.task_type not in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
+    # A screen with a script of its own (span editors) loads again and sets itself up then,
+    # claiming then, so only the other screens claim the next item with the judgment.
+    swaps_in_next = by_script and protocol_for(task.task_type).script is None
     next_url = reverse("annotate", args=[task.id])
     batch_done_url = f"{next_url}?after=batch"
     try:
