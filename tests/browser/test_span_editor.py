@@ -10,7 +10,7 @@ import pytest
 from annotation.models import ErrorSpan, Item, Judgment
 from tests.browser.conftest import log_in
 from tests.browser.test_annotate_keyboard import current_slot, next_item, shoot, start
-from tests.browser.test_annotate_spans import words_of
+from tests.browser.test_annotate_spans import drag_over, stored, words_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -52,6 +52,7 @@ def mark_contrastive_mqm(page):
     assert cards.nth(1).locator(".missing-spans li").count() == 0
     assert cards.nth(1).locator("output.contrast-mqm").text_content() == "0.1"
     assert cards.nth(2).locator("output.contrast-mqm").text_content() == "0"
+    assert not cards.nth(2).locator("select.contrast-category").is_visible()  # never asked
 
 
 def test_contrastive_mqm_categories_with_the_keyboard(
@@ -75,15 +76,6 @@ def test_contrastive_mqm_categories_with_the_keyboard(
     ]
 
 
-def drag_over(page, editor, first, last):
-    a = editor.locator(f'[data-start="{first}"]').bounding_box()
-    b = editor.locator(f'[data-start="{last}"]').bounding_box()
-    page.mouse.move(a["x"] + 1, a["y"] + a["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(b["x"] + b["width"] - 1, b["y"] + b["height"] / 2, steps=5)
-    page.mouse.up()
-
-
 def test_a_document_page_with_the_mouse(
     page, live_server, launched, loaded_campaign, make_annotator
 ):
@@ -96,12 +88,13 @@ def test_a_document_page_with_the_mouse(
     segment_slot = page.locator(".doc-segment").first.get_attribute("data-slot")
     editor = page.locator(".doc-editor").first
     words = word_spans(editor.text_content())
+    first_editor = ".doc-segment:first-child .doc-editor"
     assert len(words) >= 6
-    drag_over(page, editor, words[0][0], words[1][0])  # words 1-2: minor
+    drag_over(page, words[0][0], words[1][0], first_editor)  # words 1-2: minor
     page.wait_for_selector(".doc-editor .err-minor")
-    drag_over(page, editor, words[3][0], words[3][0])  # word 4: minor, a click: major
+    drag_over(page, words[3][0], words[3][0], first_editor)  # word 4: minor, a click: major
     editor.locator(f'[data-start="{words[3][0]}"]').click()
-    drag_over(page, editor, words[5][0], words[5][0])  # word 6: minor, two clicks: removed
+    drag_over(page, words[5][0], words[5][0], first_editor)  # word 6: minor, two clicks: removed
     editor.locator(f'[data-start="{words[5][0]}"]').click()
     editor.locator(f'[data-start="{words[5][0]}"]').click()
     for index, box in enumerate(page.locator(".doc-segment input.score-box").all()):
@@ -141,12 +134,10 @@ def test_offsets_after_an_emoji_are_the_servers_characters(
     for key in ("Enter", "4", "0", "Enter"):
         page.keyboard.press(key)
     next_item(page, slot)
-    judgment = Judgment.objects.get(slot_id=int(slot))
-    assert list(
-        ErrorSpan.objects.filter(judgment=judgment)
-        .order_by("start")
-        .values_list("start", "end", "severity")
-    ) == [(words[1][0], words[1][1], "major"), (words[-1][0], len(text), "minor")]
+    assert stored(slot)[1] == [
+        (words[1][0], words[1][1], "major", ""),
+        (words[-1][0], len(text), "minor", ""),
+    ]
 
 
 def fits(page, width):
