@@ -94,7 +94,7 @@ def test_every_task_type_is_one_declared_protocol():
         assert protocol.setting_names <= set(SETTINGS)
         assert protocol.quality_control <= set(QUALITY_CONTROL)
         get_template(protocol.template)  # raises TemplateDoesNotExist
-        assert protocol.script is None or finders.find(protocol.script), protocol.script
+        assert all(finders.find(script) for script in protocol.scripts), protocol.scripts
 
 
 @pytest.mark.parametrize(
@@ -120,9 +120,9 @@ def test_the_item_screen_is_built_from_the_protocols_template_and_script(
     client.force_login(make_annotator(task.campaign, "ann"))
     page = client.get(reverse("annotate", args=[task.id])).content.decode()
     assert marker in page
-    own = PROTOCOLS[task_type].script
-    assert own is None or static(own) in page
-    others = {p.script for p in PROTOCOLS.values() if p.script} - {own}
+    own = set(PROTOCOLS[task_type].scripts)
+    assert all(static(script) in page for script in own)
+    others = {script for p in PROTOCOLS.values() for script in p.scripts} - own
     assert others and not any(static(script) in page for script in others)
 
 

@@ -392,8 +392,8 @@ class Protocol:
     - ``answer``: ``(scale, candidates, answer) -> judgment columns``, raising
       ``AnswerError``; span protocols check the spans themselves in
       ``annotation.services.spans`` and declare ``spans=True``;
-    - ``template`` and ``script``: the answer part of the item screen and its own script
-      (beside ``js/evalsite.js``, which every item screen loads);
+    - ``template`` and ``scripts``: the answer part of the item screen and its own scripts
+      in load order (beside ``js/evalsite.js``, which every item screen loads);
     - ``quality_control``: kinds from ``QUALITY_CONTROL``;
     - ``results_section``: the template of its section on the human results page;
     - ``export_columns``: the judgment columns its exports fill;
@@ -407,7 +407,7 @@ class Protocol:
     settings: frozenset[str] = frozenset()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     quality_control: frozenset[str] = frozenset({"repeat"})
-    script: str | None = None  # its own script, besides js/evalsite.js that every screen has
+    scripts: tuple[str, ...] = ()  # its own scripts in load order, beside js/evalsite.js
     results_section: str = "results/_human_task.html"
     export_columns: tuple[str, ...] = ()
     spans: bool = False

@@ -6,7 +6,7 @@ from annotation.protocols.base import Protocol
 from annotation.protocols.contrastive import (
     CONTRASTIVE_DEFAULTS,
     CONTRASTIVE_QUALITY_CONTROL,
-    CONTRASTIVE_SCRIPT,
+    CONTRASTIVE_SCRIPTS,
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
     IDENTICAL_OUTPUTS,
@@ -30,7 +30,7 @@ PROTOCOL = Protocol(
     defaults=CONTRASTIVE_DEFAULTS,
     quality_control=CONTRASTIVE_QUALITY_CONTROL,
     template=CONTRASTIVE_TEMPLATE,
-    script=CONTRASTIVE_SCRIPT,
+    scripts=CONTRASTIVE_SCRIPTS,
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,
 )

@@ -12,7 +12,7 @@ from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
     SPAN_RESULTS,
-    SPAN_SCRIPT,
+    SPAN_SCRIPTS,
     SPAN_SETTINGS,
     SPAN_TEMPLATE,
 )
@@ -39,7 +39,7 @@ PROTOCOL = Protocol(
     settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
     quality_control=SPAN_QUALITY_CONTROL | {"hotw"},
     template=SPAN_TEMPLATE,
-    script=SPAN_SCRIPT,
+    scripts=SPAN_SCRIPTS,
     results_section=SPAN_RESULTS,
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,

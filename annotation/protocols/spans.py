@@ -13,7 +13,7 @@ SPAN_SETTINGS = frozenset({"context_size", "show_reference"})
 # A bad reference's damage must be marked as an error and the score be lower
 # (annotation/services/checks.py).
 SPAN_QUALITY_CONTROL = frozenset({"repeat", "reference", "bad_reference"})
-SPAN_SCRIPT = "js/spans.js"
+SPAN_SCRIPTS = ("js/span_editor.js", "js/spans.js")
 SPAN_TEMPLATE = "annotate/spans.html"
 SPAN_RESULTS = "results/_human_spans.html"
 SPAN_EXPORT_COLUMNS = ("spans.start", "spans.end", "spans.severity", "spans.category")

@@ -179,9 +179,9 @@ INCOMPLETE = "The form was incomplete; please answer again."
 def submit(request, task_id: int):
     task = request.task
     by_script = _sent_by_script(request)
-    # A screen with a script of its own (span editors) loads again and sets itself up then,
+    # A screen with scripts of its own (span editors) loads again and sets itself up then,
     # claiming then, so only the other screens claim the next item with the judgment.
-    swaps_in_next = by_script and protocol_for(task.task_type).script is None
+    swaps_in_next = by_script and not protocol_for(task.task_type).scripts
     next_url = reverse("annotate", args=[task.id])
     batch_done_url = f"{next_url}?after=batch"
     try:

@@ -187,10 +187,10 @@ def test_mqm_live_score_uses_the_campaign_weights(
     assert result.mqm.systems[0].score == pytest.approx(float(shown))
 
 
-def drag_over(page, first, last):
+def drag_over(page, first, last, editor="#span-editor"):
     """Selects with the mouse from the start of one text piece to the end of another."""
-    a = page.locator(f'#span-editor [data-start="{first}"]').bounding_box()
-    b = page.locator(f'#span-editor [data-start="{last}"]').bounding_box()
+    a = page.locator(editor).locator(f'[data-start="{first}"]').first.bounding_box()
+    b = page.locator(editor).locator(f'[data-start="{last}"]').first.bounding_box()
     page.mouse.move(a["x"] + 1, a["y"] + a["height"] / 2)
     page.mouse.down()
     page.mouse.move(b["x"] + b["width"] - 1, b["y"] + b["height"] / 2, steps=5)
