@@ -294,24 +294,23 @@ def pages_mark(*, task: Task) -> None:
     """Pages for slots laid out elsewhere (an Appraise import keeps its batches' order):
     each run of consecutive slots of one document (originals and repeats apart) is cut
     into pages of at most ``page_size``, each slot's ``page`` its page's first position."""
-    slots = list(
+    rows = (
         Slot.objects.filter(task=task)
-        .only("id", "batch_id", "position", "is_repeat", "item__segment__document_id")
-        .select_related("item__segment")
         .order_by("batch_id", "position")
+        .values_list("id", "position", "batch_id", "item__segment__document_id", "is_repeat")
     )
-    runs: list[list[Slot]] = []
+    runs: list[list[tuple[int, int]]] = []
     previous = None
-    for slot in slots:
-        key = (slot.batch_id, slot.item.segment.document_id, slot.is_repeat)
+    for slot_id, position, *key in rows:
         if key != previous:
             runs.append([])
             previous = key
-        runs[-1].append(slot)
+        runs[-1].append((slot_id, position))
+    slots = []
     for run in runs:
         start = 0
         for size in page_sizes(segments=len(run), page_size=task.page_size):
-            for slot in run[start : start + size]:
-                slot.page = run[start].position
+            first = run[start][1]
+            slots += [Slot(id=slot_id, page=first) for slot_id, _ in run[start : start + size]]
             start += size
     Slot.objects.bulk_update(slots, ["page"], batch_size=1000)
