@@ -42,12 +42,21 @@ class CandidateSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+class PageCandidateSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="its places on the page: A, or B = C (identical)")
+    text = serializers.CharField()
+    columns = serializers.ListField(child=serializers.IntegerField())
+
+
 class PageSegmentSerializer(serializers.Serializer):
     slot = serializers.IntegerField()
     source = serializers.CharField()
     text = serializers.CharField()
     reference = serializers.CharField(allow_null=True)
     prefilled_spans = serializers.ListField(child=serializers.DictField())
+    candidates = PageCandidateSerializer(
+        many=True, help_text="contrastive pages: the segment's translations, in screen order"
+    )
 
 
 class SourceMediaSerializer(serializers.Serializer):
@@ -87,6 +96,11 @@ class NextItemSerializer(serializers.Serializer):
     document = serializers.CharField(required=False, help_text="document tasks: its id")
     document_score = serializers.BooleanField(
         required=False, help_text="document tasks: whether the page is scored as a whole"
+    )
+    outputs = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="contrastive document tasks: the page's translations' labels, in order",
     )
     page = PageSegmentSerializer(
         many=True,

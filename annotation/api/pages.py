@@ -17,18 +17,28 @@ from annotation.services.page_judgments import page_record_and_claim_next
 
 class PageApi(APIView):
     """Records a document page: one answer per segment (``{"slot", "score", "spans",
-    "ms"}``: ``ms`` the segment's active time, optional), checked whole; all are recorded
-    or none. Sending it again returns the saved page (200) and changes nothing. ``next`` is
-    the screen to judge now (as GET /tasks/<id>/next answers it)."""
+    "ms"}``: ``ms`` the segment's active time, optional; a contrastive page's
+    ``{"slot", "candidates": [{"score", "spans"}, ...], "ms"}``, candidates in the order
+    shown), checked whole; all are recorded or none. Sending it again returns the saved
+    page (200) and changes nothing. ``next`` is the screen to judge now (as GET
+    /tasks/<id>/next answers it)."""
 
     class PageInputSerializer(NoUnknownFieldsSerializer):
         task = StrictIntegerField()
         slot = StrictIntegerField(help_text="the page's first slot")
         answers = serializers.ListField(
             child=serializers.DictField(),
-            help_text="one per segment: {slot, score (ESA, DA, Likert), spans (ESA, MQM), ms}",
+            help_text="one per segment: {slot, score (ESA, DA, Likert), spans (ESA, MQM), ms}; "
+            "contrastive: {slot, candidates: [{score, spans}], ms}",
         )
         document_score = StrictIntegerField(required=False, allow_null=True)
+        document_scores = serializers.ListField(
+            child=StrictIntegerField(),
+            required=False,
+            allow_null=True,
+            help_text="contrastive pages: one page score per translation, in the page's "
+            "order (next.outputs)",
+        )
 
     class PageOutputSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=RECORD_STATUSES)
@@ -60,6 +70,7 @@ class PageApi(APIView):
             annotator_id=request.user.id,
             answers=[dict(answer) for answer in given["answers"]],
             document_score=given.get("document_score"),
+            document_scores=given.get("document_scores"),
         )
         return Response(
             {

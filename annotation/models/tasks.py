@@ -330,9 +330,12 @@ class Slot(models.Model):
 class PageScore(models.Model):
     """The score of a whole document page (a document task with ``document_score``), kept
     apart from the judgments: rankings, agreement and exports read one judgment per segment
-    and never see it. Keyed by the page's first slot, so a resubmit records it once."""
+    and never see it. Keyed by the page's first slot and ``position`` (a contrastive page
+    scores each of its outputs: the output's place on the page, A = 0; else 0), so a
+    resubmit records it once."""
 
-    slot = models.OneToOneField(Slot, on_delete=models.PROTECT, related_name="page_score")
+    slot = models.ForeignKey(Slot, on_delete=models.PROTECT, related_name="page_scores")
+    position = models.PositiveSmallIntegerField(default=0)
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="page_scores")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="page_scores"
@@ -344,6 +347,11 @@ class PageScore(models.Model):
     segments = models.PositiveSmallIntegerField()
     score = models.SmallIntegerField()
     submitted_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["slot", "position"], name="page_score_once_per_output")
+        ]
 
 
 class SkipReason(models.TextChoices):

@@ -4,7 +4,10 @@ One screen shows N outputs of the same segment (``ranking_size``, default 3 as W
 side by side (stacked on a phone), in an order drawn from the task's seed at launch and
 kept in ``item.candidates``; system names are never shown. Each output gets its own spans
 and score; identical outputs of several systems are one candidate, shown once and scored
-for every system that produced it. The answer lists the candidates in screen order::
+for every system that produced it. With the document unit a screen is a page of one
+document's segments, each with the same systems' outputs (``page_plan``, ``page_judgments``)
+and, if asked, a page score per output. A segment's answer lists the candidates in screen
+order::
 
     {"candidates": [{"score": 0-100, "spans": [{start, end, severity, category}]}, ...]}
 
@@ -18,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.protocols.base import AnswerError, whole_number
+from annotation.protocols.base import DOCUMENT_SETTINGS, AnswerError, whole_number
 
-CONTRASTIVE_SETTINGS = frozenset({"ranking_size", "context_size", "show_reference"})
+CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {"ranking_size", "context_size", "show_reference"}
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
 CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat"})
 CONTRASTIVE_TEMPLATE = "annotate/contrastive.html"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from django.db.models import Subquery
 
-from annotation.models import ReferenceSegment, Slot, Task, TaskType
+from annotation.models import CONTRASTIVE_TYPES, Item, ReferenceSegment, Slot, Task, TaskType
 from annotation.selectors.references import references_shown
 
 
@@ -23,9 +24,45 @@ def page_slots(*, slot: Slot, skipped: bool = False) -> list[Slot]:
     return list(page.order_by("position"))
 
 
+def page_outputs(*, item: Item) -> list[str]:
+    """A contrastive page's systems in their places on the page (A first), read from one of
+    its segments: each candidate's ``columns`` (an Appraise page has none: its candidates'
+    order is the page's)."""
+    names: dict[int, str] = {}
+    for index, candidate in enumerate(item.candidates):
+        columns = candidate.get("columns", [index])
+        for column, name in zip(columns, candidate["systems"], strict=True):
+            names[column] = name
+    return [names[column] for column in sorted(names)]
+
+
+def output_labels(count: int) -> list[str]:
+    """The labels of a page's outputs: A, B... (1, 2... past 26)."""
+    if count <= len(string.ascii_uppercase):
+        return list(string.ascii_uppercase[:count])
+    return [str(number) for number in range(1, count + 1)]
+
+
+def _candidates_shown(item: Item, labels: list[str]) -> list[dict[str, Any]]:
+    """A contrastive segment's candidates in screen order, each labelled by its places on
+    the page (identical outputs of B and C: "B = C"); never a system's name."""
+    shown = []
+    for index, candidate in enumerate(item.candidates):
+        columns = candidate.get("columns", [index])
+        shown.append(
+            {
+                "label": " = ".join(labels[c] for c in columns),
+                "text": candidate["text"],
+                "columns": columns,
+            }
+        )
+    return shown
+
+
 def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
     """Everything a document page shows: its document, and per segment its slot, source,
-    translation, reference (when shown) and pre-filled spans (ESA^AI)."""
+    translation (a contrastive page: its candidates), reference (when shown) and pre-filled
+    spans (ESA^AI); a contrastive page also its outputs' labels, in their places."""
     references: dict[int, str] = {}
     if task.shows_reference:
         shown = references_shown(task.campaign_id).values("id")[:1]
@@ -36,6 +73,8 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
             ).values_list("segment_id", "text")
         )
     prefilled = task.task_type == TaskType.ESA_PREFILLED
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    labels = output_labels(len(page_outputs(item=slots[0].item))) if contrastive and slots else []
     segments = [
         {
             "number": number,
@@ -44,6 +83,7 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
             "text": slot.item.candidates[0]["text"],
             "reference": references.get(slot.item.segment_id),
             "prefilled_spans": slot.item.prefilled_spans if prefilled else [],
+            "candidates": _candidates_shown(slot.item, labels) if contrastive else [],
         }
         for number, slot in enumerate(slots, start=1)
     ]
@@ -52,10 +92,11 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
         "document": first.document.external_id if first is not None else "",
         "segments": segments,
         "page_slot": slots[0].id if slots else None,
+        "outputs": labels,
     }
 
 
-PAGE_SEGMENT_KEYS = ("slot", "source", "text", "reference", "prefilled_spans")
+PAGE_SEGMENT_KEYS = ("slot", "source", "text", "reference", "prefilled_spans", "candidates")
 
 
 def page_body(*, task: Task, slot: Slot) -> dict[str, Any]:
@@ -66,5 +107,6 @@ def page_body(*, task: Task, slot: Slot) -> dict[str, Any]:
         "unit": task.unit,
         "document": shown["document"],
         "document_score": task.document_score,
+        "outputs": shown["outputs"],
         "page": [{key: segment[key] for key in PAGE_SEGMENT_KEYS} for segment in shown["segments"]],
     }

@@ -5,9 +5,13 @@ their types for quality control. An unknown item type or a missing field stops t
 with a message naming the task, the item and the field, and nothing is written.
 
 ContrastiveDocument batches (three outputs of each segment side by side) become a contrastive
-task, one screen per item with its targets in the batch's order: contrastive DA (SQM
-sliders), or cESA / contrastive MQM with the ESA / MQM option; the document's closing
-score item (empty texts) is not a screen.
+task: contrastive DA (SQM sliders), or cESA / contrastive MQM with the ESA / MQM option. When
+every item has a document id and each document the same systems throughout, it is a
+contrastive document task: each document's run of items in a batch is one page (at most
+``MAX_PAGE_SIZE`` segments), the outputs in the places of the document's first item, and the
+document's closing score item (empty texts) becomes the page's score per output (unless
+``SkipDocumentScores``); otherwise one screen per item with its targets in the batch's order,
+the closing item left out.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from annotation.models import (
     Task,
     is_reserved_system_name,
 )
+from annotation.protocols.base import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
+from annotation.services.page_plan import pages_mark
 from annotation.services.tasks import task_create, task_launch_items
 from metrics.spans import SpanError, parse_appraise_spans, span_to_dict
 
@@ -103,18 +109,22 @@ class ParsedCampaign:
     redundancy: int
     items: list[ParsedItem]
     span_protocol: str | None = None  # "esa" or "mqm" from TASK_OPTIONS
+    document_scores: bool = True  # TASK_OPTIONS without SkipDocumentScores
 
 
-def _span_protocol(manifest: dict[str, Any], appraise_type: str, where: str) -> str | None:
-    """ESA or MQM from the manifest's TASK_OPTIONS (a string like "ESA;..." or a list)."""
+def _options(manifest: dict[str, Any], where: str) -> list[str]:
+    """The manifest's TASK_OPTIONS (a string like "ESA;..." or a list), upper case."""
     options = manifest.get("TASK_OPTIONS", "")
     if isinstance(options, str):
         options = options.replace(",", ";").split(";")
     if not isinstance(options, list):
         raise AppraiseError(f"{where}: TASK_OPTIONS must be text or a list")
-    chosen = {
-        SPAN_OPTIONS[o.strip().upper()] for o in options if str(o).strip().upper() in SPAN_OPTIONS
-    }
+    return [str(option).strip().upper() for option in options]
+
+
+def _span_protocol(manifest: dict[str, Any], appraise_type: str, where: str) -> str | None:
+    """ESA or MQM from the manifest's TASK_OPTIONS."""
+    chosen = {SPAN_OPTIONS[o] for o in _options(manifest, where) if o in SPAN_OPTIONS}
     if len(chosen) > 1:
         raise AppraiseError(f"{where}: TASK_OPTIONS asks for both ESA and MQM; choose one")
     if chosen and appraise_type not in SPAN_APPRAISE_TYPES:
@@ -180,6 +190,7 @@ def appraise_parse(
         redundancy,
         items,
         span_protocol,
+        "SKIPDOCUMENTSCORES" not in _options(manifest, manifest_name),
     )
 
 
@@ -270,6 +281,7 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         )
     except CampaignError as error:
         raise AppraiseError(str(error)) from None
+    has_scores = any(_document_score_only(i, parsed.appraise_type) for i in parsed.items)
     parsed.items = [i for i in parsed.items if not _document_score_only(i, parsed.appraise_type)]
     segments = _segments(campaign, parsed)
     systems = _systems(campaign, parsed)
@@ -282,9 +294,17 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         task_type = "esa_prefilled" if prefilled else "esa"
     # Error-span protocols have no scale (ESA's score is 0-100 by definition).
     scaled: dict[str, Any] = {} if parsed.span_protocol else {"scale": scale}
+    places: dict[str, list[str]] | None = None
     if parsed.appraise_type == "ContrastiveDocument":
         task_type = CONTRASTIVE_SPAN_TYPES.get(parsed.span_protocol or "", "contrastive_da")
         scaled = {"ranking_size": max(len(item.targets) for item in parsed.items)}
+        places = _document_places(parsed.items)
+        if places is not None:
+            scaled |= {
+                "unit": "document",
+                "page_size": min(MAX_PAGE_SIZE, _longest_run(parsed.items)),
+                "document_score": has_scores and parsed.document_scores,
+            }
     task = task_create(
         campaign=campaign, task_type=task_type, judgments_per_item=parsed.redundancy, **scaled
     )
@@ -300,23 +320,58 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
                 item_type=parsed_item.item_type,
                 segment=segments[parsed_item.segment_key],
                 system=system,
-                candidates=[
-                    {"text": text, "systems": [tid], "type": parsed_item.item_type}
-                    for tid, text in parsed_item.targets
-                ],
+                candidates=_candidates(parsed_item, places),
                 source_meta=parsed_item.meta,
                 prefilled_spans=parsed_item.prefilled,
             )
         )
     task_launch_items(task=task, items=items)
+    if places is not None:
+        pages_mark(task=task)
     _link_bad_references(task)
     return task
 
 
+def _candidates(item: ParsedItem, places: dict[str, list[str]] | None) -> list[dict[str, Any]]:
+    """The item's targets as candidates in the batch's order; on a document page each
+    with its place (``columns``, the page's order: its document's first item's)."""
+    candidates = []
+    for tid, text in item.targets:
+        candidate: dict[str, Any] = {"text": text, "systems": [tid], "type": item.item_type}
+        if places is not None:
+            candidate["columns"] = [places[item.document].index(tid)]
+        candidates.append(candidate)
+    return candidates
+
+
+def _document_places(items: list[ParsedItem]) -> dict[str, list[str]] | None:
+    """Each document's systems in the order of its first item (their places on its pages),
+    when every item has a document and shows that document's systems; else None."""
+    places: dict[str, list[str]] = {}
+    for item in items:
+        systems = [tid for tid, _ in item.targets]
+        if not item.document or len(set(systems)) != len(systems):
+            return None
+        first = places.setdefault(item.document, systems)
+        if sorted(first) != sorted(systems):
+            return None
+    return places
+
+
+def _longest_run(items: list[ParsedItem]) -> int:
+    """The most consecutive items of one document in one batch (a page of the import)."""
+    longest, run, previous = 0, 0, None
+    for item in items:
+        key = (item.meta.get("batch"), item.document)
+        run = run + 1 if key == previous else 1
+        previous = key
+        longest = max(longest, run)
+    return longest
+
+
 def _document_score_only(item: ParsedItem, appraise_type: str) -> bool:
     """A contrastive batch ends its document with an item of empty texts (Appraise asks for
-    the document's score there); evalsite's contrastive screens have no document score, so
-    that item is not a screen."""
+    the document's score there): not a screen (a document task scores its pages)."""
     return (
         appraise_type == "ContrastiveDocument"
         and bool(item.meta.get("isCompleteDocument"))

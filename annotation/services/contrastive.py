@@ -56,7 +56,7 @@ class BalancedPlan:
                 left.remove(group[-1])
             while len(group) < self.size:  # the segment's last screen, filled up
                 group.append(self._least_met(group, [s for s in order if s not in group]))
-            screens.append(self._ordered(group))
+            screens.append(self.ordered(group))
             for a, b in itertools.combinations(group, 2):
                 self.met[a][b] += 1
                 self.met[b][a] += 1
@@ -65,7 +65,8 @@ class BalancedPlan:
     def _least_met(self, group: Sequence[int], choices: Sequence[int]) -> int:
         return min(choices, key=lambda s: sum(self.met[s][g] for g in group))
 
-    def _ordered(self, group: list[int]) -> list[int]:
+    def ordered(self, group: list[int]) -> list[int]:
+        """``group`` in the order that gives each system the positions it held least."""
         if len(group) <= EXACT_ORDER_UP_TO:
             orders = list(itertools.permutations(group))
             self.rng.shuffle(orders)  # ties: the seed's choice
@@ -92,23 +93,28 @@ def contrastive_items(
     items = []
     for i, segment in enumerate(segments):
         for screen in plan.segment():
-            candidates: dict[str, dict[str, Any]] = {}
-            for index in screen:
-                system = systems[index]
-                text = outputs[system.id][i]
-                if text in candidates:
-                    candidates[text]["systems"].append(system.name)
-                else:
-                    candidates[text] = {"text": text, "systems": [system.name], "type": "TGT"}
+            shown = [(systems[s].name, outputs[systems[s].id][i]) for s in screen]
             items.append(
                 Item(
                     task=task,
                     campaign=task.campaign,
                     segment=segment,
-                    candidates=list(candidates.values()),
+                    candidates=screen_candidates(shown),
                 )
             )
     return items
+
+
+def screen_candidates(outputs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """(system name, text) in screen order → candidates, identical texts one candidate
+    naming all their systems (at the first one's place)."""
+    candidates: dict[str, dict[str, Any]] = {}
+    for name, text in outputs:
+        if text in candidates:
+            candidates[text]["systems"].append(name)
+        else:
+            candidates[text] = {"text": text, "systems": [name], "type": "TGT"}
+    return list(candidates.values())
 
 
 def check_candidate_add(*, item: Item, text: str, rng: random.Random) -> int:

@@ -7,6 +7,10 @@ claim), so the refusals, the batch's counters and closing are the loop's own. On
 last segment's call claims the next screen. A resubmit finds every segment judged
 ("mine_judged"): the same answers are a harmless retry, other answers a conflict, and
 nothing is recorded twice.
+
+A contrastive page (cESA, contrastive MQM, contrastive DA) is recorded the same way: each
+segment's judgment then gets its rows per output (``contrastive.output_judgments_create``, as
+a contrastive screen's), and its page score is one score per output, in the page's order.
 """
 
 from __future__ import annotations
@@ -21,9 +25,20 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.lib.scales import scale_range
-from annotation.models import SPAN_TYPES, Judgment, PageScore, Slot, Task, Unit
+from annotation.models import (
+    CONTRASTIVE_TYPES,
+    SPAN_TYPES,
+    Judgment,
+    PageScore,
+    Slot,
+    System,
+    Task,
+    Unit,
+)
+from annotation.protocols.contrastive import CONTRASTIVE_SCORE_RANGE
 from annotation.protocols.spans import ESA_SCORE_RANGE
-from annotation.selectors.pages import page_slots
+from annotation.selectors.pages import output_labels, page_outputs, page_slots
+from annotation.services.contrastive import output_judgments_create
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim
 from annotation.services.judgments import (
     CLAIM_NEXT,
@@ -60,7 +75,10 @@ class PageRecorded:
 
 
 def page_score_range(*, task: Task) -> tuple[int, int]:
-    """The page score's range: ESA's 0-100 for the span protocols, else the task's scale."""
+    """The page score's range: ESA's 0-100 for the span protocols, the contrastive ones'
+    0-100, else the task's scale."""
+    if task.task_type in CONTRASTIVE_TYPES:
+        return CONTRASTIVE_SCORE_RANGE
     return ESA_SCORE_RANGE if task.task_type in SPAN_TYPES else scale_range(task.scale)
 
 
@@ -88,15 +106,41 @@ def _answers_by_slot(answers: Any, slots: list[Slot]) -> dict[int, dict[str, Any
     return by_slot
 
 
-def _page_score(task: Task, given: Any) -> int | None:
+def _page_scores(task: Task, given: Any, given_each: Any, outputs: int) -> list[int] | None:
+    """The page's score (``given``), or a contrastive page's score per output in the page's
+    order (``given_each``: one for each of its ``outputs``); None when the task asks for
+    none."""
+    contrastive = task.task_type in CONTRASTIVE_TYPES
     if not task.document_score:
-        if given not in (None, ""):
+        if given not in (None, "") or given_each not in (None, []):
             raise JudgmentError("invalid", "this task asks for no page score")
         return None
+    if contrastive and given not in (None, ""):
+        raise JudgmentError(
+            "invalid", "this page is scored per translation: send one score for each, in order"
+        )
+    if not contrastive:
+        if given_each not in (None, []):
+            raise JudgmentError("invalid", "this page has one page score, not one per output")
+        return [_page_score(task, given, "the page score")]
+    labels = output_labels(outputs)
+    if not isinstance(given_each, list) or len(given_each) != outputs:
+        raise JudgmentError(
+            "invalid",
+            f"the page needs a score for each of its {outputs} translations "
+            f"({', '.join(labels)}), in that order",
+        )
+    return [
+        _page_score(task, value, f"the page score of translation {label}")
+        for label, value in zip(labels, given_each, strict=True)
+    ]
+
+
+def _page_score(task: Task, given: Any, what: str) -> int:
     low, high = page_score_range(task=task)
     if isinstance(given, bool) or given in (None, ""):
-        raise JudgmentError("invalid", f"the page score is required ({low} to {high})")
-    wrong = f"the page score must be a whole number from {low} to {high}, not {given!r}"
+        raise JudgmentError("invalid", f"{what} is required ({low} to {high})")
+    wrong = f"{what} must be a whole number from {low} to {high}, not {given!r}"
     try:
         score = int(given)
     except (TypeError, ValueError):
@@ -123,13 +167,16 @@ def page_record_and_claim_next(
     annotator_id: int,
     answers: Any,
     document_score: Any = None,
+    document_scores: Any = None,
     claim: str = CLAIM_NEXT,
     now: datetime | None = None,
 ) -> tuple[PageRecorded, Slot | None, ProgressRow]:
     """Records the page whose first slot is ``slot_id``: ``answers`` holds one answer per
-    segment (``{"slot", "score", "spans", "ms"}`` as the protocol asks), validated whole
-    before anything is written; then every judgment, its spans and the page score commit
-    together, and the next screen is claimed (``claim``)."""
+    segment (``{"slot", "score", "spans", "ms"}`` as the protocol asks; a contrastive
+    page's ``{"slot", "candidates", "ms"}``), validated whole before anything is written;
+    then every judgment, its spans (and rows per output) and the page score (a contrastive
+    page's: ``document_scores``, one per output in the page's order) commit together, and
+    the next screen is claimed (``claim``)."""
     now = now or timezone.now()
     if task.unit != Unit.DOCUMENT:
         raise JudgmentError(
@@ -149,7 +196,8 @@ def page_record_and_claim_next(
                 checked.append(_validated(task, page_slot.item, by_slot[page_slot.id]))
             except JudgmentError as error:
                 raise JudgmentError("invalid", f"segment {number}: {error}") from None
-        score = _page_score(task, document_score)
+        outputs = page_outputs(item=slots[0].item) if task.task_type in CONTRASTIVE_TYPES else []
+        scores = _page_scores(task, document_score, document_scores, len(outputs))
     except JudgmentError:
         # A released or judged page is said before a bad form (as for one segment).
         done = slot_judge_and_claim(
@@ -179,6 +227,8 @@ def page_record_and_claim_next(
             if done.outcome == "recorded":
                 assert done.judgment_id is not None
                 error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+                if outputs:
+                    output_judgments_create(judgment_id=done.judgment_id)
                 created = True
                 wall = done.duration_ms or 0
                 active = _active_ms(by_slot[page_slot.id])
@@ -193,8 +243,8 @@ def page_record_and_claim_next(
                 raise judgment_refusal(reason=done.outcome)
         if created and durations:
             _durations_set(recorded_ids[-len(durations) :], durations)
-        if score is not None:
-            _page_score_record(task, slots, annotator_id, score, now)
+        if scores is not None:
+            _page_scores_record(task, slots, annotator_id, scores, outputs, now)
     recorded = PageRecorded(recorded_ids, created, done.batch_closed)
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
@@ -211,30 +261,44 @@ def _durations_set(judgment_ids: list[int], durations: list[int]) -> None:
         )
 
 
-def _page_score_record(
-    task: Task, slots: list[Slot], annotator_id: int, score: int, now: datetime
+def _page_scores_record(
+    task: Task,
+    slots: list[Slot],
+    annotator_id: int,
+    scores: list[int],
+    outputs: list[str],
+    now: datetime,
 ) -> None:
-    """The page's score, once (the slots are locked by the loop's writer meanwhile)."""
+    """The page's score (a contrastive page's: one per output, with its system and place),
+    once (the slots are locked by the loop's writer meanwhile)."""
     first = slots[0]
-    existing = PageScore.objects.filter(slot_id=first.id).first()
-    if existing is not None:
-        if existing.score != score:
+    existing = dict(PageScore.objects.filter(slot_id=first.id).values_list("position", "score"))
+    if existing:
+        if [existing.get(position) for position in range(len(scores))] != scores:
+            said = ", ".join(str(existing[position]) for position in sorted(existing))
             raise JudgmentError(
-                "conflict",
-                f"this page was already scored {existing.score}; your new answer was not saved",
+                "conflict", f"this page was already scored {said}; your new answer was not saved"
             )
         return
-    PageScore.objects.create(
-        slot=first,
-        task=task,
-        annotator_id=annotator_id,
-        document=first.item.segment.document,
-        system=first.item.system,
-        item_type=first.item.item_type,
-        is_repeat=first.is_repeat,
-        segments=len(slots),
-        score=score,
-        submitted_at=now,
+    systems = {}
+    if outputs:
+        named = System.objects.filter(campaign_id=task.campaign_id, name__in=outputs)
+        systems = {system.name: system for system in named}
+    PageScore.objects.bulk_create(
+        PageScore(
+            slot=first,
+            position=position,
+            task=task,
+            annotator_id=annotator_id,
+            document=first.item.segment.document,
+            system=systems.get(outputs[position]) if outputs else first.item.system,
+            item_type=first.item.item_type,
+            is_repeat=first.is_repeat,
+            segments=len(slots),
+            score=score,
+            submitted_at=now,
+        )
+        for position, score in enumerate(scores)
     )
 
 

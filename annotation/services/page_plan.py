@@ -18,6 +18,14 @@ Drawn from the task's seed:
   where the group allows (``assignment.group_order``, placing blocks and pages);
 - each group becomes one batch per replica; a page's slots are consecutive and share
   ``Slot.page`` (the position of the page's first slot), which the claim serves together.
+
+A contrastive document task (cESA, contrastive MQM, contrastive DA) shows a page of one
+document with the outputs of ``ranking_size`` systems for each segment: a block is one
+document × the group of systems the balanced plan chose for it (every system once per
+document), and each page orders the group anew (positions balanced over the task). Each
+segment is one item whose candidates are the group's outputs in the page's order, identical
+ones shown once; each candidate's ``columns`` are its systems' places on the page (A = 0),
+which the page's score per output (``page_judgments``) follows.
 """
 
 from __future__ import annotations
@@ -29,8 +37,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.lib.badref import degrade
-from annotation.models import HUMAN, LIKERT_TYPES, Batch, Item, ItemType, Segment, Slot, Task
+from annotation.models import (
+    CONTRASTIVE_TYPES,
+    HUMAN,
+    LIKERT_TYPES,
+    Batch,
+    Item,
+    ItemType,
+    Segment,
+    Slot,
+    Task,
+)
 from annotation.services import assignment
+from annotation.services.contrastive import BalancedPlan, screen_candidates
 
 Page = list[Item]
 
@@ -99,17 +118,10 @@ def document_task_plan(
     """Creates a document task's items, batches and slots (``outputs``: system id → text
     per segment position; ``reference``: the judged human reference, or None;
     ``create_items`` numbers and saves items). Returns the number of items."""
-    blocks: list[_Block] = []
-    for document in _documents(segments):
-        for system in systems:
-            items = [
-                _item(task, segment, outputs[system.id][i], system, ItemType.TGT)
-                for i, segment in document
-            ]
-            blocks.append(_paged(items, task.page_size))
-        if reference is not None and rng.random() < task.reference_rate:
-            items = [_item(task, s, reference[i], None, ItemType.REF) for i, s in document]
-            blocks.append(_paged(items, task.page_size))
+    if task.task_type in CONTRASTIVE_TYPES:
+        blocks = _contrastive_blocks(task, segments, systems, outputs, rng)
+    else:
+        blocks = _output_blocks(task, segments, systems, outputs, reference, rng)
     create_items([item for block in blocks for page in block.pages for item in page])
     rng.shuffle(blocks)
     capacity = assignment.batch_capacity(task=task)
@@ -170,6 +182,69 @@ def document_task_plan(
     return sum(len(page) for group in groups for block in group for page in block.pages)
 
 
+def _output_blocks(
+    task: Task,
+    segments: Sequence[Segment],
+    systems: Sequence[Any],
+    outputs: dict[int, list[str]],
+    reference: list[str] | None,
+    rng: random.Random,
+) -> list[_Block]:
+    """Each document × each system (and the reference for a share of them), paged."""
+    blocks = []
+    for document in _documents(segments):
+        for system in systems:
+            items = [
+                _item(task, segment, outputs[system.id][i], system, ItemType.TGT)
+                for i, segment in document
+            ]
+            blocks.append(_paged(items, task.page_size))
+        if reference is not None and rng.random() < task.reference_rate:
+            items = [_item(task, s, reference[i], None, ItemType.REF) for i, s in document]
+            blocks.append(_paged(items, task.page_size))
+    return blocks
+
+
+def _contrastive_blocks(
+    task: Task,
+    segments: Sequence[Segment],
+    systems: Sequence[Any],
+    outputs: dict[int, list[str]],
+    rng: random.Random,
+) -> list[_Block]:
+    """Each document × each group of systems the balanced plan gives it, paged; every page
+    draws its group's order from the plan again."""
+    plan = BalancedPlan(len(systems), task.ranking_size, rng)
+    blocks = []
+    for document in _documents(segments):
+        for group in plan.segment():
+            pages, start = [], 0
+            for number, size in enumerate(
+                page_sizes(segments=len(document), page_size=task.page_size)
+            ):
+                order = [systems[s] for s in (group if number == 0 else plan.ordered(group))]
+                names = [system.name for system in order]
+                page = []
+                for position, segment in document[start : start + size]:
+                    candidates = screen_candidates(
+                        [(system.name, outputs[system.id][position]) for system in order]
+                    )
+                    for candidate in candidates:
+                        candidate["columns"] = [names.index(n) for n in candidate["systems"]]
+                    page.append(
+                        Item(
+                            task=task,
+                            campaign=task.campaign,
+                            segment=segment,
+                            candidates=candidates,
+                        )
+                    )
+                pages.append(tuple(page))
+                start += size
+            blocks.append(_Block(tuple(pages)))
+    return blocks
+
+
 def _group_units(
     task: Task, group: list[_Block], donors: dict[int, list[str]], rng: random.Random
 ) -> tuple[list[list[_Block | _Companion]], list[Item]]:
@@ -213,3 +288,29 @@ def _bad_page(
         bad_item.candidates[0]["systems"] = list(item.candidates[0]["systems"])
         bad.append(bad_item)
     return bad
+
+
+def pages_mark(*, task: Task) -> None:
+    """Pages for slots laid out elsewhere (an Appraise import keeps its batches' order):
+    each run of consecutive slots of one document (originals and repeats apart) is cut
+    into pages of at most ``page_size``, each slot's ``page`` its page's first position."""
+    rows = (
+        Slot.objects.filter(task=task)
+        .order_by("batch_id", "position")
+        .values_list("id", "position", "batch_id", "item__segment__document_id", "is_repeat")
+    )
+    runs: list[list[tuple[int, int]]] = []
+    previous = None
+    for slot_id, position, *key in rows:
+        if key != previous:
+            runs.append([])
+            previous = key
+        runs[-1].append((slot_id, position))
+    slots = []
+    for run in runs:
+        start = 0
+        for size in page_sizes(segments=len(run), page_size=task.page_size):
+            first = run[start][1]
+            slots += [Slot(id=slot_id, page=first) for slot_id, _ in run[start : start + size]]
+            start += size
+    Slot.objects.bulk_update(slots, ["page"], batch_size=1000)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import render
@@ -12,7 +14,7 @@ from annotation.http_errors import error_json, error_status
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import scale_points
-from annotation.models import SPAN_TYPES, SkipReason, Task, TaskType
+from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import progress_from_row
 from annotation.selectors.pages import page_display, page_slots
@@ -22,7 +24,7 @@ from annotation.services.page_judgments import (
     page_record_and_claim_next,
     page_score_range,
 )
-from annotation.services.spans import ESA_WARN_BELOW, task_mqm_categories
+from annotation.services.spans import ESA_WARN_BELOW, task_mqm_categories, task_mqm_weights
 from annotation.templatetags.evalsite import text_attrs
 from metrics.spans.mqm import NON_TRANSLATION
 
@@ -34,20 +36,22 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
         task.campaign = slots[0].item.campaign  # read with the page: one query less
     shown = page_display(task=task, slots=slots)
     low, high = page_score_range(task=task)
-    spans = task.task_type in SPAN_TYPES
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    spans = task.task_type in (*SPAN_TYPES, TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM)
+    is_mqm = task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
     return render(
         request,
-        "annotate/document.html",
+        "annotate/contrastive_document.html" if contrastive else "annotate/document.html",
         {
             "task": task,
             "progress": progress,
             "spans": spans,
-            "is_mqm": task.task_type == TaskType.MQM,
-            "scored": task.task_type != TaskType.MQM,
-            # A segment's score and the page's: ESA's 0-100, or the task's scale (DA, Likert).
+            "is_mqm": is_mqm,
+            "scored": not is_mqm,
+            # A segment's score and the page's: 0-100 (ESA, contrastive), or the task's scale.
             "score_low": low,
             "score_high": high,
-            "adequacy_points": [] if spans else scale_points(task.scale, "adequacy"),
+            "adequacy_points": [] if spans or contrastive else scale_points(task.scale, "adequacy"),
             "idle_cap_ms": IDLE_CAP_MS,
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
@@ -56,7 +60,9 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             # lang and dir once for the page's many segments.
             "source_attrs": text_attrs(task.campaign.source_language),
             "target_attrs": text_attrs(task.campaign.target_language),
-            "mqm_categories": task_mqm_categories(task=task) if task.task_type == "mqm" else (),
+            "mqm_categories": task_mqm_categories(task=task) if is_mqm else (),
+            # Contrastive MQM: each translation's live score, as metrics/spans/mqm.py weighs.
+            "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict()) if is_mqm else "",
             **shown,
             **extra,
         },
@@ -74,6 +80,8 @@ def page_submit(request, task_id: int):
     try:
         slot_id = database_id(request.POST.get("page"))
         answers = json_limits.loads(request.POST.get("answers") or "[]")
+        # A contrastive page's score per output, in the page's order.
+        each = json_limits.loads(request.POST.get("document_scores") or "null")
     except ValueError:
         return error_json("The form was incomplete; please answer again.", status=400)
     try:
@@ -83,6 +91,7 @@ def page_submit(request, task_id: int):
             annotator_id=request.user.id,
             answers=answers,
             document_score=request.POST.get("document_score") or None,
+            document_scores=each,
             claim=CLAIM_NONE,
         )
     except JudgmentError as error:
