@@ -23,7 +23,8 @@ from annotation.selectors.human import human_results
 from annotation.selectors.tutorials import tutorial_state
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record_and_claim_next
-from annotation.services.tutorials import TutorialError, tutorial_upload
+from annotation.services.tutorial_uploads import tutorial_upload
+from annotation.services.tutorials import TutorialError
 from metrics.spans import Span
 from tests.conftest import DATA
 

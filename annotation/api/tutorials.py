@@ -17,11 +17,11 @@ from annotation.errors import ApplicationError
 from annotation.lib.textfiles import read_uploaded
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.selectors.tutorials import TutorialState, tutorial_state
+from annotation.services.tutorial_uploads import MAX_ATTEMPTS, tutorial_upload
 from annotation.services.tutorials import (
     TutorialFeedback,
     tutorial_answer_record,
     tutorial_retry,
-    tutorial_upload,
 )
 
 
@@ -188,7 +188,7 @@ class TutorialItemsApi(APIView):
         file = serializers.FileField()
         language = serializers.CharField(max_length=16, required=False, allow_blank=True)
         pass_share = serializers.FloatField(required=False, min_value=0.01, max_value=1)
-        attempts = serializers.IntegerField(required=False, min_value=0, max_value=100)
+        attempts = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ATTEMPTS)
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from annotation.instructions import task_instructions
 from annotation.lib.scales import scale_points
 from annotation.lib.textfiles import read_uploaded
-from annotation.lib.tutorials import expected_said
+from annotation.lib.tutorials import answer_said, expected_said
 from annotation.models import (
     CONTRASTIVE_TYPES,
     SPAN_TYPES,
@@ -31,13 +31,16 @@ from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.selectors.tutorials import tutorial_overview, tutorial_state
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
+from annotation.services.tutorial_uploads import (
+    MAX_ATTEMPTS,
+    tutorial_clear,
+    tutorial_rules_set,
+    tutorial_upload,
+)
 from annotation.services.tutorials import (
     TutorialError,
     tutorial_answer_record,
-    tutorial_clear,
     tutorial_retry,
-    tutorial_rules_set,
-    tutorial_upload,
 )
 from annotation.views.annotate import answer_from_post
 from annotation.views.errors import refused_to
@@ -149,6 +152,7 @@ def tutorial_feedback(request, task_id: int, answer_id: int):
             "item": item,
             "answer": answer,
             "expected": expected_said(expected=item.expected, candidates=item.candidates),
+            "given": answer_said(answer=answer.answer, candidates=item.candidates),
             "attempt": attempt,
             "state": state,
             "latest": state.attempt is not None and state.attempt.id == attempt.id,
@@ -188,7 +192,7 @@ class TutorialRulesForm(forms.Form):
         help_text="Share of the graded items to answer as expected (0.8: 4 of 5)",
     )
     attempts = forms.IntegerField(
-        min_value=0, max_value=100, initial=DEFAULT_ATTEMPTS, help_text="0: no limit"
+        min_value=0, max_value=MAX_ATTEMPTS, initial=DEFAULT_ATTEMPTS, help_text="0: no limit"
     )
 
 

@@ -4,7 +4,7 @@ and API), an attempt failed with the feedback seen, a retry passed, then the rea
 import pytest
 
 from annotation.models import Judgment, TutorialAttempt
-from annotation.services.tutorials import tutorial_upload
+from annotation.services.tutorial_uploads import tutorial_upload
 from tests.browser.conftest import log_in
 from tests.browser.test_annotate_keyboard import shoot
 from tests.test_tutorials import ESA_LINES, jsonl

@@ -27,7 +27,7 @@ from annotation.services.pearmut_imports import (
     pearmut_import,
     pearmut_load,
 )
-from annotation.services.tutorials import tutorial_upload
+from annotation.services.tutorial_uploads import tutorial_upload
 
 
 class Command(BaseCommand):
