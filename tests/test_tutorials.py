@@ -331,7 +331,7 @@ def test_manager_page_uploads_a_pearmut_tutorial(launched, manager, client):
     url = f"/campaigns/{task.campaign_id}/tasks/{task.id}/tutorial/"
     assert (
         "No tutorial"
-        in client.get(f"/campaigns/{task.campaign_id}/tasks/{task.id}/").content.decode()
+        in client.get(f"/campaigns/{task.campaign_id}/tasks/{task.id}/edit/").content.decode()
     )
     with (TUTORIALS / "esa_deen.json").open("rb") as upload:
         sent = client.post(url + "upload/", {"file": upload, "language": "DE"})

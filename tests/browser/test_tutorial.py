@@ -83,6 +83,6 @@ def test_fail_retry_pass_then_real_work(
 
     # The real work opens.
     page.keyboard.press("Enter")
-    page.wait_for_selector("input[name=slot]")
+    page.wait_for_selector("input[name=slot]", state="attached")
     assert page.request.get(f"{live_server.url}/api/v1/tasks/{task.id}/next").status == 200
     shoot(page, "tutorial-real-work")
