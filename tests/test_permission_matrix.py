@@ -719,7 +719,14 @@ CASES = [
     Case("tutorial-clear", "post", manager_page(302), task_in_campaign("adequacy")),
     Case("api-tutorial", "get", annotator_api(200), task_of("adequacy")),
     Case("api-tutorial-answers", "get", POST_ONLY_API, task_of("adequacy")),
-    Case("api-tutorial-answers", "post", annotator_api(400), task_of("adequacy")),
+    Case(
+        "api-tutorial-answers",
+        "post",
+        annotator_api(404),  # no tutorial in the world's task
+        task_of("adequacy"),
+        data=lambda w: {"item": 1, "score": 3},
+        json=True,
+    ),
     Case("api-tutorial-retry", "get", POST_ONLY_API, task_of("adequacy")),
     Case("api-tutorial-retry", "post", annotator_api(409), task_of("adequacy")),
     Case("api-tutorial-items", "get", POST_ONLY_API, task_of("adequacy")),
