@@ -7,7 +7,7 @@ from annotation.models import Judgment, TutorialAttempt
 from annotation.services.tutorial_uploads import tutorial_upload
 from tests.browser.conftest import log_in
 from tests.browser.test_annotate_keyboard import shoot
-from tests.test_tutorials import ESA_LINES, jsonl
+from tests.test_tutorials import ESA_LINES, TUTORIALS, jsonl
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -86,3 +86,15 @@ def test_fail_retry_pass_then_real_work(
     page.wait_for_selector("input[name=slot]", state="attached")
     assert page.request.get(f"{live_server.url}/api/v1/tasks/{task.id}/next").status == 200
     shoot(page, "tutorial-real-work")
+
+
+def test_manager_uploads_a_pearmut_tutorial_on_the_page(page, live_server, launched, manager):
+    task = launched("esa")
+    log_in(page, live_server, "manager", "manager-password-1")
+    page.goto(f"{live_server.url}/campaigns/{task.campaign_id}/tasks/{task.id}/edit/")
+    page.click("#tutorial-manage")
+    page.set_input_files("#tutorial-upload input[type=file]", str(TUTORIALS / "esa_deen.json"))
+    page.click("#tutorial-upload button")
+    page.wait_for_selector("#tutorial-items")
+    assert page.locator("#tutorial-items tbody tr").count() == 8
+    both_widths(page, "tutorial-manage")
