@@ -135,4 +135,5 @@ urlpatterns = [
     ),
     path("", include("annotation.urls_human")),
     path("", include("annotation.urls_shared_tasks")),
+    path("", include("annotation.urls_tutorials")),
 ]

@@ -30,7 +30,8 @@ EXPECTED = {
     "annotation/campaign_esa.json": ("esa", 8, 0),
     "annotated_cache/data/tasks/example_contrastive.json": ("esa", 15, 0),
     "contrastive.json": ("contrastive_esa", 5, 0),
-    "tutorials/cesa_deen.json": "instructions hold a <script>, which evalsite never runs",
+    # Its first item's <script> is dropped (never run), with a note: test_tutorials.py.
+    "tutorials/cesa_deen.json": ("contrastive_esa", 8, 6),
     "likert_custom_scales.json": "slider 'Fluency' runs 0-5 by 1; evalsite's scales run",
     "multimodal.json": "src is a media source (<iframe>); evalsite does not show images",
 }

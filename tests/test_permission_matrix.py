@@ -171,6 +171,11 @@ def exclusion(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.id, "annotator_id": w.annotator2.id}
 
 
+def tutorial_answer(w: World) -> dict[str, Any]:
+    # No such answer: 404 for the annotator as for anyone (answers are their owner's).
+    return {"task_id": w.tasks["adequacy"].id, "answer_id": 999999}
+
+
 def other_task_query(w: World) -> str:
     return f"?task={w.other_task.id}"
 
@@ -698,6 +703,34 @@ CASES = [
     Case("task-prefill", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
     # No file sent: back to the campaign page with the error.
     Case("task-prefill", "post", manager_page(302), task_in_campaign("adequacy")),
+    # Tutorials (the world's tasks have none: the tutorial page leads to the task's items).
+    Case("tutorial", "get", annotator_page(302), task_of("adequacy")),
+    Case("tutorial-answer", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case("tutorial-answer", "post", annotator_page(302), task_of("adequacy")),
+    Case("tutorial-feedback", "get", annotator_page(404), tutorial_answer),
+    Case("tutorial-retry", "get", POST_ONLY_PAGE, task_of("adequacy")),
+    Case("tutorial-retry", "post", annotator_page(302), task_of("adequacy")),
+    Case("tutorial-manage", "get", manager_page(200), task_in_campaign("adequacy")),
+    Case("tutorial-upload", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
+    Case("tutorial-upload", "post", manager_page(302), task_in_campaign("adequacy")),
+    Case("tutorial-rules", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
+    Case("tutorial-rules", "post", manager_page(302), task_in_campaign("adequacy")),
+    Case("tutorial-clear", "get", POST_ONLY_PAGE, task_in_campaign("adequacy")),
+    Case("tutorial-clear", "post", manager_page(302), task_in_campaign("adequacy")),
+    Case("api-tutorial", "get", annotator_api(200), task_of("adequacy")),
+    Case("api-tutorial-answers", "get", POST_ONLY_API, task_of("adequacy")),
+    Case(
+        "api-tutorial-answers",
+        "post",
+        annotator_api(404),  # no tutorial in the world's task
+        task_of("adequacy"),
+        data=lambda w: {"item": 1, "score": 3},
+        json=True,
+    ),
+    Case("api-tutorial-retry", "get", POST_ONLY_API, task_of("adequacy")),
+    Case("api-tutorial-retry", "post", annotator_api(409), task_of("adequacy")),
+    Case("api-tutorial-items", "get", POST_ONLY_API, task_of("adequacy")),
+    Case("api-tutorial-items", "post", manager_api(400), task_of("adequacy")),
     Case("api-results-human-exclusions", "get", POST_ONLY_API, campaign),
     Case(
         "api-results-human-exclusions",

@@ -28,6 +28,7 @@ from annotation.selectors.annotation import (
     progress_from_row,
 )
 from annotation.selectors.pages import page_body
+from annotation.selectors.tutorials import tutorial_state
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import (
     judgment_record_and_claim_next,
@@ -174,11 +175,17 @@ def next_item_body(
 class NextItemApi(APIView):
     """The item this annotator should judge now (the same one until it is answered)."""
 
-    @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: NextItemSerializer, 404: ErrorSerializer, 409: ErrorSerializer})
     @authorize(CAN_ANNOTATE)
     def get(self, request, task_id: int):
         task = request.task
         slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        if slot is None and tutorial_state(task=task, annotator_id=request.user.id).blocks:
+            # The loop's tutorial gate held the claim: say so rather than "done".
+            raise ApplicationError(
+                f"Pass the task's tutorial first: GET /api/v1/tasks/{task.id}/tutorial.",
+                kind="conflict",
+            )
         return Response(next_item_body(task, request.user.id, slot))
 
 

@@ -105,4 +105,5 @@ urlpatterns = [
     ),
     path("", include("annotation.api.urls_human")),
     path("", include("annotation.api.urls_shared_tasks")),
+    path("", include("annotation.api.urls_tutorials")),
 ]

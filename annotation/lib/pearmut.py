@@ -59,7 +59,8 @@ INFO_KEYS = {
 }
 DYNAMIC_KEYS = ("dynamic_models", "dynamic_coldstart", "dynamic_coldstart_pool")
 ITEM_KEYS = {"item_id", "src", "tgt", "instructions", "validation", "error_spans", "skippable"}
-VALIDATION_KEYS = {"warning", "score", "error_spans", "allow_skip"}
+VALIDATION_KEYS = {"warning", "score", "error_spans", "allow_skip", "score_greaterthan"}
+SCRIPT = re.compile(r"<\s*script\b", re.IGNORECASE)
 SPAN_KEYS = {"start_i", "end_i", "severity", "category"}
 SLIDER_KEYS = {"name", "min", "max", "step"}
 # Likert scales by a slider's (min, max); sliders step by 1.
@@ -82,6 +83,7 @@ class PearmutItem:
     validation: dict[str, Any] = field(default_factory=dict)
     prefilled: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     skippable: bool = False
+    script_dropped: bool = False  # its instructions held a <script> (never run)
 
     @property
     def check(self) -> str | None:
@@ -163,6 +165,11 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     # A tutorial may show a span to remove; that does not make the campaign ESA^AI.
     if task_type == "esa" and any(item.prefilled and not item.check for item in items):
         task_type = "esa_prefilled"
+    notes += [
+        f"item {item.item_id!r}: instructions: a <script> was dropped (evalsite never runs one)"
+        for item in items
+        if item.script_dropped
+    ]
     several = sum(1 for item in items if len(item.outputs) > 1)
     if several and protocol != "cESA":
         notes.append(
@@ -339,15 +346,23 @@ def _item(raw: Any, where: str) -> PearmutItem:
                 " does not show images, audio or video yet"
             )
     instructions = _text(raw.get("instructions", ""), f"{where}: instructions")
-    if re.search(r"<\s*script\b", instructions, re.IGNORECASE):
-        raise PearmutError(f"{where}: instructions hold a <script>, which evalsite never runs")
+    # Instructions are HTML in Pearmut; evalsite keeps them as text (html_text) and never
+    # runs a script: its code is dropped and the import says so.
+    script_dropped = SCRIPT.search(instructions) is not None
     skippable = raw.get("skippable", False)
     if not isinstance(skippable, bool):
         raise PearmutError(f"{where}: skippable must be true or false")
     validation = _validation(raw.get("validation"), outputs, where)
     prefilled = _prefilled(raw.get("error_spans"), outputs, where)
     return PearmutItem(
-        item_id, source, dict(outputs), instructions, validation, prefilled, skippable
+        item_id,
+        source,
+        dict(outputs),
+        instructions,
+        validation,
+        prefilled,
+        skippable,
+        script_dropped,
     )
 
 
@@ -373,6 +388,9 @@ def _validation(raw: Any, outputs: dict[str, str], where: str) -> dict[str, Any]
             raise PearmutError(f"{at}: score must be [low, high]")
         if not isinstance(rule.get("error_spans", []), list):
             raise PearmutError(f"{at}: error_spans must be a list")
+        above = rule.get("score_greaterthan")
+        if above is not None and (above not in outputs or above == system):
+            raise PearmutError(f"{at}: score_greaterthan must name another system in tgt")
     return raw
 
 

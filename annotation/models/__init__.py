@@ -44,6 +44,13 @@ from annotation.models.tasks import (
     TaskType,
     Unit,
 )
+from annotation.models.tutorials import (
+    Tutorial,
+    TutorialAnswer,
+    TutorialAttempt,
+    TutorialInstructions,
+    TutorialItem,
+)
 
 __all__ = [
     "CONTRASTIVE_TYPES",
@@ -91,6 +98,11 @@ __all__ = [
     "SystemRun",
     "Task",
     "TaskType",
+    "Tutorial",
+    "TutorialAnswer",
+    "TutorialAttempt",
+    "TutorialInstructions",
+    "TutorialItem",
     "Unit",
     "is_reserved_system_name",
 ]

@@ -20,12 +20,14 @@ in batches, cut into pages whose slots are consecutive (``Slot.page``); the clai
 page's slots together and ``page_judgments.py`` records a page at once.
 
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0029_docpage_assignment.sql``, each rule once, for every task type;
-``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
-order:
+(``annotation/migrations/sql/0035_tutorial_assignment.sql``, each rule once, for every task
+type; ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``),
+in order:
 
 1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
-2. else the first open batch, in launch order, holding no item they have had,
+2. else, once they passed the task's tutorial if it has one (``evalsite_tutorial_passed``;
+   ``services/tutorials.py``: the gate holds for every page and API that claims), the first
+   open batch, in launch order, holding no item they have had,
 3. else such a batch whose lease expired (abandoned): what is left of it becomes theirs.
 
 The batches of a group hold the same items, so an annotator gets at most one batch of a

@@ -26,6 +26,7 @@ from annotation.lib.pearmut import (
     SLIDER_SCALES,
     PearmutCampaign,
     PearmutError,
+    html_text,
     pearmut_parse,
     pearmut_span,
 )
@@ -251,7 +252,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
             elif document.task is not None:
                 meta["batch"] = document.task
             if item.instructions:
-                meta["instructions"] = item.instructions
+                meta["instructions"] = html_text(item.instructions)
             if check:
                 meta["check"] = check
             if item.skippable:

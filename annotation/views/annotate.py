@@ -28,6 +28,7 @@ from annotation.selectors.annotation import (
     tasks_for_annotator,
 )
 from annotation.selectors.crowd import crowd_end
+from annotation.selectors.tutorials import tutorial_state
 from annotation.services.assignment import slot_available, slot_claim_next
 from annotation.services.judging import Skipped
 from annotation.services.judgments import (
@@ -68,6 +69,8 @@ def annotate(request, task_id: int):
         if between and slot_available(task=task, annotator_id=request.user.id):
             return render(request, "annotate/batch_done.html", {"task": task, "progress": progress})
     slot = slot_claim_next(task=task, annotator_id=request.user.id)
+    if slot is None and tutorial_state(task=task, annotator_id=request.user.id).blocks:
+        return redirect("tutorial", task.id)  # the loop's tutorial gate held the claim
     progress = annotator_progress(task=task, annotator_id=request.user.id)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
@@ -134,7 +137,7 @@ def _next_item_html(request, task: Task, slot, progress_row) -> str | None:
 MAX_CANDIDATES = 50  # read at most this many rank-i / cscore-i fields
 
 
-def _answer_from_post(task: Task, post) -> dict[str, object]:
+def answer_from_post(task: Task, post) -> dict[str, object]:
     """The answer as the judgment service takes it; ValueError for a form no page sends."""
     count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
     if count < 0:
@@ -186,7 +189,7 @@ def submit(request, task_id: int):
     batch_done_url = f"{next_url}?after=batch"
     try:
         slot_id = database_id(request.POST.get("slot"))
-        answer = _answer_from_post(task, request.POST)
+        answer = answer_from_post(task, request.POST)
     except ValueError:
         if by_script:
             return error_json(INCOMPLETE, status=400)

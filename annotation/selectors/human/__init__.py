@@ -57,6 +57,7 @@ from annotation.selectors.human.reliability import (
     postedit_input,
     reliability_rows,
 )
+from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
 
@@ -238,7 +239,7 @@ def _reliability(
     # The attention checks the loop recorded (services.checks), first answers.
     checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
     return reliability_rows(
-        dataclasses.replace(data, checks=checks),
+        dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={row.annotator_id: row.quality for row in quality},
         bad_references=bad_references,
         usernames=usernames,

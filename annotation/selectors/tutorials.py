@@ -1,0 +1,171 @@
+"""Reads of tutorials (written by ``annotation.services.tutorials``): which language's items an
+annotator sees, where they are in it, the outcomes for the reliability table, and the
+manager's overview."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+
+from annotation.models import (
+    Task,
+    Tutorial,
+    TutorialAnswer,
+    TutorialAttempt,
+    TutorialInstructions,
+    TutorialItem,
+)
+from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE
+
+
+@dataclass(frozen=True)
+class TutorialRules:
+    pass_share: float
+    attempts: int  # 0: no limit
+
+
+def tutorial_rules(*, task: Task) -> TutorialRules:
+    row = Tutorial.objects.filter(task=task).values_list("pass_share", "attempts").first()
+    return TutorialRules(*row) if row else TutorialRules(DEFAULT_PASS_SHARE, DEFAULT_ATTEMPTS)
+
+
+def tutorial_language(*, task: Task) -> str:
+    """The language whose items this task's annotators see: the campaign's target language
+    when the tutorial has items in it, else the default ("")."""
+    target = task.campaign.target_language.lower()
+    if TutorialItem.objects.filter(task=task, language=target).exists():
+        return target
+    return ""
+
+
+def tutorial_items(*, task: Task, language: str) -> list[TutorialItem]:
+    return list(TutorialItem.objects.filter(task=task, language=language).order_by("position"))
+
+
+def task_has_tutorial(*, task: Task) -> bool:
+    return TutorialItem.objects.filter(task=task).exists()
+
+
+def instructions_variant(*, task: Task) -> str | None:
+    """The task's instructions written for its campaign's target language, if any."""
+    return (
+        TutorialInstructions.objects.filter(
+            task=task, language=task.campaign.target_language.lower()
+        )
+        .values_list("text", flat=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class TutorialState:
+    """Where an annotator is in a task's tutorial. ``required``: the task has one;
+    ``passed``: they passed an attempt; ``attempt``: their latest (None: not begun);
+    ``next_item``: the item to answer now (None: the attempt is over, or passed);
+    ``attempts_left``: further attempts after this one (None: no limit)."""
+
+    required: bool
+    passed: bool
+    attempt: TutorialAttempt | None
+    next_item: TutorialItem | None
+    answered: int
+    total: int
+    attempts_left: int | None
+    rules: TutorialRules
+
+    @property
+    def blocks(self) -> bool:
+        """The loop gives them no real item yet."""
+        return self.required and not self.passed
+
+    @property
+    def failed(self) -> bool:
+        return self.attempt is not None and self.attempt.passed is False
+
+    @property
+    def may_retry(self) -> bool:
+        return self.failed and (self.attempts_left is None or self.attempts_left > 0)
+
+
+def tutorial_state(*, task: Task, annotator_id: int) -> TutorialState:
+    rules = tutorial_rules(task=task)
+    required = task_has_tutorial(task=task)
+    attempts = list(
+        TutorialAttempt.objects.filter(task=task, annotator_id=annotator_id).order_by("number")
+    )
+    passed = any(a.passed for a in attempts)
+    attempt = attempts[-1] if attempts else None
+    language = attempt.language if attempt is not None else tutorial_language(task=task)
+    items = tutorial_items(task=task, language=language) if required else []
+    answered_ids: set[int | None] = set()
+    if attempt is not None:
+        answered_ids = set(
+            TutorialAnswer.objects.filter(attempt=attempt).values_list("item_id", flat=True)
+        )
+    waiting = [item for item in items if item.id not in answered_ids]
+    running = attempt is None or attempt.passed is None
+    used = len(attempts)
+    return TutorialState(
+        required=required,
+        passed=passed,
+        attempt=attempt,
+        next_item=waiting[0] if waiting and running and not passed else None,
+        answered=len(items) - len(waiting),
+        total=len(items),
+        attempts_left=None if not rules.attempts else max(0, rules.attempts - max(used, 1)),
+        rules=rules,
+    )
+
+
+def tutorial_outcomes(task: Task) -> list[tuple[int, bool]]:
+    """(annotator, as expected) per graded tutorial answer, every attempt, in order: the
+    reliability table's tutorial pass rate."""
+    rows = (
+        TutorialAnswer.objects.filter(attempt__task=task, passed__isnull=False)
+        .order_by("id")
+        .values_list("attempt__annotator_id", "passed")
+    )
+    return [(annotator, bool(passed)) for annotator, passed in rows]
+
+
+@dataclass(frozen=True)
+class TutorialOverview:
+    """The manager's view: items per language, the rules, and attempts so far."""
+
+    items: list[TutorialItem]
+    languages: list[str]
+    rules: TutorialRules
+    instructions: list[TutorialInstructions]
+    annotators: int
+    passed: int
+    failed_out: int  # failed with no attempt left
+
+
+def tutorial_overview(*, task: Task) -> TutorialOverview:
+    items = list(TutorialItem.objects.filter(task=task).order_by("language", "position"))
+    rules = tutorial_rules(task=task)
+    per_annotator = (
+        TutorialAttempt.objects.filter(task=task)
+        .values("annotator_id")
+        .annotate(
+            tries=Count("id"),
+            passes=Count("id", filter=Q(passed=True)),
+            fails=Count("id", filter=Q(passed=False)),
+        )
+    )
+    passed = sum(1 for row in per_annotator if row["passes"])
+    failed_out = sum(
+        1
+        for row in per_annotator
+        if not row["passes"] and rules.attempts and row["fails"] >= rules.attempts
+    )
+    return TutorialOverview(
+        items=items,
+        languages=sorted({item.language for item in items}),
+        rules=rules,
+        instructions=list(TutorialInstructions.objects.filter(task=task).order_by("language")),
+        annotators=len(per_annotator),
+        passed=passed,
+        failed_out=failed_out,
+    )
