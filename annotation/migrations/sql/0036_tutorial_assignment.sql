@@ -2,7 +2,7 @@
 -- a judgment or a skip, writing them, and closing a batch. Python (annotation/services/
 -- judging.py) validates the answer, gives the refusals their words and writes a judgment's
 -- spans in the same transaction; everything else is here, for every task type.
--- Migration 0035_tutorial installs this file as it is (0031_checks' copy was the one before;
+-- Migration 0036_tutorial installs this file as it is (0031_checks' copy was the one before;
 -- the one change is delimited by "TUTORIAL GATE" below: a task with tutorial items gives no
 -- new batch to an annotator who has not passed its tutorial). A later change copies it to a
 -- new file for a new migration (this one then stays as it was: replaying the migrations
@@ -85,7 +85,7 @@ SELECT NOT EXISTS (
      WHERE theirs.batch_id = p_batch AND mine.task_id = p_task AND mine.annotator_id = p_user)
 $$;
 
--- TUTORIAL GATE (0035_tutorial) --------------------------------------------------------
+-- TUTORIAL GATE (0036_tutorial) --------------------------------------------------------
 CREATE OR REPLACE FUNCTION evalsite_tutorial_passed(p_task bigint, p_user bigint)
 RETURNS boolean LANGUAGE sql STABLE AS $$
 -- Whether the annotator may have the task's real items: the task has no tutorial item, or
@@ -122,7 +122,7 @@ BEGIN
          ORDER BY number LIMIT 1 FOR UPDATE;
 
         IF v_batch IS NULL THEN
-            -- TUTORIAL GATE (0035_tutorial): no new batch before the tutorial is passed (a
+            -- TUTORIAL GATE (0036_tutorial): no new batch before the tutorial is passed (a
             -- batch held already, e.g. a tutorial added mid-batch, is finished first).
             IF NOT evalsite_tutorial_passed(p_task, p_user) THEN
                 RETURN NULL;

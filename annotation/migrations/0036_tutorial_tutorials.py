@@ -1,6 +1,6 @@
 """Tutorials (issue 24 §1): tutorial items with expected answers, a task's pass rule and
 attempts, instructions per target language, attempts and answers; and the loop's gate
-(sql/0035_tutorial_assignment.sql: no new batch before the tutorial is passed)."""
+(sql/0036_tutorial_assignment.sql: no new batch before the tutorial is passed)."""
 
 from pathlib import Path
 
@@ -8,7 +8,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0035_tutorial_assignment.sql"
+ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0036_tutorial_assignment.sql"
 PREVIOUS_SQL = Path(__file__).with_name("sql") / "0031_checks_assignment.sql"
 
 
@@ -23,7 +23,7 @@ def _previous(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0034_media_source_media"),
+        ("annotation", "0035_cdoc_page_score_outputs"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
