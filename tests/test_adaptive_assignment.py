@@ -141,6 +141,16 @@ def test_after_the_cold_start_the_claim_follows_the_priorities(
 
 
 @pytest.mark.django_db
+def test_no_batch_is_claimed_past_the_budget(launched, loaded_campaign, make_annotator):
+    """The refresh job stops the task after the fact; the claim holds the budget to a batch."""
+    task = launched("adequacy", judgment_budget=4, **ADAPTIVE)
+    first = make_annotator(loaded_campaign, "a")
+    assert slot_claim_next(task=task, annotator_id=first.id) is not None  # 4 slots claimed
+    assert slot_claim_next(task=task, annotator_id=make_annotator(loaded_campaign, "b").id) is None
+    assert slot_claim_next(task=task, annotator_id=first.id) is not None  # theirs to finish
+
+
+@pytest.mark.django_db
 def test_a_settled_task_hands_out_nothing_until_the_organiser_continues(
     launched, loaded_campaign, make_annotator, manager, client
 ):

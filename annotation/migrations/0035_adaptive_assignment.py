@@ -19,7 +19,7 @@ def _install(apps, schema_editor):
 
 def _previous(apps, schema_editor):
     schema_editor.execute(
-        "DROP FUNCTION IF EXISTS evalsite_adaptive_batch(bigint, bigint, integer)"
+        "DROP FUNCTION IF EXISTS evalsite_adaptive_batch(bigint, bigint, integer, integer)"
     )
     schema_editor.execute(PREVIOUS_SQL.read_text(encoding="utf-8"))
 

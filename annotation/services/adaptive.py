@@ -30,7 +30,9 @@ sequence, so looking after every refresh does not inflate errors). When every ad
 is resolved or equivalent within the task's ``equivalence_margin``, or the judgments reach
 ``judgment_budget``, the task is marked settled, a ``TaskNotice`` records why with the
 figures, and the claim hands out nothing more until the organiser continues it
-(``task_continue``); a continued task is not stopped again.
+(``task_continue``); a continued task is not stopped again. The job runs behind the
+judgments, so the claim itself takes no new batch once the slots judged and claimed reach
+the budget (the judgments in flight then are the overshoot, at most a batch per annotator).
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ def priorities_store(*, task: Task, figures: AdaptiveFigures) -> None:
     stored = list(SystemPriority.objects.select_for_update().filter(task=task).order_by("stratum"))
     for row in stored:
         row.judged, row.pending = counts.get(row.stratum, (0, 0))
-        row.priority = figures.priorities.get(row.stratum, float("inf"))
+        # A system with no counted judgment yet is in the cold start (judged + pending).
+        row.priority = figures.priorities.get(row.stratum, 0.0)
     SystemPriority.objects.bulk_update(stored, ["priority", "judged", "pending", "updated_at"])
 
 

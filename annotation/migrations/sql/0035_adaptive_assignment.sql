@@ -89,8 +89,9 @@ SELECT NOT EXISTS (
 $$;
 
 -- adaptive: begin
-CREATE OR REPLACE FUNCTION evalsite_adaptive_batch(p_task bigint, p_user bigint, p_cold integer)
-RETURNS bigint LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION evalsite_adaptive_batch(
+    p_task bigint, p_user bigint, p_cold integer, p_budget integer
+) RETURNS bigint LANGUAGE plpgsql AS $$
 -- An adaptive task's next batch for the annotator, locked (SKIP LOCKED): the first open one,
 -- in launch order, holding no item they have had, of the system that comes first by
 -- (1) still in the cold start (judged + claimed below p_cold), fewest first; (2) the
@@ -98,12 +99,18 @@ RETURNS bigint LANGUAGE plpgsql AS $$
 -- judgments claimed since ((judged / (judged + pending))^2: a judgment's gain falls as
 -- 1 / n^2), so that claims between two refreshes spread over the open pairs. The batch's
 -- slots are added to its system's pending count. One probe of batch_open_stratum_idx per
--- system tried (a task has tens of systems, not thousands).
+-- system tried (a task has tens of systems, not thousands). None once the slots judged and
+-- claimed reach the judgments budget (p_budget > 0): the budget holds to a batch, while the
+-- refresh job, which stops the task, runs behind.
 DECLARE
     v_stratum bigint;
     v_batch bigint;
     v_size integer;
 BEGIN
+    IF p_budget > 0 AND (SELECT sum(judged + pending) FROM annotation_systempriority
+                          WHERE task_id = p_task) >= p_budget THEN
+        RETURN NULL;
+    END IF;
     FOR v_stratum IN
         SELECT p.stratum FROM annotation_systempriority p WHERE p.task_id = p_task
          ORDER BY (p.judged + p.pending < p_cold) DESC,
@@ -140,13 +147,16 @@ DECLARE
     v_renewed boolean;
     v_adaptive boolean;  -- adaptive: the task's assignment
     v_cold integer;
+    v_budget integer;
     v_stopped boolean;
 BEGIN
     -- One claim at a time per annotator: two tabs clicking "next" at once get one batch.
     PERFORM 1 FROM auth_user WHERE id = p_user FOR UPDATE;
     SELECT lease_seconds, assignment = 'adaptive', cold_start,
+           CASE WHEN continued_at IS NULL THEN judgment_budget ELSE 0 END,
            settled_at IS NOT NULL AND continued_at IS NULL
-      INTO v_lease, v_adaptive, v_cold, v_stopped FROM annotation_task WHERE id = p_task;
+      INTO v_lease, v_adaptive, v_cold, v_budget, v_stopped
+      FROM annotation_task WHERE id = p_task;
     -- adaptive: a task the stopping rule settled hands out nothing until the organiser
     -- continues it (annotation/services/adaptive.py).
     IF v_stopped THEN
@@ -171,7 +181,7 @@ BEGIN
             -- highest priority), then one abandoned (lease expired), with no item they
             -- have had.
             IF v_adaptive THEN
-                v_batch := evalsite_adaptive_batch(p_task, p_user, v_cold);
+                v_batch := evalsite_adaptive_batch(p_task, p_user, v_cold, v_budget);
             ELSE
                 SELECT b.id INTO v_batch FROM annotation_batch b
                  WHERE b.task_id = p_task AND b.state = 'open'
