@@ -24,8 +24,9 @@ from annotation.models import (
     TaskNotice,
 )
 from annotation.selectors.adaptive import AdaptiveFigures
-from annotation.services.adaptive import task_settle_if_done
+from annotation.services.adaptive import task_priorities_refresh, task_settle_if_done
 from annotation.services.assignment import slot_claim_next
+from annotation.services.judgments import judgment_record_and_claim_next
 from annotation.services.task_rules import TaskError
 from annotation.services.tasks import task_create
 from tests.adaptive_support import (
@@ -138,6 +139,41 @@ def test_after_the_cold_start_the_claim_follows_the_priorities(
     # Twice claimed (5 x (4/12)^2 = 0.56 < 1): another system now.
     third = slot_claim_next(task=task, annotator_id=make_annotator(loaded_campaign, "c").id)
     assert Batch.objects.get(id=third.batch_id).stratum != wanted
+
+
+@pytest.mark.django_db
+def test_the_refresh_counts_each_system_and_stops_a_settled_ranking(
+    launched, loaded_campaign, make_annotator
+):
+    """Three systems scored far apart (DA 90, 50, 10, a little noise), every item judged:
+    the job's refresh writes each system's judgments and stops the task, once."""
+    task = launched("adequacy", scale="da100", **ADAPTIVE)
+    means = {"Online-B": 90, "UEdin": 50, "happypoet": 10}
+    annotator = make_annotator(loaded_campaign, "a")
+    slot = slot_claim_next(task=task, annotator_id=annotator.id)
+    judged = 0
+    while slot is not None:
+        item = Slot.objects.select_related("item__system").get(id=slot.id).item
+        score = means[item.system.name] + (judged % 5) - 2
+        _, slot, _ = judgment_record_and_claim_next(
+            task=task, slot_id=slot.id, annotator_id=annotator.id, answer={"score": score}
+        )
+        judged += 1
+    assert judged == 36  # 12 segments x 3 systems, nothing stopped it before the refresh
+    assert SystemPriority.objects.filter(task=task).count() == 3
+    task_priorities_refresh(target_id=task.id, report_progress=lambda percent: None)
+    rows = SystemPriority.objects.filter(task=task)
+    assert sorted(row.judged for row in rows) == [12, 12, 12]
+    assert {row.pending for row in rows} == {0}
+    # Settled: no pair is open, so no system has anything to gain.
+    assert {row.priority for row in rows} == {0.0}
+    task.refresh_from_db()
+    assert task.settled_reason == "resolved"
+    notice = TaskNotice.objects.get(task=task)
+    assert notice.figures["order"] == ["Online-B", "UEdin", "happypoet"]
+    assert notice.figures["pairs"] == {"resolved": 2, "equivalent": 0, "open": 0}
+    task_priorities_refresh(target_id=task.id, report_progress=lambda percent: None)
+    assert TaskNotice.objects.filter(task=task).count() == 1  # idempotent
 
 
 @pytest.mark.django_db
