@@ -41,6 +41,7 @@ import logging
 from collections.abc import Callable
 
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import (
@@ -77,16 +78,22 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
 def priorities_store(*, task: Task, figures: AdaptiveFigures) -> None:
     """Each system's priority, judged slots and slots claimed but not done, in one
     transaction (rows in stratum order: claims lock one row each, so no deadlock)."""
-    counts: dict[int, tuple[int, int]] = {}
-    rows = Slot.objects.filter(task=task).values_list("batch__stratum", "state")
-    for stratum, state in rows.iterator(chunk_size=10_000):
-        done, leased = counts.get(stratum, (0, 0))
-        counts[stratum] = (done + (state == Slot.State.DONE), leased + (state == Slot.State.LEASED))
+    counts = {
+        row["batch__stratum"]: (row["done"], row["leased"])
+        for row in Slot.objects.filter(task=task)
+        .values("batch__stratum")
+        .annotate(
+            done=Count("id", filter=Q(state=Slot.State.DONE)),
+            leased=Count("id", filter=Q(state=Slot.State.LEASED)),
+        )
+    }
+    now = timezone.now()
     stored = list(SystemPriority.objects.select_for_update().filter(task=task).order_by("stratum"))
     for row in stored:
         row.judged, row.pending = counts.get(row.stratum, (0, 0))
         # A system with no counted judgment yet is in the cold start (judged + pending).
         row.priority = figures.priorities.get(row.stratum, 0.0)
+        row.updated_at = now
     SystemPriority.objects.bulk_update(stored, ["priority", "judged", "pending", "updated_at"])
 
 
