@@ -263,6 +263,7 @@ def test_an_adaptive_task_stops_by_itself(celery_worker_process, manager):
         systems=SEPARATED,
         segments=segments,
         annotators=6,
+        assignment="adaptive",
         batch_size=10,
         cold_start=10,
         seed=7,
