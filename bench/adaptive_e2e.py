@@ -75,6 +75,7 @@ class Annotator(threading.Thread):
                     return
                 self.acknowledged.append(result["id"])
                 item = result["next"] or {"done": True}
+                status = 200  # the answer carried the next item
             if status != 200:
                 self.errors.append(f"next: HTTP {status}")
         except (OSError, HTTPException, ValueError) as error:
