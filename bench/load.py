@@ -350,6 +350,12 @@ def one_run(args, urls, number: int) -> tuple[dict, bool]:
             annotators=args.annotators + 1,  # the last one only warms the server up
             judgments_per_item=judgments_per_item(args),
             corpus=CORPUS,
+            # --assignment adaptive: batches of one system each, claimed by the priorities a
+            # job refreshes after every batch (annotation/services/adaptive.py); the answers
+            # do not depend on the system, so with no margin the ranking never settles and
+            # the task never stops during the run.
+            assignment=args.assignment,
+            **({"batch_size": args.batch_size} if args.batch_size else {}),
         )
     held = len(stored_judgments(task_id))
     *tokens, warmup_token = api_tokens(user_ids)
@@ -471,6 +477,15 @@ def main() -> int:
         default=0,
         help="judge in this launched task (e.g. prefill.py's) with fresh annotators, "
         "instead of a new campaign per run",
+    )
+    parser.add_argument(
+        "--assignment",
+        choices=("planned", "adaptive"),
+        default="planned",
+        help="the new task's assignment (adaptive needs a Celery worker for its refreshes)",
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=0, help="the new task's batch size (0: its default)"
     )
     parser.add_argument("--json", action="store_true", help="one JSON line per run as well")
     parser.add_argument(

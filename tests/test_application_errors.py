@@ -140,6 +140,7 @@ def test_a_task_of_another_campaign_is_refused_by_the_services_api_and_pages(
     for method, url in (
         ("post", f"{base}/launch"),
         ("post", f"{base}/pause"),
+        ("post", f"{base}/continue"),
         ("patch", base),
         ("delete", base),
     ):

@@ -375,7 +375,7 @@ CASES = [
             data=lambda w: {"confirmed": "1"},
             label=change,
         )
-        for change in ("pause", "resume", "close", "delete", "crowd-link")
+        for change in ("pause", "resume", "close", "delete", "crowd-link", "continue")
     ),
     Case(
         "task-change",
@@ -618,6 +618,9 @@ CASES = [
     Case("api-task-resume", "post", manager_api(400), task_in_campaign("fluency")),
     Case("api-task-close", "post", manager_api(200), task_in_campaign("fluency")),
     Case("api-task-pause", "get", POST_ONLY_API, task_in_campaign("fluency")),
+    # Only a task that stopped by itself continues: the manager passes, then gets 400.
+    Case("api-task-continue", "post", manager_api(400), task_in_campaign("fluency")),
+    Case("api-task-continue", "get", POST_ONLY_API, task_in_campaign("fluency")),
     Case("api-systems", "get", results_api(), campaign),
     Case("api-source-upload", "get", POST_ONLY_API, campaign),
     # The campaign has its source: the manager passes the permission check, then gets 400.

@@ -1,4 +1,5 @@
-"""Task API for managers: create, edit, delete a draft, launch, pause, resume, close."""
+"""Task API for managers: create, edit, delete a draft, launch, pause, resume, close, and
+continue an adaptive task that stopped by itself."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from annotation.api.schema import ErrorSerializer
 from annotation.models import Task, TaskType
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.protocols import PROTOCOLS, SETTINGS, Setting, protocols_applying
+from annotation.services.adaptive import task_continue
 from annotation.services.task_changes import (
     task_close,
     task_delete,
@@ -117,6 +119,12 @@ TaskOutputSerializer = type(
         "task_type": serializers.CharField(),
         "state": serializers.CharField(),
         **{name: _output_field(setting) for name, setting in SETTINGS.items()},
+        # Adaptive tasks (annotation/services/adaptive.py): when the stopping rule settled
+        # the task and why ("resolved", "budget"; blank: running), and when the organiser
+        # chose to continue it.
+        "settled_at": serializers.DateTimeField(allow_null=True),
+        "settled_reason": serializers.CharField(),
+        "continued_at": serializers.DateTimeField(allow_null=True),
     },
 )
 
@@ -185,3 +193,6 @@ TaskLaunchApi = _state_change_api(task_launch, "Launch a draft task (plans its i
 TaskPauseApi = _state_change_api(task_pause, "Pause a launched task (claims released)")
 TaskResumeApi = _state_change_api(task_resume, "Resume a paused task")
 TaskCloseApi = _state_change_api(task_close, "Close a task for good (judgments kept)")
+TaskContinueApi = _state_change_api(
+    task_continue, "Continue an adaptive task that stopped by itself (settled or budget spent)"
+)

@@ -69,6 +69,11 @@ urlpatterns = [
         name="api-task-close",
     ),
     path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/continue",
+        tasks.TaskContinueApi.as_view(),
+        name="api-task-continue",
+    ),
+    path(
         "campaigns/<int:campaign_id>/members",
         members.MemberListApi.as_view(),
         name="api-members",

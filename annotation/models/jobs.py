@@ -14,6 +14,7 @@ class Job(models.Model):
     class Kind(models.TextChoices):
         RUN_METRICS = "run_metrics", "Automatic metrics of a system run"
         PING = "ping", "Round trip through the worker (health checks and tests)"
+        REFRESH_PRIORITIES = "refresh_priorities", "Adaptive task: priorities and stopping rule"
 
     class State(models.TextChoices):
         PENDING = "pending", "Pending"  # written, not yet handed to the broker
@@ -23,7 +24,8 @@ class Job(models.Model):
         FAILED = "failed", "Failed"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
-    # The id of the object the job works on (a SystemRun for run_metrics).
+    # The id of the object the job works on (a SystemRun for run_metrics, a Task for
+    # refresh_priorities).
     target_id = models.BigIntegerField()
     state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
     progress = models.PositiveSmallIntegerField(default=0)

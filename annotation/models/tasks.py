@@ -61,6 +61,19 @@ class Unit(models.TextChoices):
     DOCUMENT = "document", "Document (paged)"
 
 
+class Assignment(models.TextChoices):
+    """How a task hands out its items: batches in the order planned at launch, or batches of
+    one system each, claimed by the priority a job refreshes (annotation/services/adaptive.py)."""
+
+    PLANNED = "planned", "Planned (batches in launch order)"
+    ADAPTIVE = "adaptive", "Adaptive (judge where the ranking is still open)"
+
+
+class SettledReason(models.TextChoices):
+    RESOLVED = "resolved", "the ranking is settled"
+    BUDGET = "budget", "the judgment budget is spent"
+
+
 class CheckFeedback(models.TextChoices):
     SILENT = "silent", "Silent: recorded only"
     LOUD = "loud", "Loud: the annotator is warned and answers again"
@@ -95,6 +108,20 @@ class Task(models.Model):
     # The organiser's margin delta for the ranking status (metrics.adaptive.status): an
     # adjacent pair whose difference is surely within it is "equivalent"; 0: resolve only.
     equivalence_margin = models.FloatField(default=0.0)
+    # Adaptive collection (annotation/services/adaptive.py): the assignment, the cold start
+    # (judgments per system before priorities count), the judgments budget (0: none), and
+    # when the stopping rule settled the task and why; once settled the claim hands out no
+    # more work until the organiser chooses to continue (continued_at).
+    assignment = models.CharField(
+        max_length=10, choices=Assignment.choices, default=Assignment.PLANNED
+    )
+    cold_start = models.PositiveIntegerField(default=10)
+    judgment_budget = models.PositiveIntegerField(default=0)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_reason = models.CharField(
+        max_length=10, choices=SettledReason.choices, blank=True, default=""
+    )
+    continued_at = models.DateTimeField(null=True, blank=True)
     # How many items one annotator judges at most (planned repeats come on top), rounded up
     # to whole batches (see annotation/services/assignment.py); 0: as many as they can get.
     items_per_annotator = models.PositiveIntegerField(default=0)
@@ -227,6 +254,10 @@ class Item(models.Model):
         ]
 
 
+# The stratum of an adaptive task's batches of the human reference (no system id).
+REFERENCE_STRATUM = -1
+
+
 class Batch(models.Model):
     """The unit an annotator claims: items planned together at launch with their bad
     references and repeats, judged in ``Slot.position`` order by one annotator.
@@ -261,12 +292,21 @@ class Batch(models.Model):
     # Claimed once while another annotator held it: their done slots keep it among the
     # batches they had (the quota), found through batch_taken_over_idx.
     taken_over = models.BooleanField(default=False, db_default=False)
+    # An adaptive task's batch holds the outputs of one system: its id (REFERENCE_STRATUM:
+    # the human reference); 0 in a planned task. The claim takes a stratum's batches by
+    # its priority (annotation.models.SystemPriority).
+    stratum = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["task", "number"], name="one_batch_per_number"),
         ]
         indexes = [
+            models.Index(
+                fields=["task", "stratum", "number"],
+                condition=Q(state="open") & ~Q(stratum=0),
+                name="batch_open_stratum_idx",
+            ),
             models.Index(
                 fields=["task", "number"], condition=Q(state="open"), name="batch_open_idx"
             ),

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import models
 
 from annotation.errors import ApplicationError
-from annotation.models import CheckFeedback, Scale, Task, TaskType, Unit
+from annotation.models import Assignment, CheckFeedback, Scale, Task, TaskType, Unit
 
 MAX_SEED = 2**62
 MQM_CATEGORY_CHARS = 100
@@ -287,6 +287,32 @@ SETTINGS: dict[str, Setting] = {
             after_launch=True,
         ),
         Setting(
+            "assignment",
+            "choice",
+            "Assignment",
+            "Adaptive: after a cold start, each batch holds one system's outputs, given to the "
+            "system whose judgments most narrow the ranking's open pairs; the task stops by "
+            "itself when the ranking is settled or the budget spent",
+            choices=tuple(Assignment.choices),
+        ),
+        Setting(
+            "cold_start",
+            "int",
+            "Cold start (items per system)",
+            "Adaptive: every system is judged on this many items before priorities count",
+            minimum=2,
+            maximum=100_000,
+        ),
+        Setting(
+            "judgment_budget",
+            "int",
+            "Judgment budget",
+            "Adaptive: the task stops once this many judgments are in; 0: no budget",
+            minimum=0,
+            maximum=100_000_000,
+            after_launch=True,
+        ),
+        Setting(
             "mqm_categories",
             "lines",
             "MQM typology",
@@ -362,6 +388,9 @@ COMMON_SETTINGS = frozenset(
         "check_feedback",
     }
 )
+# Adaptive collection (annotation/services/adaptive.py): protocols whose screens hold one
+# output and whose results page has a ranking status to stop by name these.
+ADAPTIVE_SETTINGS = frozenset({"assignment", "cold_start", "judgment_budget"})
 # Document-level annotation (annotation/services/pages.py): protocols that can show a
 # document page name these.
 DOCUMENT_SETTINGS = frozenset({"unit", "page_size", "document_score"})

@@ -2,7 +2,7 @@
 without context, the reference or a monolingual variant)."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import Protocol
+from annotation.protocols.base import ADAPTIVE_SETTINGS, Protocol
 from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
@@ -19,7 +19,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.FLUENCY,
     instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
-    settings=frozenset({"scale", "equivalence_margin"}),
+    settings=frozenset({"scale", "equivalence_margin"}) | ADAPTIVE_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.lib.scales import scale_range
-from annotation.protocols.base import Answer, AnswerError, whole_number
+from annotation.protocols.base import ADAPTIVE_SETTINGS, Answer, AnswerError, whole_number
 
-LIKERT_SETTINGS = frozenset(
-    {"scale", "context_size", "show_reference", "monolingual", "equivalence_margin"}
+LIKERT_SETTINGS = (
+    frozenset({"scale", "context_size", "show_reference", "monolingual", "equivalence_margin"})
+    | ADAPTIVE_SETTINGS
 )
 LIKERT_QUALITY_CONTROL = frozenset({"repeat", "bad_reference", "reference"})
 LIKERT_EXPORT_COLUMNS = ("score",)

@@ -20,9 +20,9 @@ in batches, cut into pages whose slots are consecutive (``Slot.page``); the clai
 page's slots together and ``page_judgments.py`` records a page at once.
 
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0035_tutorial_assignment.sql``, each rule once, for every task
-type; ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``),
-in order:
+(``annotation/migrations/sql/0037_adaptive_assignment.sql``, each rule once, for every task
+type; ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
+order:
 
 1. the batch the annotator holds (resuming after a closed browser; its lease renewed),
 2. else, once they passed the task's tutorial if it has one (``evalsite_tutorial_passed``;
@@ -36,6 +36,12 @@ reference and repeat goes to whoever judged its original (a batch abandoned half
 the one exception). Claims lock the annotator's row (a double click in two tabs takes one
 batch) and skip batches locked by other claims (``FOR UPDATE SKIP LOCKED``): concurrent
 annotators never share a batch.
+
+An adaptive task (``Task.assignment``, annotation/services/adaptive.py) is planned the same
+way, except that each group holds one system's outputs (its batches' ``stratum``), and step 2
+takes the open batch of the system that comes first in the priorities table a job refreshes
+(``evalsite_adaptive_batch``, installed by 0037_adaptive_assignment); a task its stopping
+rule settled hands out nothing until the organiser continues it.
 
 Quota (``evalsite_annotator_quota``): ``items_per_annotator`` (0: no limit) rounded up to
 whole batches; a quota below ``batch_size`` makes it the capacity of the task's batches (one
@@ -54,16 +60,20 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
 from typing import TypeVar
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
+    REFERENCE_STRATUM,
+    Assignment,
     Batch,
     Item,
     ItemType,
     Slot,
+    SystemPriority,
     Task,
 )
 from annotation.protocols import QUALITY_CONTROL, protocol_for
@@ -135,11 +145,25 @@ def is_check_of(*, item: Item) -> bool:
 
 
 def groups_plan(*, items: Sequence[Item], task: Task, rng: random.Random) -> list[list[Item]]:
-    """The items shuffled and cut into groups (bad references are added by the caller)."""
+    """The items shuffled and cut into groups (bad references are added by the caller). An
+    adaptive task's groups hold one system's outputs each (``item_stratum``), so that the
+    claim can choose the system; its systems' groups come in turn, so launch order is a
+    balanced round for whatever the priorities leave to it."""
     order = list(items)
     rng.shuffle(order)
     size = originals_per_group(task=task)
-    return [order[start : start + size] for start in range(0, len(order), size)]
+    if task.assignment != Assignment.ADAPTIVE:
+        return [order[start : start + size] for start in range(0, len(order), size)]
+    strata: dict[int, list[Item]] = {}
+    for item in order:
+        strata.setdefault(item_stratum(item=item), []).append(item)
+    cut = [[part[i : i + size] for i in range(0, len(part), size)] for part in strata.values()]
+    return [group for turn in zip_longest(*cut) for group in turn if group is not None]
+
+
+def item_stratum(*, item: Item) -> int:
+    """The stratum of an adaptive task's item: its system, or the human reference's."""
+    return item.system_id if item.system_id is not None else REFERENCE_STRATUM
 
 
 def groups_from_appraise(*, items: Sequence[Item], task: Task) -> list[list[Item]]:
@@ -215,6 +239,7 @@ def batches_create(
     slots: list[Slot] = []
     repeated: list[Item] = []
     n_groups = len(groups)
+    adaptive = task.assignment == Assignment.ADAPTIVE
     for number, group in enumerate(groups):
         repeatable = [
             item for item in group if item.item_type != ItemType.BAD and not is_check_of(item=item)
@@ -227,9 +252,14 @@ def batches_create(
             order: list[Entry] = [*group, *(Repeat(item) for item in chosen)]
         else:
             order = group_order(units=_units(group), rng=rng)
+        stratum = item_stratum(item=group[0]) if adaptive else 0
         for replica in range(task.judgments_per_item):
             batch = Batch(
-                task=task, number=replica * n_groups + number, group=number, size=len(order)
+                task=task,
+                number=replica * n_groups + number,
+                group=number,
+                size=len(order),
+                stratum=stratum,
             )
             batches.append(batch)
             for position, entry in enumerate(order):
@@ -248,6 +278,12 @@ def batches_create(
     Item.objects.bulk_update(repeated, ["has_repeat"])
     Batch.objects.bulk_create(batches)
     Slot.objects.bulk_create(slots)
+    if adaptive:
+        # Every system starts in the cold start (judged 0): the claim serves them in turn.
+        SystemPriority.objects.bulk_create(
+            SystemPriority(task=task, stratum=stratum)
+            for stratum in sorted({batch.stratum for batch in batches})
+        )
     return sum(len(group) for group in groups)
 
 

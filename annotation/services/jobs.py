@@ -20,7 +20,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from annotation.models import Campaign, Job, SystemRun
+from annotation.models import Assignment, Campaign, Job, SystemRun, Task
+from annotation.services.adaptive import task_priorities_refresh
 from annotation.services.scoring import run_metrics_compute
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def _ping(*, target_id: int, report_progress: Callable[[int], None]) -> None:
 JOB_HANDLERS: dict[str, Callable[..., None]] = {
     Job.Kind.RUN_METRICS: run_metrics_compute,
     Job.Kind.PING: _ping,
+    Job.Kind.REFRESH_PRIORITIES: task_priorities_refresh,
 }
 
 
@@ -98,6 +100,13 @@ def job_request(*, kind: str, target_id: int) -> Job:
     if job.state == Job.State.PENDING:
         _dispatch_on_commit(job)
     return job
+
+
+def task_priorities_request(*, task: Task) -> None:
+    """Asks for an adaptive task's priorities and stopping rule to be refreshed (queued on
+    commit, ``adaptive.task_priorities_refresh``); nothing for a planned task."""
+    if task.assignment == Assignment.ADAPTIVE:
+        job_request(kind=Job.Kind.REFRESH_PRIORITIES, target_id=task.id)
 
 
 @transaction.atomic

@@ -37,6 +37,7 @@ from annotation.services.contrastive import (
     contrastive_answer_validated,
     output_judgments_create,
 )
+from annotation.services.jobs import task_priorities_request
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import (
@@ -324,6 +325,9 @@ def judgment_record_and_claim_next(
             )
         else:
             raise judgment_refusal(reason=done.outcome)
+    if done.outcome == "recorded" and done.batch_closed:
+        # An adaptive task refreshes its priorities and stopping rule every batch (a job).
+        task_priorities_request(task=task)
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress

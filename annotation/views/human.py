@@ -19,7 +19,13 @@ from annotation.exports import (
     streaming_response,
 )
 from annotation.models import Task
-from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize, can_exclude
+from annotation.permissions import (
+    CAN_EXCLUDE,
+    CAN_SEE_RESULTS,
+    authorize,
+    can_exclude,
+    can_manage,
+)
 from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
 from annotation.plots.spans import error_bar_plot, has_categories
@@ -147,6 +153,8 @@ def human_results_page(request, campaign_id: int):
             "campaign": campaign,
             "results": results,
             "can_exclude": can_exclude(request.role),
+            # The banner of an adaptive task that stopped by itself offers "continue".
+            "can_manage": can_manage(request.role),
             "weights": weights,
             **passing_context(request, results, passing),
             "ranking_plots": page_ranking_plots(results),

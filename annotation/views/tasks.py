@@ -15,6 +15,7 @@ from annotation.forms import TaskForm
 from annotation.models import Task
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.selectors.budget import budget_plan
+from annotation.services.adaptive import task_continue
 from annotation.services.campaign_states import (
     campaign_archive,
     campaign_close,
@@ -94,6 +95,7 @@ _CHANGES = {
     "pause": (task_pause, "Paused: annotators are told; claimed batches were released."),
     "resume": (task_resume, "Resumed: annotators get items again."),
     "close": (task_close, "Closed: no more items are handed out; judgments are kept."),
+    "continue": (task_continue, "Continued: annotators get items again."),
     "delete": (task_delete, "Draft task deleted."),
 }
 
