@@ -99,13 +99,13 @@ def contrastive_items(
                     task=task,
                     campaign=task.campaign,
                     segment=segment,
-                    candidates=screen_candidates(shown),
+                    candidates=screen_candidates(outputs=shown),
                 )
             )
     return items
 
 
-def screen_candidates(outputs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+def screen_candidates(*, outputs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     """(system name, text) in screen order → candidates, identical texts one candidate
     naming all their systems (at the first one's place)."""
     candidates: dict[str, dict[str, Any]] = {}

@@ -227,7 +227,7 @@ def _contrastive_blocks(
                 page = []
                 for position, segment in document[start : start + size]:
                     candidates = screen_candidates(
-                        [(system.name, outputs[system.id][position]) for system in order]
+                        outputs=[(system.name, outputs[system.id][position]) for system in order]
                     )
                     for candidate in candidates:
                         candidate["columns"] = [names.index(n) for n in candidate["systems"]]

@@ -21,7 +21,6 @@ from annotation.lib.textfiles import read_uploaded
 from annotation.lib.tutorials import answer_said, expected_said
 from annotation.models import (
     CONTRASTIVE_TYPES,
-    SPAN_TYPES,
     Task,
     TaskType,
     TutorialAnswer,
@@ -29,6 +28,7 @@ from annotation.models import (
 )
 from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
+from annotation.protocols import protocol_for
 from annotation.selectors.tutorials import tutorial_overview, tutorial_state
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from annotation.services.tutorial_uploads import (
@@ -58,9 +58,8 @@ def tutorial_item_context(task: Task, item: TutorialItem) -> dict[str, object]:
     return {
         "task": task,
         "tutorial_item": item,
-        "TaskType": TaskType,
-        "span_types": SPAN_TYPES,
-        "contrastive_types": CONTRASTIVE_TYPES,
+        # The protocol's declaration names the answer template and scripts of the screen.
+        "protocol": protocol_for(task.task_type),
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict()) if mqm else "",
