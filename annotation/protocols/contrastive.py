@@ -20,7 +20,9 @@ from typing import Any
 
 from annotation.protocols.base import AnswerError, whole_number
 
-CONTRASTIVE_SETTINGS = frozenset({"ranking_size", "context_size", "show_reference"})
+CONTRASTIVE_SETTINGS = frozenset(
+    {"ranking_size", "context_size", "show_reference", "equivalence_margin"}
+)
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
 CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat"})
 CONTRASTIVE_TEMPLATE = "annotate/contrastive.html"
