@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from statistics import NormalDist
 
+import numpy as np
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -17,9 +19,15 @@ from rest_framework.test import APIClient
 from annotation.models import Slot
 from annotation.selectors.contrastive import contrastive_system_means
 from annotation.selectors.human import human_results
-from annotation.selectors.human.ranking_status import task_ranking_status, task_statuses
+from annotation.selectors.human.ranking_status import (
+    pair_needs,
+    task_ranking_status,
+    task_statuses,
+)
 from annotation.services.assignment import slot_claim_next
 from annotation.services.page_judgments import page_record_and_claim_next
+from metrics.adaptive import ranking_status
+from metrics.adaptive.planner import boundary_z
 from tests.human_support import judge_all
 from tests.metrics.test_rolling_intervals import _by_hand
 from tests.test_contrastive import SYSTEMS, claim, launch, record, six_systems  # noqa: F401
@@ -247,3 +255,22 @@ def test_likert_entry_point_equals_the_results_page(launched, loaded_campaign, m
 def test_protocols_without_a_score_have_no_status(launched):
     assert task_ranking_status(launched("pairwise")) is None
     assert task_statuses(launched("postedit")) == []
+
+
+def test_an_open_pairs_need_is_the_planners_at_its_observed_difference():
+    a = [float(x) for x in (5, 7, 6, 9, 4, 6, 8, 5, 7, 6, 5, 8)]
+    b = [float(x) for x in (6, 5, 7, 4, 6, 5, 7, 6, 4, 5, 6, 5)]
+    (pair,) = ranking_status({"a": a, "b": b}).pairs
+    assert pair.status == "open"
+    squares = sum((x - statistics.fmean(a)) ** 2 for x in a) + sum(
+        (x - statistics.fmean(b)) ** 2 for x in b
+    )
+    sd = math.sqrt(squares / (len(a) + len(b) - 2))
+    d = statistics.fmean(a) - statistics.fmean(b)
+    # Two systems: the one pair at level 0.05; power 0.8.
+    per_system = math.ceil(2 * sd**2 * (boundary_z(0.05) + NormalDist().inv_cdf(0.8)) ** 2 / d**2)
+    needs = pair_needs([pair], {"a": np.array(a), "b": np.array(b)}, delta=0.0)
+    assert needs == [float(2 * (per_system - 12))]
+    # With a margin wider than twice the difference, showing equivalence is the easier goal.
+    wide = pair_needs([pair], {"a": np.array(a), "b": np.array(b)}, delta=3 * abs(d))
+    assert wide[0] < needs[0]

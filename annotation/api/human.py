@@ -124,6 +124,11 @@ class RankingStatusSerializer(serializers.Serializer):
     still_needed = Number(help_text="estimated observations until settled; null: cannot settle")
     systems = SystemIntervalSerializer(many=True)
     pairs = PairStatusSerializer(many=True)
+    pair_needs = serializers.ListField(
+        child=Number(),
+        help_text="per adjacent pair: more observations of its two systems for power 0.8 at "
+        "the observed difference (metrics.adaptive.planner); null: not open, or cannot settle",
+    )
     rolling = RollingSerializer(
         allow_null=True, help_text="each system's interval as the observations came in"
     )
