@@ -56,33 +56,40 @@ def rolling_intervals(
 ) -> RollingIntervals:
     """Each system's interval at each look. ``system`` holds codes into ``names``, one per
     judgment in recorded order, ``scores`` the judgments' scores; with ``annotator`` the
-    scores are z-standardised per annotator on each prefix (``metrics.rankings.z_scores``)."""
+    scores are z-standardised per annotator on each prefix (as ``metrics.rankings.z_scores``:
+    sample SD; an annotator whose scores do not vary yet gives z = 0)."""
     codes = np.asarray(system, dtype=np.int64)
     values = np.asarray(scores, dtype=np.float64)
     k = len(names)
     points = look_points(int(codes.size), looks)
+    # Running sums per (annotator, system) cell -- one annotator when not standardising --
+    # added slice by slice, so the whole replay is one pass over the judgments.
+    if annotator is None:
+        who, people = np.zeros(codes.size, dtype=np.int64), 1
+    else:
+        people_ids, who = np.unique(np.asarray(annotator, dtype=np.int64), return_inverse=True)
+        who, people = who.reshape(-1), int(people_ids.size)
+    cell = who * k + codes
+    n = np.zeros(people * k)
+    s1 = np.zeros(people * k)
+    s2 = np.zeros(people * k)
     counts = np.zeros((points.size, k))
     totals = np.zeros((points.size, k))
     squares = np.zeros((points.size, k))
-    if annotator is None:
-        # Running sums: each judgment is added once, between the look before it and its own.
-        start, count, total, square = 0, np.zeros(k), np.zeros(k), np.zeros(k)
-        for row, end in enumerate(points):
-            part, x = codes[start:end], values[start:end]
-            count += np.bincount(part, minlength=k)
-            total += np.bincount(part, weights=x, minlength=k)
-            square += np.bincount(part, weights=x * x, minlength=k)
-            counts[row], totals[row], squares[row] = count, total, square
-            start = int(end)
-    else:
-        from metrics.rankings import z_scores  # loads scipy: only when standardising
-
-        who = np.asarray(annotator, dtype=np.int64)
-        for row, end in enumerate(points):
-            part, x = codes[:end], z_scores(values[:end], who[:end])
-            counts[row] = np.bincount(part, minlength=k)
-            totals[row] = np.bincount(part, weights=x, minlength=k)
-            squares[row] = np.bincount(part, weights=x * x, minlength=k)
+    start = 0
+    for row, end in enumerate(points):
+        part, x = cell[start:end], values[start:end]
+        n += np.bincount(part, minlength=people * k)
+        s1 += np.bincount(part, weights=x, minlength=people * k)
+        s2 += np.bincount(part, weights=x * x, minlength=people * k)
+        start = int(end)
+        counts[row] = n.reshape(people, k).sum(axis=0)
+        if annotator is None:
+            totals[row], squares[row] = s1, s2
+        else:
+            totals[row], squares[row] = _standardised(
+                n.reshape(people, k), s1.reshape(people, k), s2.reshape(people, k)
+            )
     tuned_for = max(float(counts[-1].mean()), 1.0) if points.size else 1.0
     means, half = interval_bounds(counts, totals, squares, alpha=alpha, tuned_for=tuned_for)
     return RollingIntervals(
@@ -93,3 +100,22 @@ def rolling_intervals(
         low=means - half,
         high=means + half,
     )
+
+
+def _standardised(
+    n: NDArray[np.float64], s1: NDArray[np.float64], s2: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per system, the sum and the sum of squares of the z-scores, from the raw sums per
+    (annotator, system): z = (x - m_a) / sd_a, so sum z = (S1 - n m_a) / sd_a and
+    sum z^2 = (S2 - 2 m_a S1 + n m_a^2) / sd_a^2 within each annotator's cells."""
+    count, total, square = n.sum(axis=1), s1.sum(axis=1), s2.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, 1.0), 0.0)
+        sd = np.sqrt(np.maximum(square - count * mean * mean, 0.0) / (count - 1.0))
+    # The rule of ``z_scores``: no spread (or a single score) carries no information.
+    flat = ~(sd > 1e-12 * np.maximum(np.abs(mean), 1.0))
+    sd = np.where(flat, 1.0, sd)[:, None]
+    m = mean[:, None]
+    totals = np.where(flat[:, None], 0.0, (s1 - n * m) / sd).sum(axis=0)
+    squares = np.where(flat[:, None], 0.0, (s2 - 2.0 * m * s1 + n * m * m) / sd**2).sum(axis=0)
+    return totals, squares

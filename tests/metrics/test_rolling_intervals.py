@@ -108,10 +108,12 @@ def test_rolling_intervals_replay_the_recorded_order():
             assert rolling.means[row, i] == pytest.approx(mean, abs=1e-9)
             assert rolling.low[row, i] == pytest.approx(low, rel=1e-3)
             assert rolling.high[row, i] == pytest.approx(high, rel=1e-3)
-    # The last look is the live table's interval exactly.
+    # The last look is the live table's interval (running sums added in another order).
     table = system_intervals({n: scores[system == i] for i, n in enumerate(names)})
     for i, name in enumerate(names):
-        assert (rolling.low[-1, i], rolling.high[-1, i]) == table[name].interval
+        assert (rolling.low[-1, i], rolling.high[-1, i]) == pytest.approx(
+            table[name].interval, rel=1e-12
+        )
     # Intervals of a system narrow as its judgments accumulate (same precision throughout).
     widths = rolling.high[:, 0] - rolling.low[:, 0]
     assert widths[-1] < widths[10] < widths[3]
@@ -123,13 +125,19 @@ def test_rolling_intervals_standardise_each_prefix():
     annotator = rng.integers(0, 4, 120)
     scores = rng.normal(50, 15, 120) + 10 * system + 5 * annotator
     rolling = rolling_intervals(system, scores, ["x", "y"], annotator=annotator, looks=6)
-    end = int(rolling.looks[2])
-    z = z_scores(scores[:end], annotator[:end])
-    by_system = {n: z[system[:end] == i] for i, n in enumerate(["x", "y"])}
-    hand = _by_hand({n: list(v) for n, v in by_system.items()}, 0.05, 60.0)
-    for i, name in enumerate(["x", "y"]):
-        assert rolling.means[2, i] == pytest.approx(hand[name][0], abs=1e-12)
-        assert rolling.low[2, i] == pytest.approx(hand[name][1], rel=1e-3)
+    for row in (0, 2, 5):
+        end = int(rolling.looks[row])
+        z = z_scores(scores[:end], annotator[:end])
+        by_system = {n: z[system[:end] == i] for i, n in enumerate(["x", "y"])}
+        hand = _by_hand({n: list(v) for n, v in by_system.items()}, 0.05, 60.0)
+        for i, name in enumerate(["x", "y"]):
+            assert rolling.means[row, i] == pytest.approx(hand[name][0], abs=1e-9)
+            assert rolling.low[row, i] == pytest.approx(hand[name][1], rel=1e-3)
+    # An annotator whose scores do not vary yet counts with z = 0 (as z_scores).
+    flat = rolling_intervals([0, 1, 0, 1], [5.0, 5.0, 3.0, 9.0], ["x", "y"], annotator=[1, 1, 2, 2])
+    assert list(flat.counts[-1]) == [2, 2]
+    z = z_scores([5.0, 5.0, 3.0, 9.0], [1, 1, 2, 2])
+    assert flat.means[-1] == pytest.approx([(z[0] + z[2]) / 2, (z[1] + z[3]) / 2], abs=1e-12)
 
 
 def test_look_points_end_at_the_total_and_never_repeat():
