@@ -201,9 +201,11 @@ def test_contrastive_status_reads_each_candidates_score(
     assert f"rolling-{task.id}-0" in html
 
 
-def test_document_status_counts_pages(launched, loaded_campaign, make_annotator):
-    task = launched("esa", unit="document", page_size=4, judgments_per_item=2)
-    page_means: dict[str, list[float]] = {}
+@pytest.mark.parametrize("task_type", ["esa", "adequacy"])
+def test_document_status_counts_pages(launched, loaded_campaign, make_annotator, task_type):
+    settings = {"scale": "da100"} if task_type == "adequacy" else {}
+    task = launched(task_type, unit="document", page_size=4, judgments_per_item=2, **settings)
+    pages: list[tuple[str, str, float]] = []  # (annotator, system, page mean)
     for name in ("ann1", "ann2"):
         user = make_annotator(loaded_campaign, name)
         slot = slot_claim_next(task=task, annotator_id=user.id)
@@ -215,22 +217,35 @@ def test_document_status_counts_pages(launched, loaded_campaign, make_annotator)
             )
             system = page[0].item.system.name
             scores = [ESA_MEANS[system] + s.item.segment.index % 5 for s in page]
+            extra = {"spans": []} if task_type == "esa" else {}
             answers = [
-                {"slot": s.id, "score": score, "spans": []}
+                {"slot": s.id, "score": score, **extra}
                 for s, score in zip(page, scores, strict=True)
             ]
-            page_means.setdefault(system, []).append(statistics.fmean(scores))
+            pages.append((name, system, statistics.fmean(scores)))
             _, slot, _ = page_record_and_claim_next(
                 task=task, slot_id=slot.id, annotator_id=user.id, answers=answers
             )
+    if task_type == "adequacy":  # DA: each page mean z-standardised per annotator by hand
+        by_annotator: dict[str, list[float]] = {}
+        for name, _, mean in pages:
+            by_annotator.setdefault(name, []).append(mean)
+        spread = {n: (statistics.fmean(v), statistics.stdev(v)) for n, v in by_annotator.items()}
+        pages = [(n, s, (m - spread[n][0]) / spread[n][1]) for n, s, m in pages]
+    expected: dict[str, list[float]] = {}
+    for _, system, value in pages:
+        expected.setdefault(system, []).append(value)
     status = task_ranking_status(task)
     assert status is not None and status.unit == "page"
     for system in status.systems:
-        assert system.judgments == len(page_means[system.system]) == 6
-        assert system.mean == pytest.approx(statistics.fmean(page_means[system.system]))
+        assert system.judgments == len(expected[system.system]) == 6
+        assert system.mean == pytest.approx(statistics.fmean(expected[system.system]))
     # Six pages a system: under the ten the rule asks for, so every pair stays open.
     assert {p.status for p in status.pairs} == {"open"}
     assert math.isnan(status.pairs[0].difference)
+    if task_type == "adequacy":  # the results page reads the pages too
+        (shown,) = [t for t in human_results(loaded_campaign).tasks if t.task.id == task.id]
+        assert shown.ranking_status[0].systems == status.systems
 
 
 def test_likert_entry_point_equals_the_results_page(launched, loaded_campaign, make_annotator):

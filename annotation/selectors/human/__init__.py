@@ -162,7 +162,7 @@ def task_results(
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
         rankings = likert_rankings(data, included)
-        status = likert_ranking_status(data, included, delta=task.equivalence_margin)
+        status = likert_ranking_status(task, data, included)
         release_memory()
         agreement = likert_agreement(task, data, included, weights=weights)
         release_memory()

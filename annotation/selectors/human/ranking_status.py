@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import Task
+from annotation.models import Task, Unit
 from annotation.selectors.human.likert import LikertData
 from annotation.selectors.human.status_scores import (
     StatusScores,
@@ -174,10 +174,14 @@ def _rolling(scores: StatusScores, measure: str) -> RollingIntervals:
 
 
 def likert_ranking_status(
-    data: LikertData, included: NDArray[np.bool_], *, delta: float, rolling: bool = True
+    task: Task, data: LikertData, included: NDArray[np.bool_], *, rolling: bool = True
 ) -> list[RankingStatus]:
-    """Per measure of a Likert task, from the arrays its results loaded (z units)."""
-    return statuses_of(likert_status_scores(data, included), delta=delta, rolling=rolling)
+    """Per measure of a Likert task (z units), from the arrays its results loaded; a
+    document task's pages are not in them, so its status reads them (one more query)."""
+    if task.unit == Unit.DOCUMENT:
+        return task_statuses(task, rolling=rolling)
+    scores = likert_status_scores(data, included)
+    return statuses_of(scores, delta=task.equivalence_margin, rolling=rolling)
 
 
 def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:

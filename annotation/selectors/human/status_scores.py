@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from annotation.models import (
     CONTRASTIVE_TYPES,
     ESA_TYPES,
+    HUMAN,
     LIKERT_TYPES,
     ErrorSpan,
     ItemType,
@@ -42,7 +43,7 @@ from annotation.models import (
     TaskType,
     Unit,
 )
-from annotation.selectors.human.likert import LikertData, likert_data
+from annotation.selectors.human.likert import MEASURES, LikertData, likert_data
 from annotation.selectors.human.loading import REF, TGT, exclusions, system_names
 from annotation.services.spans import task_mqm_weights
 from metrics.rankings import z_scores
@@ -119,7 +120,7 @@ def status_scores(task: Task) -> StatusScores | None:
     """The task's observations (``None`` for a protocol without a ranking status)."""
     if task.task_type not in STATISTICS:
         return None
-    if task.task_type in LIKERT_TYPES:
+    if task.task_type in LIKERT_TYPES and task.unit != Unit.DOCUMENT:
         data = likert_data(task, system_names(task.campaign_id))
         left_out = exclusions(task.campaign_id).for_task(task.id)
         included = ~np.isin(data.annotator, np.fromiter(left_out, dtype=np.int64))
@@ -146,10 +147,14 @@ def _span_strings(**match) -> ArraySubquery:
 
 
 def _single_output_scores(task: Task) -> StatusScores:
+    """ESA, ESA^AI, MQM, and Likert document tasks (whose pages the Likert arrays lack)."""
     statistic, lower = STATISTICS[task.task_type]
+    likert = task.task_type in LIKERT_TYPES
     left_out = exclusions(task.campaign_id)
+    # Likert ranks the human reference too (as "Human"), as its ranking does.
+    kinds = (ItemType.TGT, ItemType.REF) if likert else (ItemType.TGT,)
     judgments = left_out.counted(
-        Judgment.objects.filter(task=task, is_repeat=False, item__item_type=ItemType.TGT)
+        Judgment.objects.filter(task=task, is_repeat=False, item__item_type__in=kinds)
     )
     # An output several systems share is one item without a system: named as the span
     # results name it, by its systems joined with "+".
@@ -160,18 +165,31 @@ def _single_output_scores(task: Task) -> StatusScores:
         output_field=JSONField(),
     )
     fields: list = ["annotator_id", "item__system__name", shared, "slot__batch_id", "slot__page"]
-    mqm = task.task_type == TaskType.MQM
-    fields.append(_span_strings(judgment_id=OuterRef("id")) if mqm else "score")
-    weights = task_mqm_weights(task=task) if mqm else None
-    rows = judgments.order_by("id").values_list(*fields)
+    fields.append("item__item_type")
+    weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    columns: dict[str, Any]
+    if weights is not None:
+        columns = {_measure(statistic): _span_strings(judgment_id=OuterRef("id"))}
+    elif likert:
+        combined = task.task_type == TaskType.ADEQUACY_FLUENCY
+        columns = {
+            measure: "fluency" if measure == "fluency" and combined else "score"
+            for measure in MEASURES[TaskType(task.task_type)]
+        }
+    else:
+        columns = {_measure(statistic): "score"}
+    rows = judgments.order_by("id").values_list(*fields, *columns.values())
     labels: list[str] = []
     annotators: list[int] = []
-    scores: list[float] = []
+    scores: dict[str, list[float]] = {measure: [] for measure in columns}
     pages: list[tuple[int, int, int]] = []
-    for annotator, name, systems, batch, page, answer in rows.iterator(chunk_size=5000):
-        labels.append(name if name is not None else "+".join(systems or ()))
+    for annotator, name, systems, batch, page, kind, *answers in rows.iterator(chunk_size=5000):
+        if name is None:
+            name = HUMAN if kind == ItemType.REF else "+".join(systems or ())
+        labels.append(name)
         annotators.append(annotator)
-        scores.append(_weighed(weights, answer) if weights else float(answer or 0))
+        for measure, answer in zip(columns, answers, strict=True):
+            scores[measure].append(_weighed(weights, answer) if weights else float(answer or 0))
         # A screen of one segment (no page) is a page of its own.
         pages.append((annotator, batch, -1 - len(pages) if page is None else page))
     document = task.unit == Unit.DOCUMENT
@@ -201,7 +219,7 @@ def _contrastive_scores(task: Task) -> StatusScores:
         labels.append(name)
         annotators.append(annotator)
         scores.append(_weighed(weights, value) if weights else float(value or 0))
-    return _observations(statistic, lower, labels, annotators, scores, None)
+    return _observations(statistic, lower, labels, annotators, {_measure(statistic): scores}, None)
 
 
 def _observations(
@@ -209,7 +227,7 @@ def _observations(
     lower: bool,
     labels: list[str],
     annotators: list[int],
-    scores: list[float],
+    scores: dict[str, list[float]],
     pages: list[tuple[int, int, int]] | None,
 ) -> StatusScores:
     """Codes the systems in name order; a document task's rows become one per page (the
@@ -218,14 +236,14 @@ def _observations(
     code = {name: i for i, name in enumerate(systems)}
     system = np.array([code[name] for name in labels], dtype=np.int64)
     annotator = np.array(annotators, dtype=np.int64)
-    values = np.array(scores, dtype=np.float64)
+    values = {measure: np.array(v, dtype=np.float64) for measure, v in scores.items()}
     unit = "judgment"
-    if pages is not None and values.size:
+    if pages is not None and system.size:
         keys = [(*page, int(s)) for page, s in zip(pages, system, strict=True)]
         first: dict[tuple[int, ...], int] = {}
         group = np.array([first.setdefault(key, len(first)) for key in keys], dtype=np.int64)
         size = np.bincount(group).astype(np.float64)
-        values = np.bincount(group, weights=values) / size
+        values = {m: np.bincount(group, weights=v) / size for m, v in values.items()}
         head = np.unique(group, return_index=True)[1]
         system, annotator, unit = system[head], annotator[head], "page"
     return StatusScores(
@@ -235,7 +253,7 @@ def _observations(
         systems=systems,
         system=system,
         annotator=annotator,
-        scores={_measure(statistic): values},
+        scores=values,
     )
 
 
