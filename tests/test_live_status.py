@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from statistics import NormalDist
 
-import numpy as np
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -20,14 +18,12 @@ from annotation.models import Slot
 from annotation.selectors.contrastive import contrastive_system_means
 from annotation.selectors.human import human_results
 from annotation.selectors.human.ranking_status import (
-    pair_needs,
     task_ranking_status,
     task_statuses,
 )
 from annotation.services.assignment import slot_claim_next
 from annotation.services.page_judgments import page_record_and_claim_next
 from metrics.adaptive import ranking_status
-from metrics.adaptive.planner import boundary_z
 from tests.human_support import judge_all
 from tests.metrics.test_rolling_intervals import _by_hand
 from tests.test_contrastive import SYSTEMS, claim, launch, record, six_systems  # noqa: F401
@@ -272,20 +268,15 @@ def test_protocols_without_a_score_have_no_status(launched):
     assert task_statuses(launched("postedit")) == []
 
 
-def test_an_open_pairs_need_is_the_planners_at_its_observed_difference():
+def test_an_open_pairs_need_is_what_the_task_needs_for_it():
     a = [float(x) for x in (5, 7, 6, 9, 4, 6, 8, 5, 7, 6, 5, 8)]
     b = [float(x) for x in (6, 5, 7, 4, 6, 5, 7, 6, 4, 5, 6, 5)]
-    (pair,) = ranking_status({"a": a, "b": b}).pairs
+    status = ranking_status({"a": a, "b": b})
+    (pair,) = status.pairs
     assert pair.status == "open"
-    squares = sum((x - statistics.fmean(a)) ** 2 for x in a) + sum(
-        (x - statistics.fmean(b)) ** 2 for x in b
-    )
-    sd = math.sqrt(squares / (len(a) + len(b) - 2))
-    d = statistics.fmean(a) - statistics.fmean(b)
-    # Two systems: the one pair at level 0.05; power 0.8.
-    per_system = math.ceil(2 * sd**2 * (boundary_z(0.05) + NormalDist().inv_cdf(0.8)) ** 2 / d**2)
-    needs = pair_needs([pair], {"a": np.array(a), "b": np.array(b)}, delta=0.0)
-    assert needs == [float(2 * (per_system - 12))]
-    # With a margin wider than twice the difference, showing equivalence is the easier goal.
-    wide = pair_needs([pair], {"a": np.array(a), "b": np.array(b)}, delta=3 * abs(d))
-    assert wide[0] < needs[0]
+    # One pair of two systems judged equally often: the pair's need is the task's.
+    assert pair.still_needed == pytest.approx(status.still_needed) and pair.still_needed > 0
+    (far,) = ranking_status({"a": [x + 50 for x in a], "b": b}).pairs
+    assert far.status == "resolved" and far.still_needed == 0
+    (same,) = ranking_status({"a": a, "b": a}).pairs
+    assert math.isinf(same.still_needed)  # equal means never resolve at margin 0

@@ -79,6 +79,10 @@ class PairStatusSerializer(serializers.Serializer):
     difference = Number()
     interval = IntervalField(help_text="always-valid interval for the difference")
     status = serializers.ChoiceField(choices=["resolved", "equivalent", "open"])
+    still_needed = Number(
+        help_text="an open pair: observations of its two systems estimated until it settles "
+        "if the current means and spreads hold; 0: not open; null: cannot settle or unknown"
+    )
 
 
 class RollingSystemSerializer(serializers.Serializer):
@@ -124,11 +128,6 @@ class RankingStatusSerializer(serializers.Serializer):
     still_needed = Number(help_text="estimated observations until settled; null: cannot settle")
     systems = SystemIntervalSerializer(many=True)
     pairs = PairStatusSerializer(many=True)
-    pair_needs = serializers.ListField(
-        child=Number(),
-        help_text="per adjacent pair: more observations of its two systems for power 0.8 at "
-        "the observed difference (metrics.adaptive.planner); null: not open, or cannot settle",
-    )
     rolling = RollingSerializer(
         allow_null=True, help_text="each system's interval as the observations came in"
     )

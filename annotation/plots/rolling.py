@@ -21,6 +21,7 @@ def rolling_interval_plot(
     unit: str = "judgment",
     min_judgments: int = 1,
     order: list[str] | None = None,
+    description: str = "",
     width: int = 640,
 ) -> SafeString:
     """One band per system from the look where it has ``min_judgments`` (before that its
@@ -52,8 +53,9 @@ def rolling_interval_plot(
 
     parts = [
         f'<svg class="plot" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
-        f'<text x="{left}" y="18" class="plot-title">{escape(title)}</text>',
+        f'aria-label="{escape(description or title)}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{left}" y="18" class="plot-title">'
+        f"{escape(fit(title, width - left - 4, font_size=13))}</text>",
     ]
     y_ticks = nice_ticks(y_low, y_high)
     for value in y_ticks.values:
@@ -112,12 +114,13 @@ def rolling_interval_plot(
     return mark_safe("".join(parts))  # noqa: S308 (every label is escaped above)
 
 
-def status_plot_title(task_label: str, status: RankingStatus) -> str:
-    """The figure's title: what is plotted, which way is better, the level."""
-    better = "lower is better" if status.lower_is_better else "higher is better"
+def status_plot_title(status: RankingStatus) -> str:
+    """The figure's visible title: what is plotted, which way is better, the level."""
+    arrow = "↓" if status.lower_is_better else "↑"
+    statistic = status.statistic[0].upper() + status.statistic[1:]
     return (
-        f"{task_label}: {status.statistic} ({better}) with always-valid "
-        f"{1 - status.alpha:.0%} intervals as {status.unit}s came in"
+        f"{statistic} {arrow}: always-valid {1 - status.alpha:.0%} intervals "
+        f"as {status.unit}s came in"
     )
 
 
@@ -126,8 +129,11 @@ def status_plots(task_label: str, statuses: list[RankingStatus]) -> list[SafeStr
     return [
         rolling_interval_plot(
             status.rolling,
-            title=status_plot_title(
-                task_label if len(statuses) == 1 else f"{task_label} ({status.measure})", status
+            title=status_plot_title(status),
+            description=(
+                f"{task_label}{'' if len(statuses) == 1 else f' ({status.measure})'}: "
+                f"{status_plot_title(status)} "
+                f"({'lower' if status.lower_is_better else 'higher'} is better)"
             ),
             unit=status.unit,
             min_judgments=status.min_judgments,

@@ -41,8 +41,8 @@ def test_esa_and_mqm_status_with_rolling_figure(
     SHOTS.mkdir(parents=True, exist_ok=True)
     for task, label in ((esa, "esa"), (mqm, "mqm")):
         section = page.locator(f"#ranking-status-{task.id}-1")
-        text = section.inner_text()
-        assert "Ranking status" in text and "Always-valid interval" in text
+        text = section.inner_text().lower()
+        assert "ranking status" in text and "always-valid interval" in text
         figure = page.locator(f"#task-{task.id} svg[aria-label*='came in']")
         assert figure.count() == 1
         assert figure.locator("polygon").count() == 3  # one band per system

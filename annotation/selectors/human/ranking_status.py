@@ -15,7 +15,7 @@ swap between the two.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +27,7 @@ from annotation.selectors.human.status_scores import (
     likert_status_scores,
     status_scores,
 )
-from metrics.adaptive import PairStatus, judgments_needed, ranking_status
+from metrics.adaptive import PairStatus, ranking_status
 from metrics.adaptive.intervals import SystemInterval, system_intervals
 from metrics.adaptive.rolling import RollingIntervals, rolling_intervals
 from metrics.adaptive.status import DEFAULT_ALPHA, DEFAULT_MIN_JUDGMENTS
@@ -49,16 +49,13 @@ class RankingStatus:
     systems: list[SystemInterval]
     pairs: list[PairStatus]
     still_needed: float  # math.inf when a pair cannot settle (equal means, delta 0)
-    # Per adjacent pair: more observations of the two systems for the planner's power 0.8 at
-    # the pair's observed difference (``pair_needs``); None for a pair that is not open.
-    pair_needs: list[float | None] = field(default_factory=list)
     rolling: RollingIntervals | None = None
 
     @property
     def rows(self) -> list[tuple[SystemInterval, PairStatus | None, str]]:
         """Each system with its pair against the next one down (None for the last) and what
         that pair still needs, in words ("" when not open or unknown)."""
-        needs = [_need_words(n, self.unit) for n in self.pair_needs] or [""] * len(self.pairs)
+        needs = [_need_words(p, self.unit) for p in self.pairs]
         return list(zip(self.systems, [*self.pairs, None], [*needs, ""], strict=True))
 
     @property
@@ -120,47 +117,21 @@ def statuses_of(
                 systems=[intervals[name] for name in status.order],
                 pairs=status.pairs,
                 still_needed=status.still_needed,
-                pair_needs=pair_needs(status.pairs, by_system, delta=delta),
                 rolling=_rolling(scores, measure) if rolling else None,
             )
         )
     return result
 
 
-def pair_needs(
-    pairs: list[PairStatus], by_system: dict[str, NDArray[np.float64]], *, delta: float
-) -> list[float | None]:
-    """For each open pair, the observations its two systems still need for power 0.8 to
-    settle it if the observed difference D is the true one (``metrics.adaptive.planner``,
-    the sequential design, with the two systems' pooled SD): resolving it, or (with a margin)
-    showing it equivalent, whichever needs the smaller difference, max(|D|, delta - |D|).
-    Infinite when that is 0 (equal means, delta 0); None for a pair not open, or with a
-    system below the minimum of judgments."""
-    systems = len(by_system)
-    needs: list[float | None] = []
-    for pair in pairs:
-        a, b = by_system[pair.upper], by_system[pair.lower]
-        if pair.status != "open" or not math.isfinite(pair.difference):
-            needs.append(None)
-            continue
-        target = max(abs(pair.difference), delta - abs(pair.difference))
-        squares = float(((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum())
-        sd = math.sqrt(squares / max(a.size + b.size - 2, 1))
-        if target <= 0 or sd <= 0:
-            needs.append(math.inf if target <= 0 else 0.0)
-            continue
-        per_system = judgments_needed(sd=sd, min_difference=target, systems=systems).per_system
-        needs.append(float(max(per_system - a.size, 0) + max(per_system - b.size, 0)))
-    return needs
-
-
-def _need_words(need: float | None, unit: str) -> str:
-    if need is None:
+def _need_words(pair: PairStatus, unit: str) -> str:
+    """An open pair's estimate of what it still needs, in words ("" otherwise)."""
+    need = pair.still_needed
+    if pair.status != "open" or math.isnan(need):
         return ""
-    if not math.isfinite(need):
+    if math.isinf(need):
         return "cannot settle at this margin"
-    count = math.ceil(need)
-    return f"about {count} more {unit}{'' if count == 1 else 's'} (power 0.8)"
+    count = max(math.ceil(need), 1)
+    return f"about {count} more {unit}{'' if count == 1 else 's'} of the two"
 
 
 def _rolling(scores: StatusScores, measure: str) -> RollingIntervals:
