@@ -360,8 +360,11 @@ def test_contrastive_mqm_and_da(six_systems, make_annotator):
     assert sorted(r.score for r in OutputJudgment.objects.filter(task=da)) == [10, 20, 30]
     from annotation.selectors.human import human_results
 
-    # The pairwise rankings read scores: contrastive DA's, not MQM's (its means are above).
-    assert [r.task.id for r in human_results(six_systems).tasks] == [da.id]
+    # The pairwise rankings read scores: contrastive DA's, not MQM's (its means are above);
+    # contrastive MQM shows only its ranking status (tests/test_live_status.py).
+    results = {r.task.id: r for r in human_results(six_systems).tasks}
+    assert list(results) == [mqm.id, da.id]
+    assert results[mqm.id].pairwise == [] and results[da.id].pairwise
     with pytest.raises(JudgmentError, match="no error spans"):
         record(
             da,

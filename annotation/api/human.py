@@ -68,8 +68,8 @@ class LikertRankingSerializer(serializers.Serializer):
 
 class SystemIntervalSerializer(serializers.Serializer):
     system = serializers.CharField()
-    judgments = serializers.IntegerField()
-    mean = Number(help_text="mean z-score of the judgments")
+    judgments = serializers.IntegerField(help_text="observations: judgments, or pages")
+    mean = Number(help_text="mean of the statistic (mean z, ESA score, MQM score)")
     interval = IntervalField(help_text="always-valid interval (valid at every look)")
 
 
@@ -79,16 +79,58 @@ class PairStatusSerializer(serializers.Serializer):
     difference = Number()
     interval = IntervalField(help_text="always-valid interval for the difference")
     status = serializers.ChoiceField(choices=["resolved", "equivalent", "open"])
+    still_needed = Number(
+        help_text="an open pair: observations of its two systems estimated until it settles "
+        "if the current means and spreads hold; 0: not open; null: cannot settle or unknown"
+    )
+
+
+class RollingSystemSerializer(serializers.Serializer):
+    system = serializers.CharField()
+    judgments = serializers.ListField(child=serializers.IntegerField())
+    mean = IntervalField(help_text="at each look; null before the system's first judgment")
+    low = IntervalField()
+    high = IntervalField()
+
+
+class RollingSerializer(serializers.Serializer):
+    """The rolling-interval figure's numbers (``metrics.adaptive.rolling``)."""
+
+    looks = serializers.ListField(
+        child=serializers.IntegerField(), help_text="observations so far, all systems"
+    )
+    systems = RollingSystemSerializer(many=True)
+
+    def to_representation(self, instance):
+        systems = [
+            {
+                "system": name,
+                "judgments": instance.counts[:, i].tolist(),
+                "mean": instance.means[:, i].tolist(),
+                "low": instance.low[:, i].tolist(),
+                "high": instance.high[:, i].tolist(),
+            }
+            for i, name in enumerate(instance.systems)
+        ]
+        return super().to_representation({"looks": instance.looks.tolist(), "systems": systems})
 
 
 class RankingStatusSerializer(serializers.Serializer):
     measure = serializers.CharField()
-    delta = Number(help_text="the task's equivalence_margin, in z units")
+    statistic = serializers.CharField(help_text="mean z (DA), ESA score or MQM score")
+    lower_is_better = serializers.BooleanField(help_text="MQM: true")
+    unit = serializers.ChoiceField(
+        choices=["judgment", "page"], help_text="one observation: a judgment, or a page"
+    )
+    delta = Number(help_text="the task's equivalence_margin, in the statistic's units")
     alpha = Number()
     settled = serializers.BooleanField(help_text="no adjacent pair is open")
-    still_needed = Number(help_text="estimated judgments until settled; null: cannot settle")
+    still_needed = Number(help_text="estimated observations until settled; null: cannot settle")
     systems = SystemIntervalSerializer(many=True)
     pairs = PairStatusSerializer(many=True)
+    rolling = RollingSerializer(
+        allow_null=True, help_text="each system's interval as the observations came in"
+    )
 
 
 class PairwiseSystemSerializer(serializers.Serializer):
@@ -294,6 +336,9 @@ class SpanRankingSerializer(serializers.Serializer):
     )
     judgments = serializers.IntegerField()
     systems = SpanSystemSerializer(many=True, source="ranking_rows")
+    ranking_status = RankingStatusSerializer(
+        many=True, help_text="the live stopping rule (empty with fewer than two systems)"
+    )
 
 
 class HumanResultsSerializer(serializers.Serializer):

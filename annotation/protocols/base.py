@@ -279,11 +279,11 @@ SETTINGS: dict[str, Setting] = {
             "equivalence_margin",
             "number",
             "Equivalence margin (δ)",
-            "Ranking status on the results page: neighbouring systems whose mean z-scores surely "
-            "differ by less than this are equivalent; 0: only resolve them (0.1 is a small "
-            "difference in z)",
+            "Ranking status on the results page: neighbouring systems whose mean scores surely "
+            "differ by less than this are equivalent; 0: only resolve them. In the protocol's "
+            "units: z for DA (0.1 is small), points for ESA (0-100) and MQM",
             minimum=0.0,
-            maximum=10.0,
+            maximum=100.0,
             after_launch=True,
         ),
         Setting(

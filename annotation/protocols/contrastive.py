@@ -23,7 +23,12 @@ from typing import Any
 
 from annotation.protocols.base import DOCUMENT_SETTINGS, AnswerError, whole_number
 
-CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {"ranking_size", "context_size", "show_reference"}
+CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {
+    "ranking_size",
+    "context_size",
+    "show_reference",
+    "equivalence_margin",
+}
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
 CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat"})
 CONTRASTIVE_TEMPLATE = "annotate/contrastive.html"

@@ -9,7 +9,7 @@ from typing import Any
 from annotation.protocols.base import AnswerError, whole_number
 
 ESA_SCORE_RANGE = (0, 100)
-SPAN_SETTINGS = frozenset({"context_size", "show_reference"})
+SPAN_SETTINGS = frozenset({"context_size", "show_reference", "equivalence_margin"})
 # A bad reference's damage must be marked as an error and the score be lower
 # (annotation/services/checks.py).
 SPAN_QUALITY_CONTROL = frozenset({"repeat", "reference", "bad_reference"})

@@ -28,6 +28,7 @@ from annotation.permissions import (
 )
 from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
+from annotation.plots.rolling import status_plots
 from annotation.plots.spans import error_bar_plot, has_categories
 from annotation.selectors.hotw import hotw_results
 from annotation.selectors.human import HumanResults, human_results
@@ -46,6 +47,10 @@ from annotation.views.errors import error_response, refused_to
 from annotation.views.reliability import passing_context
 from metrics.agreement.coefficients import Weights
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
+
+# Download keys of the error-span section's plots (``page_span_context``).
+SPAN_ROLLING = "span-rolling-"
+SPAN_PLOT_KEYS = ("errors-", SPAN_ROLLING)
 
 
 def _weights(request) -> Weights:
@@ -97,6 +102,10 @@ def page_ranking_plots(results: HumanResults) -> dict[int, list[tuple[str, SafeS
             )
         plots[task.task.id] = [
             (f"ranking-{task.task.id}-{i}", plot) for i, plot in enumerate(plots[task.task.id])
+        ] + [
+            (f"rolling-{task.task.id}-{i}", plot)
+            for i, plot in enumerate(status_plots(label, task.ranking_status))
+            if plot
         ]
     return plots
 
@@ -187,6 +196,11 @@ def page_span_context(campaign, procedure: str) -> dict[str, object]:
         )
         for r in results
         if r.breakdown is not None
+    ] + [
+        (r.task.id, f"{SPAN_ROLLING}{r.task.id}-{i}", plot)
+        for r in results
+        for i, plot in enumerate(status_plots(r.task.get_task_type_display(), r.ranking_status))
+        if plot
     ]
     hotw = [(r.task.id, checks) for r in results if (checks := hotw_results(task=r.task))]
     return {

@@ -12,6 +12,7 @@ from annotation.plots.files import standalone_svg, svg_pdf
 from annotation.selectors.human import human_results
 from annotation.selectors.results import automatic_results
 from annotation.views.human import (
+    SPAN_PLOT_KEYS,
     chosen_human,
     page_progress_plots,
     page_ranking_plots,
@@ -43,7 +44,7 @@ def _check_format(fmt: str) -> None:
 def human_plot(request, campaign_id: int, key: str, fmt: str):
     _check_format(fmt)
     campaign = request.campaign
-    if key.startswith("errors-"):
+    if key.startswith(SPAN_PLOT_KEYS):
         procedure = request.GET.get("procedure") or DEFAULT_PROCEDURE
         if procedure not in PROCEDURES:
             raise Http404("no such ranking procedure")

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from metrics.adaptive.confidence import (
     _best_ratio,
@@ -31,6 +32,27 @@ class SystemInterval:
     interval: tuple[float, float]  # (-inf, inf) before a system has any judgment
 
 
+def interval_bounds(
+    count: NDArray[np.float64],
+    total: NDArray[np.float64],
+    squares: NDArray[np.float64],
+    *,
+    alpha: float,
+    tuned_for: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Means and half-widths from running sums (last axis = systems, any leading axes, e.g.
+    looks): the one formula behind ``system_intervals`` and ``rolling.rolling_intervals``.
+    A system without judgments has mean NaN and half-width infinity."""
+    pooled = pooled_variance(count, total, squares)
+    variance = shrunk_variance(count, total, squares, np.asarray(pooled)[..., None])
+    level = alpha / max(1, count.shape[-1])
+    rho = (tuned_for / pooled * _best_ratio(level))[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = mixture_half_width(np.where(count > 0, count / variance, 0.0), rho, level)
+        means = np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+    return means, half
+
+
 def system_intervals(
     scores: Mapping[str, Sequence[float]],
     *,
@@ -44,15 +66,9 @@ def system_intervals(
     count = np.array([v.size for v in values], dtype=np.float64)
     total = np.array([v.sum() for v in values])
     squares = np.array([(v * v).sum() for v in values])
-    pooled = pooled_variance(count, total, squares)
-    variance = shrunk_variance(count, total, squares, pooled)
-    level = alpha / max(1, len(names))
     if tuned_for is None:
         tuned_for = max(float(count.mean()) if names else 1.0, 1.0)
-    rho = tuned_for / pooled * _best_ratio(level)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        half = mixture_half_width(np.where(count > 0, count / variance, 0.0), rho, level)
-        means = np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+    means, half = interval_bounds(count, total, squares, alpha=alpha, tuned_for=tuned_for)
     return {
         name: SystemInterval(
             system=name,

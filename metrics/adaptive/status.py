@@ -111,36 +111,47 @@ def adjacent_pairs(
     )
 
 
+def pair_growth(pairs: AdjacentPairs, k: int, delta: float) -> float:
+    """The factor by which both systems of open pair ``k`` must grow (their judgments in
+    proportion) for its half-width to fall below max(D, delta - D), if the current means and
+    variances hold; NaN for a pair with a system below the minimum, infinite when the pair
+    cannot settle (equal means, delta 0)."""
+    difference = pairs.difference[k]
+    if not np.isfinite(difference):
+        return math.nan
+    target = max(difference, delta - difference)
+    if target <= 0:
+        return math.inf
+    low, high = pairs.information[k], pairs.information[k] * 2.0
+    rho = pairs.rho[..., 0]
+    while mixture_half_width(high, rho, pairs.level) > target:
+        low, high = high, high * 2.0
+        if high > 1e15:
+            return math.inf
+    for _ in range(60):
+        middle = math.sqrt(low * high)
+        if mixture_half_width(middle, rho, pairs.level) > target:
+            low = middle
+        else:
+            high = middle
+    return float(high / pairs.information[k])
+
+
 def still_needed(pairs: AdjacentPairs, count: ArrayLike, delta: float) -> float:
     """Estimated judgments until no adjacent pair is open, for one task (1-D ``count``), if
     the current means and variances hold: each open pair needs the information at which its
-    half-width falls below max(D, delta - D); both systems grow in proportion to reach it,
-    and a system shared by two pairs grows for the needier one. Infinite when a pair cannot
-    settle (equal means and delta 0)."""
+    half-width falls below max(D, delta - D) (``pair_growth``); both systems grow in
+    proportion to reach it, and a system shared by two pairs grows for the needier one.
+    Infinite when a pair cannot settle (equal means and delta 0)."""
     n = np.asarray(count, dtype=np.float64)
     extra = np.zeros_like(n)
     for k in np.flatnonzero(pairs.status == OPEN):
-        upper, lower = pairs.order[k], pairs.order[k + 1]
-        difference = pairs.difference[k]
-        if not np.isfinite(difference):
+        growth = pair_growth(pairs, int(k), delta)
+        if math.isnan(growth):
             continue  # a system below the minimum: counted by the floor below
-        target = max(difference, delta - difference)
-        if target <= 0:
+        if math.isinf(growth):
             return math.inf
-        low, high = pairs.information[k], pairs.information[k] * 2.0
-        rho = pairs.rho[..., 0]
-        while mixture_half_width(high, rho, pairs.level) > target:
-            low, high = high, high * 2.0
-            if high > 1e15:
-                return math.inf
-        for _ in range(60):
-            middle = math.sqrt(low * high)
-            if mixture_half_width(middle, rho, pairs.level) > target:
-                low = middle
-            else:
-                high = middle
-        growth = high / pairs.information[k]  # n_a and n_b both times this
-        for system in (upper, lower):
+        for system in (pairs.order[k], pairs.order[k + 1]):
             extra[system] = max(extra[system], (growth - 1.0) * n[system])
     return float(np.maximum(extra, 0.0).sum())
 
@@ -152,6 +163,9 @@ class PairStatus:
     difference: float
     interval: tuple[float, float]
     status: str  # "resolved" (upper above lower), "equivalent" or "open"
+    # An open pair's judgments still needed (both systems together) if the current means
+    # and variances hold (``pair_growth``); 0 when not open, NaN below the minimum.
+    still_needed: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -201,6 +215,11 @@ def ranking_status(
     for k in range(len(names) - 1):
         diff, half = float(pairs.difference[k]), float(pairs.half_width[k])
         low, high = sorted((sign * (diff - half), sign * (diff + half)))
+        need = 0.0
+        if pairs.status[k] == OPEN:
+            growth = pair_growth(pairs, k, delta)
+            share = count[pairs.order[k]] + count[pairs.order[k + 1]]
+            need = growth if not math.isfinite(growth) else (growth - 1.0) * float(share)
         result.append(
             PairStatus(
                 upper=order[k],
@@ -208,6 +227,7 @@ def ranking_status(
                 difference=sign * diff,
                 interval=(low, high),
                 status=STATUS_NAMES[int(pairs.status[k])],
+                still_needed=need,
             )
         )
     floor = np.maximum(min_judgments - count, 0.0).sum()

@@ -47,7 +47,11 @@ from annotation.selectors.human.postedit import (
     postedit_quality,
 )
 from annotation.selectors.human.progress import Progress, campaign_progress
-from annotation.selectors.human.ranking_status import RankingStatus, likert_ranking_status
+from annotation.selectors.human.ranking_status import (
+    RankingStatus,
+    likert_ranking_status,
+    task_statuses,
+)
 from annotation.selectors.human.reliability import (
     ReliabilityInput,
     ReliabilityRow,
@@ -159,7 +163,7 @@ def task_results(
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
         rankings = likert_rankings(data, included)
-        status = likert_ranking_status(data, included, delta=task.equivalence_margin)
+        status = likert_ranking_status(task, data, included)
         release_memory()
         agreement = likert_agreement(task, data, included, weights=weights)
         release_memory()
@@ -205,6 +209,11 @@ def task_results(
             reliability=reliability,
             passing=passing,
         )
+    if task.task_type == TaskType.CONTRASTIVE_MQM:
+        # Its screens carry no scores to compare: only the MQM ranking status (its per-system
+        # means: annotation/selectors/contrastive.py).
+        statuses = task_statuses(task, rolling=True)
+        return TaskResults(task, sum(s.observations for s in statuses[:1]), ranking_status=statuses)
     judged = comparison_data(task, usernames)
     pairwise, resamples = pairwise_ranking(judged, excluded)
     quality = comparison_quality(judged, usernames, excluded)
@@ -221,6 +230,8 @@ def task_results(
         len(judged),
         pairwise=pairwise,
         rank_resamples=resamples,
+        # Contrastive ESA and DA: the candidates' scores (pairwise and n-way ranking: none).
+        ranking_status=task_statuses(task, rolling=True),
         agreement=comparison_agreement(judged, excluded),
         quality=quality,
         reliability=reliability,
@@ -264,12 +275,10 @@ def human_results(
     names = system_names(campaign.id)
     left_out = exclusions(campaign.id)
     excluded = set(left_out.campaign_wide)
-    # Error-span tasks have their own results (annotation/selectors/human/spans.py), and so
-    # has contrastive MQM, whose screens carry no scores to rank by (its per-system MQM
-    # means: annotation/selectors/contrastive.py).
+    # Error-span tasks have their own results (annotation/selectors/human/spans.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
-        .exclude(task_type__in=(*SPAN_TYPES, TaskType.CONTRASTIVE_MQM))
+        .exclude(task_type__in=SPAN_TYPES)
         .order_by("id")
     )
     if task_id is not None:

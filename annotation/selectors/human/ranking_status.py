@@ -1,11 +1,15 @@
 """The live ranking status of a scored task (issue 23, section 2): where the stopping rule of
-``metrics.adaptive`` stands on the judgments so far.
+``metrics.adaptive`` stands on the judgments so far, for every protocol with a score
+(``status_scores.STATISTICS``: Likert/DA, ESA, ESA^AI, MQM, contrastive ESA/MQM/DA, and
+their document tasks).
 
-Computed from the arrays the results page already loads for the task (``likert_data``: one
-COPY query), on the same judgments as its ranking (system outputs and the human reference,
-excluded annotators left out) and the same per-judgment z-scores (per annotator, ddof 1).
-The order here is by the mean z of the judgments, the stopping rule's statistic; the ranking
-table above it averages segments first, so two close systems may swap between the two.
+``task_ranking_status(task)`` is the public entry point (a job deciding whether a task is
+settled calls it): one query for the task's judgments, no bootstrap. The results pages call
+``statuses_of`` on what they loaded (``likert_status_scores``) or on ``status_scores``.
+
+The order here is by the mean of the statistic over the judgments (the stopping rule's);
+the ranking tables above it may average segments or domains first, so two close systems may
+swap between the two.
 """
 
 from __future__ import annotations
@@ -16,31 +20,43 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from annotation.models import Task, Unit
 from annotation.selectors.human.likert import LikertData
-from annotation.selectors.human.loading import REF, TGT
+from annotation.selectors.human.status_scores import (
+    StatusScores,
+    likert_status_scores,
+    status_scores,
+)
 from metrics.adaptive import PairStatus, ranking_status
 from metrics.adaptive.intervals import SystemInterval, system_intervals
+from metrics.adaptive.rolling import RollingIntervals, rolling_intervals
 from metrics.adaptive.status import DEFAULT_ALPHA, DEFAULT_MIN_JUDGMENTS
-from metrics.rankings import z_scores
 
 
 @dataclass(frozen=True)
 class RankingStatus:
     """One measure of one task: systems best first with their own intervals, each adjacent
-    pair's status, and the judgments the rule estimates are still needed."""
+    pair's status, the observations the rule estimates are still needed, and (on the
+    results page) the intervals as the observations came in."""
 
     measure: str
+    statistic: str  # "mean z", "ESA score", "MQM score"
+    lower_is_better: bool
+    unit: str  # what one observation is: "judgment", or "page" in a document task
     delta: float
     alpha: float
     min_judgments: int
     systems: list[SystemInterval]
     pairs: list[PairStatus]
     still_needed: float  # math.inf when a pair cannot settle (equal means, delta 0)
+    rolling: RollingIntervals | None = None
 
     @property
-    def rows(self) -> list[tuple[SystemInterval, PairStatus | None]]:
-        """Each system with its pair against the next one down (None for the last)."""
-        return list(zip(self.systems, [*self.pairs, None], strict=True))
+    def rows(self) -> list[tuple[SystemInterval, PairStatus | None, str]]:
+        """Each system with its pair against the next one down (None for the last) and what
+        that pair still needs, in words ("" when not open or unknown)."""
+        needs = [_need_words(p, self.unit) for p in self.pairs]
+        return list(zip(self.systems, [*self.pairs, None], [*needs, ""], strict=True))
 
     @property
     def settled(self) -> bool:
@@ -69,38 +85,94 @@ class RankingStatus:
     def needed_rounded(self) -> int | None:
         return math.ceil(self.still_needed) if self.needed_known else None
 
+    @property
+    def observations(self) -> int:
+        return sum(s.judgments for s in self.systems)
 
-def likert_ranking_status(
-    data: LikertData, included: NDArray[np.bool_], *, delta: float
+
+def statuses_of(
+    scores: StatusScores, *, delta: float, rolling: bool = False
 ) -> list[RankingStatus]:
-    """Per measure of a Likert task, the ranking status at margin ``delta`` (z units); none
-    with fewer than two systems judged."""
-    ranked = included & ((data.kind == TGT) | (data.kind == REF))
-    systems = data.system[ranked]
-    present = np.unique(systems)
-    if present.size < 2:
+    """Per measure, the ranking status at margin ``delta`` (the statistic's units); none with
+    fewer than two systems judged. ``rolling`` adds the intervals at each look (the page's
+    figure; a few dozen passes over the judgments)."""
+    if np.unique(scores.system).size < 2:
         return []
-    # One sort, then each system's scores are a slice (not k passes over the judgments).
-    by_code = np.argsort(systems, kind="stable")
-    bounds = np.searchsorted(systems[by_code], present[1:])
     result = []
-    for measure, scores in data.scores.items():
-        z = z_scores(scores[ranked], data.annotator[ranked])[by_code]
-        by_system = {
-            data.systems[int(code)]: part
-            for code, part in zip(present, np.split(z, bounds), strict=True)
-        }
-        status = ranking_status(by_system, delta=delta, alpha=DEFAULT_ALPHA)
+    for measure in scores.scores:
+        by_system = scores.by_system(measure)
+        status = ranking_status(
+            by_system, lower_is_better=scores.lower_is_better, delta=delta, alpha=DEFAULT_ALPHA
+        )
         intervals = system_intervals(by_system, alpha=DEFAULT_ALPHA)
         result.append(
             RankingStatus(
                 measure=measure,
+                statistic=scores.statistic,
+                lower_is_better=scores.lower_is_better,
+                unit=scores.unit,
                 delta=delta,
                 alpha=DEFAULT_ALPHA,
                 min_judgments=DEFAULT_MIN_JUDGMENTS,
                 systems=[intervals[name] for name in status.order],
                 pairs=status.pairs,
                 still_needed=status.still_needed,
+                rolling=_rolling(scores, measure) if rolling else None,
             )
         )
     return result
+
+
+def _need_words(pair: PairStatus, unit: str) -> str:
+    """An open pair's estimate of what it still needs, in words ("" otherwise)."""
+    need = pair.still_needed
+    if pair.status != "open" or math.isnan(need):
+        return ""
+    if math.isinf(need):
+        return "cannot settle at this margin"
+    count = max(math.ceil(need), 1)
+    return f"about {count} more {unit}{'' if count == 1 else 's'} of the two"
+
+
+def _rolling(scores: StatusScores, measure: str) -> RollingIntervals:
+    return rolling_intervals(
+        scores.system,
+        scores.scores[measure],
+        scores.systems,
+        annotator=scores.annotator if scores.standardise else None,
+        alpha=DEFAULT_ALPHA,
+    )
+
+
+def likert_ranking_status(
+    task: Task, data: LikertData, included: NDArray[np.bool_], *, rolling: bool = True
+) -> list[RankingStatus]:
+    """Per measure of a Likert task (z units), from the arrays its results loaded; a
+    document task's pages are not in them, so its status reads them (one more query)."""
+    if task.unit == Unit.DOCUMENT:
+        return task_statuses(task, rolling=rolling)
+    scores = likert_status_scores(data, included)
+    return statuses_of(scores, delta=task.equivalence_margin, rolling=rolling)
+
+
+def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
+    """Every measure's status of one task (empty: no scored protocol, or fewer than two
+    systems judged), from one query for its judgments."""
+    scores = status_scores(task)
+    if scores is None:
+        return []
+    return statuses_of(scores, delta=task.equivalence_margin, rolling=rolling)
+
+
+def task_ranking_status(task: Task) -> RankingStatus | None:
+    """THE live status of a task, for deciding whether it is settled: the first measure's
+    (adequacy in an adequacy-and-fluency task; the only one elsewhere) at the task's
+    equivalence margin. None when the protocol has no score to rank by (pairwise, n-way
+    ranking, post-editing) or fewer than two systems have judgments.
+
+    ``status.settled``: no adjacent pair is open; ``status.still_needed``: observations
+    (judgments, or pages of a document task) estimated until settled, ``math.inf`` when a
+    pair cannot settle at margin 0. Cost: one query for the judgments (plus the campaign's
+    exclusions), then NumPy over them; no rolling intervals."""
+    statuses = task_statuses(task)
+    return statuses[0] if statuses else None

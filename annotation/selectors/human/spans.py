@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
+from annotation.selectors.human.ranking_status import RankingStatus, task_statuses
 from annotation.selectors.spans import SpanJudgment, span_judgments
 from annotation.services.spans import task_mqm_weights
 from metrics.rankings.wmt25 import ALPHA as WMT25_ALPHA
@@ -49,6 +50,8 @@ class SpanTaskResults:
     span_pairs: int = 0
     scores: ScoreAgreement | None = None
     weights: dict[str, Any] = field(default_factory=dict)
+    # The live stopping rule's status (annotation/selectors/human/ranking_status.py).
+    ranking_status: list[RankingStatus] = field(default_factory=list)
 
     @property
     def ranking(self) -> MqmRanking | EsaRanking | None:
@@ -228,6 +231,7 @@ def span_task_results(
     ranked = _ranked(rows)
     if not ranked:
         return result
+    result.ranking_status = task_statuses(task, rolling=True)
     segment = [str(row.segment_index) for row in ranked]
     system = [row.system for row in ranked]
     if task.task_type == TaskType.MQM:
