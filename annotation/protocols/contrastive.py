@@ -22,7 +22,8 @@ from annotation.protocols.base import AnswerError, whole_number
 
 CONTRASTIVE_SETTINGS = frozenset({"ranking_size", "context_size", "show_reference"})
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
-CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat"})
+# Repeats of whole screens, and WMT26's check: a screen again with one output shuffled.
+CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat", "shuffle"})
 CONTRASTIVE_TEMPLATE = "annotate/contrastive.html"
 CONTRASTIVE_SCRIPT = "js/contrastive.js"
 CONTRASTIVE_EXPORT_COLUMNS = ("candidate_scores",)

@@ -24,6 +24,7 @@ from annotation.selectors.human.comparisons import (
     pairwise_ranking,
 )
 from annotation.selectors.human.correlation import automatic_scores, correlations
+from annotation.selectors.human.documents import DocumentScore, document_scores
 from annotation.selectors.human.likert import (
     LikertRanking,
     has_bad_references,
@@ -100,6 +101,7 @@ class TaskResults:
     ranking_status: list[RankingStatus] = field(default_factory=list)  # per measure
     reliability: list[ReliabilityRow] = field(default_factory=list)
     passing: PassingRankings | None = None  # computed when asked for
+    document_scores: list[DocumentScore] = field(default_factory=list)  # document pages
 
     @property
     def scored_side_by_side(self) -> bool:
@@ -184,6 +186,7 @@ def task_results(
             reliability=reliability,
             passing=passing,
             ranking_status=status,
+            document_scores=document_scores(task, excluded=excluded),
         )
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)

@@ -8,7 +8,20 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
+from annotation.selectors.contrastive import ScoredOutput, contrastive_mqm_outputs
+from annotation.selectors.human.documents import DocumentScore, document_scores
+from annotation.selectors.human.loading import exclusions
+from annotation.selectors.human.reliability import ReliabilityRow
+from annotation.selectors.human.span_reliability import (
+    SpanPassing,
+    contrastive_mqm_input,
+    dropped_rows,
+    span_input,
+    task_reliability,
+)
 from annotation.selectors.spans import SpanJudgment, span_judgments
 from annotation.services.spans import task_mqm_weights
 from metrics.rankings.wmt25 import ALPHA as WMT25_ALPHA
@@ -34,6 +47,10 @@ from metrics.spans.esa_wmt import (
 )
 from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
+# Tasks with an MQM or ESA results section: the error-span protocols, and contrastive MQM
+# (its outputs' MQM scores, ranked as MQM).
+RESULT_TYPES = (*SPAN_TYPES, TaskType.CONTRASTIVE_MQM)
+
 N_BOOT = 1000
 
 
@@ -49,6 +66,9 @@ class SpanTaskResults:
     span_pairs: int = 0
     scores: ScoreAgreement | None = None
     weights: dict[str, Any] = field(default_factory=dict)
+    reliability: list[ReliabilityRow] = field(default_factory=list)
+    passing: SpanPassing | None = None  # computed when asked for
+    document_scores: list[DocumentScore] = field(default_factory=list)
 
     @property
     def ranking(self) -> MqmRanking | EsaRanking | None:
@@ -56,8 +76,18 @@ class SpanTaskResults:
 
     @property
     def protocol(self) -> str:
-        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA)."""
-        return "mqm" if self.task.task_type == TaskType.MQM else "esa"
+        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA, contrastive MQM as
+        MQM)."""
+        return "mqm" if self.task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM) else "esa"
+
+    @property
+    def contrastive(self) -> bool:
+        return self.task.task_type == TaskType.CONTRASTIVE_MQM
+
+    @property
+    def scored_side_by_side(self) -> bool:
+        """Whether some annotator has a consensus likelihood (contrastive screens)."""
+        return any(row.consensus is not None for row in self.reliability)
 
     @property
     def higher_is_better(self) -> bool:
@@ -93,10 +123,11 @@ class SpanTaskResults:
         """The domains an ESA score is averaged over (empty: a plain mean, or MQM)."""
         return self.esa.domains if self.esa and self.esa.procedure == "wmt24" else []
 
-    def ranking_rows(self) -> list[dict[str, Any]]:
+    def ranking_rows(self, ranking: MqmRanking | EsaRanking | None = None) -> list[dict[str, Any]]:
         """One row per system, best first: what the page's table shows, the rankings
-        download writes and the API returns (the one place these rows are made)."""
-        ranking = self.ranking
+        download writes and the API returns (the one place these rows are made); of
+        ``ranking`` when given (the ranking without those who fail a check)."""
+        ranking = ranking or self.ranking
         if ranking is None:
             return []
         task = self.task
@@ -218,34 +249,46 @@ def mqm_ratings(ranked: list[SpanJudgment], weights: MqmWeights) -> Ratings:
 
 
 def span_task_results(
-    task: Task, *, agreement: bool = True, procedure: str = DEFAULT_PROCEDURE
+    task: Task,
+    *,
+    agreement: bool = True,
+    procedure: str = DEFAULT_PROCEDURE,
+    passing_only: bool = False,
 ) -> SpanTaskResults:
-    """Rankings, errors by category and severity and (unless ``agreement`` is false, as for
-    the rankings download) agreement of one error-span task; an ESA task ranked by
-    ``procedure`` (``metrics.spans.esa_wmt.PROCEDURES``)."""
-    rows = list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
+    """Rankings, errors by category and severity, the reliability table and (unless
+    ``agreement`` is false, as for the rankings download) agreement of one error-span task
+    (or contrastive MQM task); an ESA task ranked by ``procedure``
+    (``metrics.spans.esa_wmt.PROCEDURES``). ``passing_only`` adds the ranking without the
+    annotators who fail a reliability check."""
+    excluded = exclusions(task.campaign_id).for_task(task.id)
+    if task.task_type == TaskType.CONTRASTIVE_MQM:
+        return _contrastive_mqm_results(task, excluded, passing_only)
+    every = list(span_judgments(campaign=task.campaign, task_id=task.id))
+    rows = [row for row in every if not row.excluded]
     result = SpanTaskResults(task=task, judgments=len(rows))
+    mqm_weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    result.reliability = task_reliability(task, span_input(every, mqm_weights), excluded)
+    result.document_scores = document_scores(task, excluded=excluded)
     ranked = _ranked(rows)
+    if passing_only:
+        dropped = dropped_rows(result.reliability, excluded)
+        gone = {row.annotator_id for row in dropped}
+        kept = [row for row in ranked if row.annotator_id not in gone]
+        again = _ranking(task, kept, procedure) if kept else None
+        result.passing = SpanPassing(dropped, result.ranking_rows(again) if again else [])
     if not ranked:
         return result
-    segment = [str(row.segment_index) for row in ranked]
-    system = [row.system for row in ranked]
-    if task.task_type == TaskType.MQM:
-        weights = task_mqm_weights(task=task)
-        result.weights = weights.as_dict()
-        ratings = mqm_ratings(ranked, weights)
-        result.mqm = rank_mqm(ratings, weights=weights, n_boot=N_BOOT)
+    if mqm_weights is not None:
+        result.weights = mqm_weights.as_dict()
+        ratings = mqm_ratings(ranked, mqm_weights)
+        result.mqm = rank_mqm(ratings, weights=mqm_weights, n_boot=N_BOOT)
         score_items = [f"{a}\t{b}" for a, b in zip(ratings.system, ratings.segment, strict=True)]
         score_annotators, scores = ratings.rater, list(ratings.score)
     else:
         scores = [float(row.score or 0) for row in ranked]
         score_items = [str(row.item_id) for row in ranked]
         score_annotators = [str(row.annotator_id) for row in ranked]
-        # WMT24: the mean within each domain, then over domains, when documents have one.
-        domains = [row.domain for row in ranked]
-        result.esa = _rank_esa(
-            ranked, scores, system, segment, domains if any(domains) else None, procedure
-        )
+        result.esa = _ranking(task, ranked, procedure)  # type: ignore[assignment]
     result.breakdown = error_breakdown(
         ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
         systems=[s.system for s in (result.mqm or result.esa).systems],  # type: ignore[union-attr]
@@ -260,6 +303,65 @@ def span_task_results(
         result.span_f1 = corpus_span_f1(pairs).f1
         result.span_f1_severity = corpus_span_f1(pairs, severity=True).f1
         result.scores = score_agreement(score_items, score_annotators, scores, n_boot=N_BOOT)
+    return result
+
+
+def _ranking(task: Task, ranked: list[SpanJudgment], procedure: str) -> MqmRanking | EsaRanking:
+    """The task's ranking of these judgments: MQM, or ESA by ``procedure``."""
+    if task.task_type == TaskType.MQM:
+        weights = task_mqm_weights(task=task)
+        return rank_mqm(mqm_ratings(ranked, weights), weights=weights, n_boot=N_BOOT)
+    scores = [float(row.score or 0) for row in ranked]
+    system = [row.system for row in ranked]
+    segment = [str(row.segment_index) for row in ranked]
+    # WMT24: the mean within each domain, then over domains, when documents have one.
+    domains = [row.domain for row in ranked]
+    return _rank_esa(ranked, scores, system, segment, domains if any(domains) else None, procedure)
+
+
+def _contrastive_ratings(outputs: list[ScoredOutput]) -> Ratings:
+    """One MQM rating per output of a real screen judged first (system, segment, rater)."""
+    return Ratings(
+        system=[o.system or "" for o in outputs],
+        segment=[str(o.segment) for o in outputs],
+        rater=[str(o.annotator_id) for o in outputs],
+        score=np.array([o.penalty for o in outputs], dtype=np.float64),
+    )
+
+
+def _contrastive_mqm_results(task: Task, excluded: set[int], passing_only: bool) -> SpanTaskResults:
+    """Contrastive MQM: each output's MQM score (its spans' weights), ranked as MQM (lower
+    is better); check screens, repeats and outputs no system produced left out."""
+    every = contrastive_mqm_outputs(task)
+    counted = [o for o in every if not o.excluded]
+    result = SpanTaskResults(task=task, judgments=len({o.judgment_id for o in counted}))
+    result.reliability = task_reliability(task, contrastive_mqm_input(every), excluded)
+    weights = task_mqm_weights(task=task)
+    result.weights = weights.as_dict()
+    ranked = [
+        o
+        for o in counted
+        if o.system is not None and not o.is_repeat and o.item_type == ItemType.TGT
+    ]
+    if passing_only:
+        dropped = dropped_rows(result.reliability, excluded)
+        gone = {row.annotator_id for row in dropped}
+        kept = [o for o in ranked if o.annotator_id not in gone]
+        again = (
+            rank_mqm(_contrastive_ratings(kept), weights=weights, n_boot=N_BOOT) if kept else None
+        )
+        result.passing = SpanPassing(dropped, result.ranking_rows(again) if again else [])
+    if not ranked:
+        return result
+    result.mqm = rank_mqm(_contrastive_ratings(ranked), weights=weights, n_boot=N_BOOT)
+    result.breakdown = error_breakdown(
+        (
+            (o.system or "", severity, category or None)
+            for o in ranked
+            for severity, category in o.errors
+        ),
+        systems=[s.system for s in result.mqm.systems],
+    )
     return result
 
 
@@ -291,13 +393,15 @@ def span_results(
     task_id: int | None = None,
     agreement: bool = True,
     procedure: str = DEFAULT_PROCEDURE,
+    passing_only: bool = False,
 ) -> list[SpanTaskResults]:
-    """One entry per launched ESA, ESA^AI or MQM task of the campaign (or the one task
-    ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``."""
-    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=SPAN_TYPES)
+    """One entry per launched ESA, ESA^AI, MQM or contrastive MQM task of the campaign (or
+    the one task ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``;
+    ``passing_only`` adds the rankings without the annotators who fail a check."""
+    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=RESULT_TYPES)
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
     return [
-        span_task_results(task, agreement=agreement, procedure=procedure)
+        span_task_results(task, agreement=agreement, procedure=procedure, passing_only=passing_only)
         for task in tasks.order_by("id")
     ]
