@@ -8,16 +8,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
-from annotation.selectors.contrastive import ScoredOutput, contrastive_mqm_outputs
+from annotation.selectors.human.contrastive_mqm import contrastive_mqm_fill
 from annotation.selectors.human.documents import DocumentScore, document_scores
 from annotation.selectors.human.loading import exclusions
 from annotation.selectors.human.reliability import ReliabilityRow
 from annotation.selectors.human.span_reliability import (
     SpanPassing,
-    contrastive_mqm_input,
     dropped_rows,
     span_input,
     task_reliability,
@@ -262,7 +259,9 @@ def span_task_results(
     annotators who fail a reliability check."""
     excluded = exclusions(task.campaign_id).for_task(task.id)
     if task.task_type == TaskType.CONTRASTIVE_MQM:
-        return _contrastive_mqm_results(task, excluded, passing_only)
+        result = SpanTaskResults(task=task, judgments=0)
+        contrastive_mqm_fill(result, excluded=excluded, passing_only=passing_only, n_boot=N_BOOT)
+        return result
     every = list(span_judgments(campaign=task.campaign, task_id=task.id))
     rows = [row for row in every if not row.excluded]
     result = SpanTaskResults(task=task, judgments=len(rows))
@@ -317,52 +316,6 @@ def _ranking(task: Task, ranked: list[SpanJudgment], procedure: str) -> MqmRanki
     # WMT24: the mean within each domain, then over domains, when documents have one.
     domains = [row.domain for row in ranked]
     return _rank_esa(ranked, scores, system, segment, domains if any(domains) else None, procedure)
-
-
-def _contrastive_ratings(outputs: list[ScoredOutput]) -> Ratings:
-    """One MQM rating per output of a real screen judged first (system, segment, rater)."""
-    return Ratings(
-        system=[o.system or "" for o in outputs],
-        segment=[str(o.segment) for o in outputs],
-        rater=[str(o.annotator_id) for o in outputs],
-        score=np.array([o.penalty for o in outputs], dtype=np.float64),
-    )
-
-
-def _contrastive_mqm_results(task: Task, excluded: set[int], passing_only: bool) -> SpanTaskResults:
-    """Contrastive MQM: each output's MQM score (its spans' weights), ranked as MQM (lower
-    is better); check screens, repeats and outputs no system produced left out."""
-    every = contrastive_mqm_outputs(task)
-    counted = [o for o in every if not o.excluded]
-    result = SpanTaskResults(task=task, judgments=len({o.judgment_id for o in counted}))
-    result.reliability = task_reliability(task, contrastive_mqm_input(every), excluded)
-    weights = task_mqm_weights(task=task)
-    result.weights = weights.as_dict()
-    ranked = [
-        o
-        for o in counted
-        if o.system is not None and not o.is_repeat and o.item_type == ItemType.TGT
-    ]
-    if passing_only:
-        dropped = dropped_rows(result.reliability, excluded)
-        gone = {row.annotator_id for row in dropped}
-        kept = [o for o in ranked if o.annotator_id not in gone]
-        again = (
-            rank_mqm(_contrastive_ratings(kept), weights=weights, n_boot=N_BOOT) if kept else None
-        )
-        result.passing = SpanPassing(dropped, result.ranking_rows(again) if again else [])
-    if not ranked:
-        return result
-    result.mqm = rank_mqm(_contrastive_ratings(ranked), weights=weights, n_boot=N_BOOT)
-    result.breakdown = error_breakdown(
-        (
-            (o.system or "", severity, category or None)
-            for o in ranked
-            for severity, category in o.errors
-        ),
-        systems=[s.system for s in result.mqm.systems],
-    )
-    return result
 
 
 def _rank_esa(
