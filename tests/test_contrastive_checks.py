@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import CheckOutcome, Item, ItemType, OutputJudgment, Slot
+from annotation.models import CheckOutcome, Item, ItemType, Judgment, OutputJudgment, Slot
 from annotation.protocols import protocol_for
 from annotation.selectors.checks import check_outcomes
 from annotation.selectors.contrastive import contrastive_system_means
@@ -179,7 +179,7 @@ def test_a_repeated_screen_is_a_check_on_every_candidates_score(
     user = make_annotator(loaded_campaign, "ann")
     judge_all(task, user, lambda t, s: attentive(t, s, repeat_shift=shift))
     repeats = [r for r in check_outcomes(task) if r.kind == "repeat"]
-    assert len(repeats) == Slot.objects.filter(task=task, is_repeat=True, state="judged").count()
+    assert len(repeats) == Judgment.objects.filter(task=task, is_repeat=True).count()
     assert repeats and all(r.passed is passes for r in repeats)
 
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.models import AnnotatorExclusion, CheckOutcome, ItemType, Slot
+from annotation.models import AnnotatorExclusion, CheckOutcome, ItemType, Judgment, Slot
 from annotation.selectors.human.spans import span_results, span_task_results
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record
@@ -76,9 +76,12 @@ def esa_judged(launched, loaded_campaign, make_annotator):
 
 def _counts(task, user):
     """The annotator's judged slots: outputs, repeats, bad references."""
-    slots = list(
-        Slot.objects.filter(task=task, annotator=user, state="judged").select_related("item")
-    )
+    slots = [
+        judgment.slot
+        for judgment in Judgment.objects.filter(task=task, annotator=user).select_related(
+            "slot__item"
+        )
+    ]
     repeats = sum(s.is_repeat for s in slots)
     bad = sum(s.item.item_type == ItemType.BAD for s in slots)
     return len(slots) - repeats - bad, repeats, bad
@@ -127,7 +130,7 @@ def test_the_page_api_and_downloads_show_the_esa_reliability_table(esa_judged, m
     task, steady, hasty = esa_judged
     campaign = task.campaign
     client.force_login(manager)
-    page = client.get(f"/campaigns/{campaign.id}/results/human?passing=1").content.decode()
+    page = client.get(f"/campaigns/{campaign.id}/results/human/?passing=1").content.decode()
     assert f'id="reliability-{task.id}"' in page
     assert f'data-annotator="{hasty.id}" data-passes="0"' in page
     assert f'data-annotator="{steady.id}" data-passes="1"' in page
@@ -262,7 +265,7 @@ def test_the_contrastive_mqm_consensus_is_wmt26s_formula(contrastive_mqm_judged,
     assert rows["odd"].consensus.likelihood < 0.75 and not rows["odd"].passes
     assert all(rows[name].passes for name in ("c1", "c2", "c3"))
     client.force_login(manager)
-    page = client.get(f"/campaigns/{task.campaign.id}/results/human").content.decode()
+    page = client.get(f"/campaigns/{task.campaign.id}/results/human/").content.decode()
     assert f'id="task-{task.id}"' in page and "output on a contrastive screen" in page
     assert f'id="reliability-{task.id}"' in page and "Consensus" in page
 
@@ -277,7 +280,15 @@ def test_document_scores_per_system_on_the_page_api_and_download(
     launched, loaded_campaign, make_annotator, manager, client, task_type
 ):
     settings = {"scale": "da100"} if task_type == "adequacy" else {}
-    task = launched(task_type, unit="document", page_size=5, document_score=True, **settings)
+    # Three judgments per page: each annotator judges one replica of every page.
+    task = launched(
+        task_type,
+        unit="document",
+        page_size=5,
+        document_score=True,
+        judgments_per_item=3,
+        **settings,
+    )
     given = {}
     for name, shift in [("a1", 0), ("a2", 4), ("gone", -30)]:
         user = make_annotator(loaded_campaign, name)
@@ -318,7 +329,7 @@ def test_document_scores_per_system_on_the_page_api_and_download(
     ]
     for document, (_, mean, _) in zip(entry["document_scores"], expected, strict=True):
         assert document["mean"] == pytest.approx(mean)
-    page = client.get(f"/campaigns/{loaded_campaign.id}/results/human").content.decode()
+    page = client.get(f"/campaigns/{loaded_campaign.id}/results/human/").content.decode()
     assert f'id="document-scores-{task.id}"' in page
     download = client.get(f"/campaigns/{loaded_campaign.id}/results/human/rankings.json")
     rows = json.loads(b"".join(download.streaming_content))["systems"]
