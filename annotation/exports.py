@@ -51,6 +51,7 @@ from annotation.selectors.exports import (
 )
 from annotation.selectors.human import HumanResults
 from annotation.selectors.human.comparisons import ranks_of
+from annotation.selectors.human.documents import document_score_rows
 from annotation.selectors.human.spans import SpanTaskResults
 
 WMT_WIDTH = 5  # systems per row of the 5-way WMT format
@@ -192,7 +193,8 @@ def ranking_rows(
     """One row per system of every ranking on the dashboard, the error-span tasks' (ESA,
     MQM: ``spans``) included. A column means the same in every row (``systems_beaten``:
     systems a Likert, ESA or MQM system beats at p < 0.05; ``wins``: pairwise comparisons
-    won; ``score``: an ESA or MQM score; ``higher_is_better``: which way the row's measure
+    won; ``score``: an ESA or MQM score, or a document page score (measure
+    ``document_score``, ``judgments`` its pages); ``higher_is_better``: which way the row's measure
     points, in every row); a row leaves empty what its measure does not have or what too
     little data left undefined."""
     rows: list[dict[str, Any]] = []
@@ -264,8 +266,10 @@ def ranking_rows(
                     "segments": h.segments,
                 }
             )
+        rows.extend(document_score_rows(task.task, task.document_scores))
     for span_task in spans:
         rows.extend(span_task.ranking_rows())
+        rows.extend(document_score_rows(span_task.task, span_task.document_scores))
     return [{k: _json_value(v) for k, v in row.items()} for row in rows]
 
 

@@ -222,6 +222,13 @@ class DroppedSerializer(serializers.Serializer):
     reasons = serializers.ListField(child=serializers.CharField())
 
 
+class DocumentScoreSerializer(serializers.Serializer):
+    system = serializers.CharField()
+    mean = Number(help_text="mean score of the system's document pages (higher is better)")
+    pages = serializers.IntegerField()
+    documents = serializers.IntegerField()
+
+
 class PassingSerializer(serializers.Serializer):
     dropped = DroppedSerializer(many=True)
     likert = LikertRankingSerializer(many=True)
@@ -247,6 +254,9 @@ class TaskResultsSerializer(serializers.Serializer):
         allow_null=True,
         help_text="with ?passing=true: the rankings without the annotators who fail a "
         "reliability check, and who they are; otherwise null",
+    )
+    document_scores = DocumentScoreSerializer(
+        many=True, help_text="document tasks with a page score: each system's mean, best first"
     )
 
 
@@ -321,11 +331,16 @@ class SpanSystemSerializer(serializers.Serializer):
     )
 
 
+class SpanPassingSerializer(serializers.Serializer):
+    dropped = DroppedSerializer(many=True)
+    systems = SpanSystemSerializer(many=True, source="rows")
+
+
 class SpanRankingSerializer(serializers.Serializer):
     task_id = serializers.IntegerField(source="task.id")
     task_type = serializers.CharField(source="task.task_type")
     task_name = serializers.CharField(source="task.get_task_type_display")
-    protocol = serializers.ChoiceField(choices=["esa", "mqm"])
+    protocol = serializers.ChoiceField(choices=["esa", "mqm"], help_text="contrastive MQM: mqm")
     higher_is_better = serializers.BooleanField(help_text="ESA: true; MQM: false")
     procedure = serializers.CharField(
         allow_null=True, help_text="ESA: how it was ranked (wmt24, wmt25, wmt26); MQM: null"
@@ -339,12 +354,23 @@ class SpanRankingSerializer(serializers.Serializer):
     ranking_status = RankingStatusSerializer(
         many=True, help_text="the live stopping rule (empty with fewer than two systems)"
     )
+    reliability = ReliabilitySerializer(many=True)
+    passing = SpanPassingSerializer(
+        allow_null=True,
+        help_text="with ?passing=true: the ranking without the annotators who fail a "
+        "reliability check, and who they are; otherwise null",
+    )
+    document_scores = DocumentScoreSerializer(
+        many=True, help_text="document tasks with a page score: each system's mean, best first"
+    )
 
 
 class HumanResultsSerializer(serializers.Serializer):
     tasks = TaskResultsSerializer(many=True)
     span_rankings = SpanRankingSerializer(
-        many=True, help_text="ESA, ESA^AI and MQM tasks (their full results: .../human/spans)"
+        many=True,
+        help_text="ESA, ESA^AI, MQM and contrastive MQM tasks, with their reliability tables "
+        "(their full results: .../human/spans)",
     )
     excluded = serializers.ListField(child=serializers.IntegerField())
     correlations = CorrelationSerializer(many=True)
@@ -396,6 +422,7 @@ class HumanResultsApi(APIView):
                 task_id=query.validated_data.get("task"),
                 agreement=False,
                 procedure=query.validated_data["procedure"],
+                passing_only=query.validated_data["passing"],
             ),
             "excluded": sorted(results.excluded),
             "correlations": results.correlations,

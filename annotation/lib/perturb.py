@@ -64,6 +64,13 @@ def can_shuffle(text: str, language: str) -> bool:
     return len(_tokens(text, is_unspaced(language))) > shuffled_count(language)
 
 
+def fits_shuffle_check(text: str, language: str) -> bool:
+    """Whether ``text`` may be the shuffled candidate of a planned check: WMT26 picks only
+    outputs with more than twice the tokens the check rotates, so the damage is a part of the
+    text, not all of it."""
+    return len(_tokens(text, is_unspaced(language))) > 2 * shuffled_count(language)
+
+
 def shuffled(text: str, *, language: str, rng: random.Random) -> Perturbed:
     """``text`` with ``shuffled_count(language)`` tokens rotated (WMT26's contrastive
     check). Raises :class:`PerturbationError` when the text has too few tokens, or when no

@@ -152,6 +152,9 @@ class Task(models.Model):
         max_length=8, choices=CheckFeedback.choices, default=CheckFeedback.SILENT
     )
     hotw_rate = models.FloatField(default=0.0)
+    # Contrastive tasks: a share of the screens comes again with one output's words shuffled
+    # (WMT26's attention check), to be scored below the clean ones.
+    shuffle_rate = models.FloatField(default=0.0)
     failure_code = models.CharField(max_length=64, blank=True)
     failure_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -173,6 +176,10 @@ class Task(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(hotw_rate__gte=0, hotw_rate__lte=1), name="task_hotw_rate_is_share"
+            ),
+            models.CheckConstraint(
+                condition=Q(shuffle_rate__gte=0, shuffle_rate__lte=1),
+                name="task_shuffle_rate_is_share",
             ),
         ]
 

@@ -249,6 +249,16 @@ SETTINGS: dict[str, Setting] = {
             maximum=1.0,
         ),
         Setting(
+            "shuffle_rate",
+            "share",
+            "Shuffled-translation check rate",
+            "Contrastive tasks: a share of the screens comes again with one translation's words "
+            "shuffled (WMT26: five tokens rotated, ten characters in Chinese, Japanese and "
+            "Thai), to be scored below the clean ones; never counted in the scores",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Setting(
             "check_feedback",
             "choice",
             "Attention checks",
@@ -400,12 +410,14 @@ QUALITY_CONTROL = {
     "bad_reference": "bad_reference_rate",
     "reference": "reference_rate",
     "hotw": "hotw_rate",
+    "shuffle": "shuffle_rate",
 }
 QUALITY_CONTROL_LABELS = {
     "repeat": "repeats",
     "bad_reference": "bad references",
     "reference": "human references",
     "hotw": "HOTW errors",
+    "shuffle": "shuffled-translation checks",
 }
 
 Answer = Callable[[str, list[dict[str, Any]], Mapping[str, Any]], dict[str, Any]]

@@ -30,7 +30,8 @@ CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {
     "equivalence_margin",
 }
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
-CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat"})
+# Repeats of whole screens, and WMT26's check: a screen again with one output shuffled.
+CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat", "shuffle"})
 CONTRASTIVE_TEMPLATE = "annotate/contrastive.html"
 CONTRASTIVE_SCRIPTS = ("js/span_editor.js", "js/contrastive.js")
 CONTRASTIVE_EXPORT_COLUMNS = ("candidate_scores",)

@@ -12,7 +12,7 @@ from annotation.protocols.contrastive import (
     IDENTICAL_OUTPUTS,
     contrastive_unscored,
 )
-from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
+from annotation.protocols.spans import SPAN_EXPORT_COLUMNS, SPAN_RESULTS
 
 INSTRUCTIONS = (
     "You see one source and several translations of it side by side. Identify all errors "
@@ -31,6 +31,7 @@ PROTOCOL = Protocol(
     quality_control=CONTRASTIVE_QUALITY_CONTROL,
     template=CONTRASTIVE_TEMPLATE,
     scripts=CONTRASTIVE_SCRIPTS,
+    results_section=SPAN_RESULTS,  # its outputs' MQM scores, ranked as MQM
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,
 )

@@ -79,3 +79,72 @@ def _mqm_means(task: Task) -> list[SystemMean]:
         totals.setdefault(row["system__name"], []).append(score)
     means = [SystemMean(name, sum(v) / len(v), len(v)) for name, v in totals.items()]
     return sorted(means, key=lambda m: (m.mean, m.system))
+
+
+@dataclass(frozen=True)
+class ScoredOutput:
+    """One output of a contrastive MQM screen as judged: its MQM penalty (the task's weights
+    over the spans naming its candidate) and errors, with the screen's judgment."""
+
+    judgment_id: int
+    annotator_id: int
+    screen: int  # the slot
+    item_id: int
+    item_type: str  # of the screen: TGT, or CHK for an attention check
+    is_repeat: bool
+    system: str | None
+    position: int
+    segment: int  # the segment's index
+    seconds: float
+    excluded: bool  # one by one, or their annotator left out
+    penalty: float
+    errors: tuple[tuple[str, str], ...]  # (severity, category)
+
+
+def contrastive_mqm_outputs(task: Task) -> list[ScoredOutput]:
+    """Every output judged on the task's screens (excluded ones flagged), in judgment order."""
+    weights = task_mqm_weights(task=task)
+    errors: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    for judgment_id, candidate, severity, category in (
+        ErrorSpan.objects.filter(judgment__task=task)
+        .order_by("id")
+        .values_list("judgment_id", "candidate", "severity", "category")
+    ):
+        errors.setdefault((judgment_id, candidate), []).append((severity, category or ""))
+    left_out = exclusions(task.campaign_id).for_task(task.id)
+    rows = OutputJudgment.objects.filter(task=task).order_by("judgment_id", "position", "id")
+    result = []
+    for row in rows.values(
+        "judgment_id",
+        "annotator_id",
+        "slot_id",
+        "item_id",
+        "is_repeat",
+        "position",
+        "item__item_type",
+        "item__segment__index",
+        "system__name",
+        "judgment__duration_ms",
+        "judgment__excluded",
+    ):
+        found = errors.get((row["judgment_id"], row["position"]), [])
+        result.append(
+            ScoredOutput(
+                judgment_id=row["judgment_id"],
+                annotator_id=row["annotator_id"],
+                screen=row["slot_id"],
+                item_id=row["item_id"],
+                item_type=row["item__item_type"],
+                is_repeat=row["is_repeat"],
+                system=row["system__name"],
+                position=row["position"],
+                segment=row["item__segment__index"],
+                seconds=(row["judgment__duration_ms"] or 0) / 1000.0,
+                excluded=row["judgment__excluded"] or row["annotator_id"] in left_out,
+                penalty=sum(
+                    weights.weight(severity, category or None) for severity, category in found
+                ),
+                errors=tuple(found),
+            )
+        )
+    return result

@@ -42,6 +42,7 @@ class SpanJudgment:
     submitted_at: datetime
     excluded: bool
     spans: tuple[Span, ...]
+    seconds: float | None = None  # the judgment's active time (a page's segment: its own)
 
 
 def document_positions(campaign: Campaign) -> dict[int, int]:
@@ -112,4 +113,5 @@ def span_judgments(
                 )
                 for row in judgment.spans.all()
             ),
+            seconds=judgment.duration_ms / 1000.0,
         )

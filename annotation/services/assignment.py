@@ -5,7 +5,8 @@ Planning (at launch, drawn from the task's seed, so a launch is reproducible):
 - The task's items are shuffled and cut into groups of ``batch_capacity`` items; the
   attention checks its protocol declares take their share of each group: bad references
   (``bad_reference_rate``: 10 of 100 at 0.1) and MQM's HOTW errors (``hotw_rate``), each one
-  made from a system output of its own group. A share
+  made from a system output of its own group, and contrastive screens shown again with one
+  output shuffled (``shuffle_rate``, ``contrastive.shuffle_check_items``). A share
   (``repeat_rate``) of each group's items is planned to come back as a repeat; repeats come
   on top of the capacity. An Appraise import keeps its own batches and their order.
 - Inside a group, a check (bad reference, HOTW error) or repeat comes at least ``QC_GAP``
@@ -105,8 +106,9 @@ def batch_capacity(*, task: Task) -> int:
     return max(1, task.batch_size)
 
 
-# The checks made from an output of the group, each taking its rate's share of a batch.
-CHECKS_FROM_OUTPUTS = ("bad_reference", "hotw")
+# The checks made from an output (a screen) of the group, each taking its rate's share of a
+# batch.
+CHECKS_FROM_OUTPUTS = ("bad_reference", "hotw", "shuffle")
 
 
 def _check_shares(task: Task) -> dict[str, float]:

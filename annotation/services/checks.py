@@ -10,10 +10,13 @@ The checks (planned at launch by ``assignment``/``tasks``, declared per protocol
 - HOTW (MQM; a ``CHK`` item made from an output, ``check_span`` its injected error): the
   error marked; never counted in MQM scores (the results read system outputs only);
 - repeat (a slot with ``is_repeat``): the same answer again, within ``REPEAT_TOLERANCE`` of
-  the scale's range (pairwise and ranking: the same preference, the same ranks);
+  the scale's range (pairwise and ranking: the same preference, the same ranks; a
+  contrastive screen: every candidate within it of its first score, MQM within
+  ``MQM_REPEAT_TOLERANCE`` penalty points);
 - contrastive (WMT26; a ``CHK`` item whose candidates include one of type ``CHK``, made by
-  ``lib.perturb.shuffled``): that candidate scored below every clean one
-  (``contrastive_result``), for the contrastive protocol to plan.
+  ``lib.perturb.shuffled`` and planned by ``contrastive.shuffle_check_items``): that
+  candidate scored below every clean one (``contrastive_result``; contrastive MQM: a larger
+  penalty than each).
 
 A check whose original the annotator did not judge (a batch taken over half-way) is not
 scored for "lower" (the mark alone decides) nor, for a repeat, recorded at all.
@@ -26,6 +29,7 @@ answer is recorded, the outcome only logged. ``passed`` is always the first answ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +37,7 @@ from django.db import transaction
 
 from annotation.lib.scales import scale_range
 from annotation.models import (
+    CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
     CheckFeedback,
@@ -76,6 +81,7 @@ class SlotCheck:
     against_item_id: int
     damage: tuple[int, int] | None
     shuffled: int | None = None  # contrastive: the shuffled candidate's index
+    candidates: int = 1  # on the screen
 
 
 @dataclass(frozen=True)
@@ -94,15 +100,17 @@ def task_may_plan_checks(*, task: Task) -> bool:
     item (Likert) reads its slot's item only then (an Appraise import's own BAD items, with
     every rate 0, are left to the bad-reference test of the results)."""
     return any(
-        getattr(task, rate) > 0 for rate in ("repeat_rate", "bad_reference_rate", "hotw_rate")
+        getattr(task, rate) > 0
+        for rate in ("repeat_rate", "bad_reference_rate", "hotw_rate", "shuffle_rate")
     )
 
 
 def slot_check(*, slot: Slot) -> SlotCheck | None:
     """The check a slot (with its item) is, or None."""
     item = slot.item
+    count = len(item.candidates or [])
     if slot.is_repeat:
-        return SlotCheck(CheckKind.REPEAT, item.id, None)
+        return SlotCheck(CheckKind.REPEAT, item.id, None, candidates=count)
     span = item.check_span
     damage = (int(span[0]), int(span[1])) if span else None
     if item.item_type == ItemType.BAD and item.original_id is not None:
@@ -112,11 +120,12 @@ def slot_check(*, slot: Slot) -> SlotCheck | None:
     if item.item_type == ItemType.CHK:
         types = [candidate.get("type") for candidate in item.candidates or []]
         if ItemType.CHK in types:
-            return SlotCheck(CheckKind.CONTRASTIVE, item.id, None, types.index(ItemType.CHK))
+            shuffled = types.index(ItemType.CHK)
+            return SlotCheck(CheckKind.CONTRASTIVE, item.id, None, shuffled, count)
     return None
 
 
-def contrastive_result(*, scores: list[float | None], shuffled: int) -> CheckResult:
+def contrastive_result(*, scores: Sequence[float | None], shuffled: int) -> CheckResult:
     """WMT26's check: the shuffled candidate scored below both (every) clean one."""
     bad = scores[shuffled]
     clean = [score for i, score in enumerate(scores) if i != shuffled]
@@ -152,8 +161,31 @@ def _value(task: Task, values: dict[str, Any], spans: list[Any]) -> float | None
     return None if score is None else float(score)
 
 
+def _candidate_values(
+    task: Task, values: dict[str, Any], spans: list[Any], count: int
+) -> list[float | None] | None:
+    """A contrastive screen's answer as one number per candidate, higher is better: its
+    score, or (contrastive MQM) its negated penalty from the spans naming it."""
+    if task.task_type != TaskType.CONTRASTIVE_MQM:
+        scores = values.get("candidate_scores")
+        return None if not scores else [None if x is None else float(x) for x in scores]
+    weights = task_mqm_weights(task=task)
+    penalties: list[float | None] = []
+    for position in range(count):
+        errors = [
+            (span.severity, span.category)
+            for span, candidate in spans
+            if candidate == position and span.side == "target"
+        ]
+        try:
+            penalties.append(-weights.score(errors))
+        except ValueError:
+            penalties.append(None)
+    return penalties
+
+
 def _repeat_tolerance(task: Task) -> float:
-    if task.task_type == TaskType.MQM:
+    if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
         return MQM_REPEAT_TOLERANCE
     low, high = scale_range(task.scale) if task.task_type in LIKERT_TYPES else ESA_RANGE
     return REPEAT_TOLERANCE * (high - low)
@@ -176,6 +208,8 @@ def _earlier(
     spans: list[Any] = []
     if task.task_type == TaskType.MQM:
         spans = list(ErrorSpan.objects.filter(judgment_id=judgment["id"]))
+    if task.task_type == TaskType.CONTRASTIVE_MQM:
+        spans = [(s, s.candidate) for s in ErrorSpan.objects.filter(judgment_id=judgment["id"])]
     return judgment, spans
 
 
@@ -189,18 +223,24 @@ def check_result(
 ) -> CheckResult | None:
     """Whether this answer passes the check; None when it cannot be told (a repeat of an
     item they did not judge, a task type without a rule for it)."""
-    shown = [checked.span for checked in spans]
+    contrastive = task.task_type in CONTRASTIVE_TYPES
+    # A contrastive screen's spans with the candidate each marks.
+    shown: list[Any] = [
+        (checked.span, checked.candidate) if contrastive else checked.span for checked in spans
+    ]
     if check.kind == CheckKind.CONTRASTIVE:
-        scores = values.get("candidate_scores")
+        scores = _candidate_values(task, values, shown, check.candidates)
         if not scores or check.shuffled is None or check.shuffled >= len(scores):
             return None
-        return contrastive_result(scores=list(scores), shuffled=check.shuffled)
+        return contrastive_result(scores=scores, shuffled=check.shuffled)
     earlier = _earlier(task, check.against_item_id, annotator_id)
     span_task = task.task_type in (*ESA_TYPES, TaskType.MQM)
     if check.kind == CheckKind.REPEAT:
         if earlier is None:
             return None
         first, first_spans = earlier
+        if contrastive:
+            return _contrastive_repeat(task, check, values, shown, first, first_spans)
         if task.task_type in (TaskType.PAIRWISE, TaskType.RANKING):
             columns = ("preference", "ranks", "candidate_scores")
             same = all(values.get(c) == first[c] for c in columns if values.get(c) is not None)
@@ -229,6 +269,29 @@ def check_result(
     elif not span_task:
         return None  # nothing to compare with
     return CheckResult(check.kind, not reasons, "; ".join(reasons))
+
+
+def _contrastive_repeat(
+    task: Task,
+    check: SlotCheck,
+    values: dict[str, Any],
+    spans: list[Any],
+    first: dict[str, Any],
+    first_spans: list[Any],
+) -> CheckResult | None:
+    """A repeated contrastive screen: every candidate within the tolerance of its first
+    answer (the screen comes back in the same order)."""
+    now = _candidate_values(task, values, spans, check.candidates)
+    before = _candidate_values(task, first, first_spans, check.candidates)
+    if not now or not before or len(now) != len(before):
+        return None
+    gaps = [abs(a - b) for a, b in zip(now, before, strict=True) if a is not None and b is not None]
+    if not gaps:
+        return None
+    gap = max(gaps)
+    passed = gap <= _repeat_tolerance(task)
+    said = "" if passed else f"a translation scored {gap:g} apart from the first time"
+    return CheckResult(CheckKind.REPEAT, passed, said)
 
 
 def _said(task: Task, value: float) -> str:

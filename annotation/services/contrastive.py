@@ -117,6 +117,48 @@ def screen_candidates(*, outputs: Sequence[tuple[str, str]]) -> list[dict[str, A
     return list(candidates.values())
 
 
+def shuffle_check_items(*, task: Task, group: Sequence[Item], rng: random.Random) -> list[Item]:
+    """WMT26's attention checks of a group of screens (``shuffle_rate``): a screen of the
+    group shown again (a ``CHK`` item, ``original`` the screen, so the batch places it well
+    after it) with one output's words shuffled (``lib.perturb.shuffled``) among the clean
+    others, in a new order. No candidate of a check names a system, so no system's scores
+    count it; the shuffled one is of type ``CHK``, for ``checks.slot_check``. Fewer checks
+    when outputs are too short (WMT26: more than twice the shuffled tokens)."""
+    from annotation.lib.perturb import PerturbationError, fits_shuffle_check, shuffled
+    from annotation.services.assignment import checks_wanted
+
+    wanted = checks_wanted(task=task, originals=len(group), kind="shuffle")
+    language = task.campaign.target_language
+    checks: list[Item] = []
+    screens = [item for item in group if item.item_type == ItemType.TGT]
+    for item in rng.sample(screens, len(screens)):
+        if len(checks) == wanted:
+            break
+        texts = [candidate["text"] for candidate in item.candidates]
+        fit = [i for i, text in enumerate(texts) if fits_shuffle_check(text, language)]
+        if len(texts) < 2 or not fit:
+            continue
+        bad = rng.choice(fit)
+        try:
+            made = shuffled(texts[bad], language=language, rng=rng)
+        except PerturbationError:
+            continue
+        candidates = [{"text": text, "systems": [], "type": ItemType.TGT} for text in texts]
+        candidates[bad] = {"text": made.text, "systems": [], "type": ItemType.CHK}
+        rng.shuffle(candidates)
+        checks.append(
+            Item(
+                task=task,
+                campaign=task.campaign,
+                item_type=ItemType.CHK,
+                segment=item.segment,
+                original=item,
+                candidates=candidates,
+            )
+        )
+    return checks
+
+
 def check_candidate_add(*, item: Item, text: str, rng: random.Random) -> int:
     """Puts an attention-check candidate (``type`` CHK, no system) on the screen at a place
     drawn from ``rng``; returns its position. The place for the checks planned at launch:

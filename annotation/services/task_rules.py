@@ -25,6 +25,7 @@ QUALITY_CONTROL_RATES = {
     "bad_reference_rate": "a batch needs real outputs too",
     "reference_rate": "every candidate would be the human reference",
     "hotw_rate": "a batch needs real outputs too",
+    "shuffle_rate": "a batch needs real screens too",
 }
 # Together they stay below the whole batch (WMT: about 10% each).
 MAX_QUALITY_CONTROL_SHARE = 1.0
@@ -51,6 +52,7 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
         bad_reference_rate=task.bad_reference_rate,
         reference_rate=task.reference_rate,
         hotw_rate=task.hotw_rate,
+        shuffle_rate=task.shuffle_rate,
     )
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
@@ -79,6 +81,11 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
         raise TaskError(
             "adaptive assignment chooses single outputs, and a document page shows a whole "
             "document: choose the segment unit, or planned assignment"
+        )
+    if task.unit == Unit.DOCUMENT and task.shuffle_rate:
+        raise TaskError(
+            "shuffled-translation checks are planned on segment screens: set shuffle_rate to 0 "
+            "for a document unit"
         )
     if task.unit == Unit.DOCUMENT and task.context_size:
         raise TaskError(
@@ -121,6 +128,7 @@ def quality_control_check(
     bad_reference_rate: float,
     reference_rate: float,
     hotw_rate: float = 0.0,
+    shuffle_rate: float = 0.0,
 ) -> None:
     """Each quality-control rate is a share in [0, 1), and together they stay below 1."""
     rates = {
@@ -128,6 +136,7 @@ def quality_control_check(
         "bad_reference_rate": bad_reference_rate,
         "reference_rate": reference_rate,
         "hotw_rate": hotw_rate,
+        "shuffle_rate": shuffle_rate,
     }
     for name, value in rates.items():
         if not math.isfinite(value) or value < 0:
@@ -142,6 +151,8 @@ def quality_control_check(
         parts = [f"repeats ({repeat_rate:.0%})", f"bad references ({bad_reference_rate:.0%})"]
         if hotw_rate:
             parts.append(f"HOTW errors ({hotw_rate:.0%})")
+        if shuffle_rate:
+            parts.append(f"shuffled-translation checks ({shuffle_rate:.0%})")
         raise TaskError(
             f"{', '.join(parts)} and human references ({reference_rate:.0%}) add up to "
             f"{total:.0%} of the items; keep quality control below "

@@ -35,7 +35,7 @@ from annotation.protocols import PROTOCOLS
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
 from annotation.services import assignment, page_plan
-from annotation.services.contrastive import contrastive_items
+from annotation.services.contrastive import contrastive_items, shuffle_check_items
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
     TaskError,
@@ -185,7 +185,9 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     _create_numbered(task, items)
     groups = assignment.groups_plan(items=items, task=task, rng=rng)
     bad = [
-        _bad_reference_items(task, data, group, rng) + _hotw_items(task, group, rng)
+        _bad_reference_items(task, data, group, rng)
+        + _hotw_items(task, group, rng)
+        + shuffle_check_items(task=task, group=group, rng=rng)
         for group in groups
     ]
     _create_numbered(task, [item for group in bad for item in group])

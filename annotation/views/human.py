@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -155,6 +156,7 @@ def human_results_page(request, campaign_id: int):
     results = human_results(campaign, weights=weights, passing_only=passing)
     human_names = list(results.human)
     chosen = chosen_human(results, request.GET.get("human"))
+    spans = page_span_context(campaign, procedure, passing)
     return render(
         request,
         "results/human.html",
@@ -165,7 +167,7 @@ def human_results_page(request, campaign_id: int):
             # The banner of an adaptive task that stopped by itself offers "continue".
             "can_manage": can_manage(request.role),
             "weights": weights,
-            **passing_context(request, results, passing),
+            **passing_context(request, results, passing, spans["span_results"]),
             "ranking_plots": page_ranking_plots(results),
             "progress_plots": page_progress_plots(results),
             "human_names": human_names,
@@ -175,14 +177,14 @@ def human_results_page(request, campaign_id: int):
             "meta_rows": meta_evaluation(campaign, results.excluded),
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
-            **page_span_context(campaign, procedure),
+            **spans,
         },
     )
 
 
-def page_span_context(campaign, procedure: str) -> dict[str, object]:
+def page_span_context(campaign, procedure: str, passing: bool = False) -> dict[str, Any]:
     """The error-span tasks' section (templates/results/_human_spans.html)."""
-    results = span_results(campaign, procedure=procedure)
+    results = span_results(campaign, procedure=procedure, passing_only=passing)
     plots = [
         (
             r.task.id,

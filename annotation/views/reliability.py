@@ -4,7 +4,7 @@ who pass" switch, excluding those who fail (reversibly), and the reliability dow
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from django.contrib import messages
@@ -18,6 +18,7 @@ from annotation.exports import csv_stream, streaming_response
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.human import HumanResults, TaskResults, human_results
 from annotation.selectors.human.reliability import reliability_record
+from annotation.selectors.human.spans import SpanTaskResults, span_results
 from annotation.services.exclusions import annotators_exclude
 from annotation.views.errors import refused_to
 
@@ -80,16 +81,36 @@ def side_by_side(task: TaskResults) -> list[SideBySide]:
     return tables
 
 
-def passing_context(request, results: HumanResults, passing: bool) -> dict[str, object]:
+def span_side_by_side(result: SpanTaskResults) -> list[SideBySide]:
+    """An error-span (or contrastive MQM) task's ranking both ways (empty when the switch is
+    off)."""
+    if result.passing is None:
+        return []
+    label = "MQM" if result.protocol == "mqm" else "ESA"
+    return [
+        _pair(
+            f"{label} ranking",
+            f"{label} score",
+            [(row["system"], row["score"]) for row in result.ranking_rows()],
+            [(row["system"], row["score"]) for row in result.passing.rows],
+        )
+    ]
+
+
+def passing_context(
+    request, results: HumanResults, passing: bool, spans: Sequence[SpanTaskResults] = ()
+) -> dict[str, object]:
     """The side-by-side tables per task id, and the switch's link (the page's other choices,
     such as the ESA procedure or the kappa weights, kept)."""
     query = request.GET.copy()
     query.pop("passing", None)
     if not passing:
         query["passing"] = "1"
+    tables = {task.task.id: side_by_side(task) for task in results.tasks}
+    tables.update({result.task.id: span_side_by_side(result) for result in spans})
     return {
         "passing": passing,
-        "side_by_side": {task.task.id: side_by_side(task) for task in results.tasks},
+        "side_by_side": tables,
         "passing_switch": f"?{query.urlencode()}" if query else "?",
     }
 
@@ -103,9 +124,10 @@ def failing_exclusion(request, campaign_id: int, task_id: int):
     here, not taken from the form); each can be included again from the table."""
     campaign = request.campaign
     results = human_results(campaign, task_id=task_id, passing_only=True)
-    if not results.tasks:
+    found = results.tasks or span_results(campaign, task_id=task_id, passing_only=True)
+    if not found:
         raise Http404("no such launched task in this campaign")
-    passing = results.tasks[0].passing
+    passing = found[0].passing
     dropped = [row.annotator_id for row in passing.dropped] if passing else []
     done = annotators_exclude(
         campaign=campaign, annotator_ids=dropped, by=request.user, task_id=task_id
@@ -120,12 +142,16 @@ def failing_exclusion(request, campaign_id: int, task_id: int):
     return redirect(reverse("results-human", args=[campaign.id]) + "?passing=1")
 
 
-def reliability_rows(results: HumanResults) -> list[dict[str, object]]:
+def reliability_rows(
+    results: HumanResults, spans: Sequence[SpanTaskResults] = ()
+) -> list[dict[str, object]]:
     """Every task's reliability table, one row per (task, annotator)."""
+    tables = [(task.task, task.reliability) for task in results.tasks]
+    tables += [(result.task, result.reliability) for result in spans]
     return [
-        {"task_id": task.task.id, "task_type": task.task.task_type, **reliability_record(row)}
-        for task in results.tasks
-        for row in task.reliability
+        {"task_id": task.id, "task_type": task.task_type, **reliability_record(row)}
+        for task, rows in sorted(tables, key=lambda table: table[0].id)
+        for row in rows
     ]
 
 
@@ -135,7 +161,7 @@ def reliability_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("the reliability table downloads as .csv or .json")
-    rows = reliability_rows(human_results(campaign))
+    rows = reliability_rows(human_results(campaign), span_results(campaign, agreement=False))
     name = f"evalsite-{campaign.id}-reliability.{fmt}"
     if fmt == "json":
         document = json.dumps({"campaign": campaign.name, "annotators": rows}, indent=1)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import LIKERT_TYPES, SPAN_TYPES, Campaign, Task, TaskType
+from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
 from annotation.selectors.checks import check_outcomes
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
@@ -24,6 +24,7 @@ from annotation.selectors.human.comparisons import (
     pairwise_ranking,
 )
 from annotation.selectors.human.correlation import automatic_scores, correlations
+from annotation.selectors.human.documents import DocumentScore, document_scores
 from annotation.selectors.human.likert import (
     LikertRanking,
     has_bad_references,
@@ -61,6 +62,7 @@ from annotation.selectors.human.reliability import (
     postedit_input,
     reliability_rows,
 )
+from annotation.selectors.human.spans import RESULT_TYPES as SPAN_RESULT_TYPES
 from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
@@ -105,6 +107,7 @@ class TaskResults:
     ranking_status: list[RankingStatus] = field(default_factory=list)  # per measure
     reliability: list[ReliabilityRow] = field(default_factory=list)
     passing: PassingRankings | None = None  # computed when asked for
+    document_scores: list[DocumentScore] = field(default_factory=list)  # document pages
 
     @property
     def scored_side_by_side(self) -> bool:
@@ -189,6 +192,7 @@ def task_results(
             reliability=reliability,
             passing=passing,
             ranking_status=status,
+            document_scores=document_scores(task, excluded=excluded),
         )
     if task.task_type == TaskType.POSTEDIT:
         edits = postedit_data(task, names)
@@ -209,11 +213,6 @@ def task_results(
             reliability=reliability,
             passing=passing,
         )
-    if task.task_type == TaskType.CONTRASTIVE_MQM:
-        # Its screens carry no scores to compare: only the MQM ranking status (its per-system
-        # means: annotation/selectors/contrastive.py).
-        statuses = task_statuses(task, rolling=True)
-        return TaskResults(task, sum(s.observations for s in statuses[:1]), ranking_status=statuses)
     judged = comparison_data(task, usernames)
     pairwise, resamples = pairwise_ranking(judged, excluded)
     quality = comparison_quality(judged, usernames, excluded)
@@ -275,10 +274,11 @@ def human_results(
     names = system_names(campaign.id)
     left_out = exclusions(campaign.id)
     excluded = set(left_out.campaign_wide)
-    # Error-span tasks have their own results (annotation/selectors/human/spans.py).
+    # Error-span tasks and contrastive MQM have their own results section, as their protocols
+    # declare (annotation/selectors/human/spans.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
-        .exclude(task_type__in=SPAN_TYPES)
+        .exclude(task_type__in=SPAN_RESULT_TYPES)
         .order_by("id")
     )
     if task_id is not None:

@@ -15,7 +15,7 @@ import numpy as np
 from django.db.models import F, Func, JSONField
 from numpy.typing import NDArray
 
-from annotation.models import Item, Task, TaskType
+from annotation.models import Item, ItemType, Task, TaskType
 from annotation.selectors.human.common import (
     N_BOOT,
     SEED,
@@ -79,15 +79,20 @@ def ranks_of(task_type: str, judgment: Mapping[str, Any], size: int) -> list[int
 def comparison_data(task: Task, usernames: Usernames) -> list[Judged]:
     """The task's judgments as rankings, in judgment order (the order of the exports)."""
     systems = candidate_systems(task)
-    rows = task_judgments(task).values(
-        "annotator_id",
-        "item_id",
-        "item__segment__index",
-        "preference",
-        "ranks",
-        "candidate_scores",
-        "is_repeat",
-        "duration_ms",
+    # Attention-check screens (a shuffled output among clean ones) rank no system.
+    rows = (
+        task_judgments(task)
+        .exclude(item__item_type=ItemType.CHK)
+        .values(
+            "annotator_id",
+            "item_id",
+            "item__segment__index",
+            "preference",
+            "ranks",
+            "candidate_scores",
+            "is_repeat",
+            "duration_ms",
+        )
     )
     result = []
     for row in rows.iterator(chunk_size=5000):

@@ -49,7 +49,11 @@ class ReliabilityInput:
     judgment. ``screens`` are (annotator, screen, system, score) rows of candidates scored
     side by side; ``tutorial`` (annotator, passed) per tutorial item answered; ``checks``
     (annotator, passed) per attention check the loop recorded (``selectors.checks``): when a
-    task has any, they are its attention checks, else its bad references are."""
+    task has any, they are its attention checks, else its bad references are.
+    ``repeat_scores`` (annotator, output code, score), one per output of every screen judged,
+    repeats included: where a judgment scores several outputs (``score`` None), the repeats'
+    differences are read from them. ``lines``: whether identical scores flag straight-lining
+    (not for MQM, where many good translations rightly score 0)."""
 
     annotator: NDArray[np.int64]
     kind: NDArray[np.str_]
@@ -60,6 +64,8 @@ class ReliabilityInput:
     screens: Sequence[tuple[int, Hashable, Hashable, float]] = ()
     tutorial: Sequence[tuple[int, bool]] = ()
     checks: Sequence[tuple[int, bool]] = ()
+    repeat_scores: Sequence[tuple[int, int, float]] = ()
+    lines: bool = True
 
 
 @dataclass(frozen=True)
@@ -109,9 +115,12 @@ def reliability_rows(
     tutorial = pass_rates([a for a, _ in data.tutorial], [ok for _, ok in data.tutorial])
     kept = np.isin(kind, ["TGT", "REPEAT"]) if data.score is not None else kind == ""
     repeats = repeat_differences(annotator[kept], data.item[scored][kept], score[kept])
+    if data.score is None and data.repeat_scores:
+        repeats = repeat_differences(*zip(*data.repeat_scores, strict=True))
     first = np.isin(kind, ["TGT", "REF"]) if data.score is not None else kind == ""
     _, others = duplicate_differences(annotator[first], data.item[scored][first], score[first])
-    lining = straight_lining(annotator, score) if data.score is not None else {}
+    lines = data.score is not None and data.lines
+    lining = straight_lining(annotator, score) if lines else {}
     times = time_per_item(data.annotator, data.seconds)
     consensus = consensus_likelihood(data.screens) if data.screens else {}
     rows = []
@@ -131,7 +140,7 @@ def reliability_rows(
             time=time,
             too_fast=too_fast(time.median_seconds, time.items),
             straight_lining=lining.get(annotator_id, StraightLining(0, None, False))
-            if data.score is not None
+            if lines
             else None,
         )
         rows.append(_with_reasons(row))
@@ -213,6 +222,14 @@ def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
         if j.scores is not None and not j.is_repeat
         for output, score in zip(j.ranking.outputs, j.scores, strict=True)
     ]
+    # Each output of a screen (the screen, its systems), for the repeats' differences.
+    outputs: dict[tuple[int, tuple[str, ...]], int] = {}
+    repeat_scores = [
+        (j.annotator_id, outputs.setdefault((items[k], tuple(output)), len(outputs)), float(score))
+        for k, j in enumerate(judged)
+        if j.scores is not None
+        for output, score in zip(j.ranking.outputs, j.scores, strict=True)
+    ]
     return ReliabilityInput(
         annotator=np.array([j.annotator_id for j in judged], dtype=np.int64),
         kind=np.array(["REPEAT" if j.is_repeat else "TGT" for j in judged]),
@@ -221,6 +238,7 @@ def comparison_input(judged: Sequence[Judged]) -> ReliabilityInput:
         score=None,
         seconds=np.array([j.seconds for j in judged], dtype=np.float64),
         screens=screens,
+        repeat_scores=repeat_scores,
     )
 
 

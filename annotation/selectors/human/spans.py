@@ -8,8 +8,20 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.models import SPAN_TYPES, Campaign, ItemType, Task, TaskType
+from annotation.models import Campaign, ItemType, Task, TaskType
+from annotation.protocols import PROTOCOLS
+from annotation.protocols.spans import SPAN_RESULTS
+from annotation.selectors.human.contrastive_mqm import contrastive_mqm_fill
+from annotation.selectors.human.documents import DocumentScore, document_scores
+from annotation.selectors.human.loading import exclusions
 from annotation.selectors.human.ranking_status import RankingStatus, task_statuses
+from annotation.selectors.human.reliability import ReliabilityRow
+from annotation.selectors.human.span_reliability import (
+    SpanPassing,
+    dropped_rows,
+    span_input,
+    task_reliability,
+)
 from annotation.selectors.spans import SpanJudgment, span_judgments
 from annotation.services.spans import task_mqm_weights
 from metrics.rankings.wmt25 import ALPHA as WMT25_ALPHA
@@ -35,6 +47,14 @@ from metrics.spans.esa_wmt import (
 )
 from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
+# Tasks with an MQM or ESA results section, as their protocols declare: the error-span
+# protocols, and contrastive MQM (its outputs' MQM scores, ranked as MQM).
+RESULT_TYPES = tuple(
+    task_type
+    for task_type, protocol in PROTOCOLS.items()
+    if protocol.results_section == SPAN_RESULTS
+)
+
 N_BOOT = 1000
 
 
@@ -52,6 +72,9 @@ class SpanTaskResults:
     weights: dict[str, Any] = field(default_factory=dict)
     # The live stopping rule's status (annotation/selectors/human/ranking_status.py).
     ranking_status: list[RankingStatus] = field(default_factory=list)
+    reliability: list[ReliabilityRow] = field(default_factory=list)
+    passing: SpanPassing | None = None  # computed when asked for
+    document_scores: list[DocumentScore] = field(default_factory=list)
 
     @property
     def ranking(self) -> MqmRanking | EsaRanking | None:
@@ -59,8 +82,18 @@ class SpanTaskResults:
 
     @property
     def protocol(self) -> str:
-        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA)."""
-        return "mqm" if self.task.task_type == TaskType.MQM else "esa"
+        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA, contrastive MQM as
+        MQM)."""
+        return "mqm" if self.task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM) else "esa"
+
+    @property
+    def contrastive(self) -> bool:
+        return self.task.task_type == TaskType.CONTRASTIVE_MQM
+
+    @property
+    def scored_side_by_side(self) -> bool:
+        """Whether some annotator has a consensus likelihood (contrastive screens)."""
+        return any(row.consensus is not None for row in self.reliability)
 
     @property
     def higher_is_better(self) -> bool:
@@ -96,10 +129,11 @@ class SpanTaskResults:
         """The domains an ESA score is averaged over (empty: a plain mean, or MQM)."""
         return self.esa.domains if self.esa and self.esa.procedure == "wmt24" else []
 
-    def ranking_rows(self) -> list[dict[str, Any]]:
+    def ranking_rows(self, ranking: MqmRanking | EsaRanking | None = None) -> list[dict[str, Any]]:
         """One row per system, best first: what the page's table shows, the rankings
-        download writes and the API returns (the one place these rows are made)."""
-        ranking = self.ranking
+        download writes and the API returns (the one place these rows are made); of
+        ``ranking`` when given (the ranking without those who fail a check)."""
+        ranking = ranking or self.ranking
         if ranking is None:
             return []
         task = self.task
@@ -221,35 +255,50 @@ def mqm_ratings(ranked: list[SpanJudgment], weights: MqmWeights) -> Ratings:
 
 
 def span_task_results(
-    task: Task, *, agreement: bool = True, procedure: str = DEFAULT_PROCEDURE
+    task: Task,
+    *,
+    agreement: bool = True,
+    procedure: str = DEFAULT_PROCEDURE,
+    passing_only: bool = False,
 ) -> SpanTaskResults:
-    """Rankings, errors by category and severity and (unless ``agreement`` is false, as for
-    the rankings download) agreement of one error-span task; an ESA task ranked by
-    ``procedure`` (``metrics.spans.esa_wmt.PROCEDURES``)."""
-    rows = list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
+    """Rankings, errors by category and severity, the reliability table and (unless
+    ``agreement`` is false, as for the rankings download) agreement of one error-span task
+    (or contrastive MQM task); an ESA task ranked by ``procedure``
+    (``metrics.spans.esa_wmt.PROCEDURES``). ``passing_only`` adds the ranking without the
+    annotators who fail a reliability check."""
+    excluded = exclusions(task.campaign_id).for_task(task.id)
+    if task.task_type == TaskType.CONTRASTIVE_MQM:
+        result = SpanTaskResults(task=task, judgments=0)
+        contrastive_mqm_fill(result, excluded=excluded, passing_only=passing_only, n_boot=N_BOOT)
+        result.ranking_status = task_statuses(task, rolling=True)
+        return result
+    every = list(span_judgments(campaign=task.campaign, task_id=task.id))
+    rows = [row for row in every if not row.excluded]
     result = SpanTaskResults(task=task, judgments=len(rows))
+    mqm_weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    result.reliability = task_reliability(task, span_input(every, mqm_weights), excluded)
+    result.document_scores = document_scores(task, excluded=excluded)
     ranked = _ranked(rows)
+    if passing_only:
+        dropped = dropped_rows(result.reliability, excluded)
+        gone = {row.annotator_id for row in dropped}
+        kept = [row for row in ranked if row.annotator_id not in gone]
+        again = _ranking(task, kept, procedure) if kept else None
+        result.passing = SpanPassing(dropped, result.ranking_rows(again) if again else [])
     if not ranked:
         return result
     result.ranking_status = task_statuses(task, rolling=True)
-    segment = [str(row.segment_index) for row in ranked]
-    system = [row.system for row in ranked]
-    if task.task_type == TaskType.MQM:
-        weights = task_mqm_weights(task=task)
-        result.weights = weights.as_dict()
-        ratings = mqm_ratings(ranked, weights)
-        result.mqm = rank_mqm(ratings, weights=weights, n_boot=N_BOOT)
+    if mqm_weights is not None:
+        result.weights = mqm_weights.as_dict()
+        ratings = mqm_ratings(ranked, mqm_weights)
+        result.mqm = rank_mqm(ratings, weights=mqm_weights, n_boot=N_BOOT)
         score_items = [f"{a}\t{b}" for a, b in zip(ratings.system, ratings.segment, strict=True)]
         score_annotators, scores = ratings.rater, list(ratings.score)
     else:
         scores = [float(row.score or 0) for row in ranked]
         score_items = [str(row.item_id) for row in ranked]
         score_annotators = [str(row.annotator_id) for row in ranked]
-        # WMT24: the mean within each domain, then over domains, when documents have one.
-        domains = [row.domain for row in ranked]
-        result.esa = _rank_esa(
-            ranked, scores, system, segment, domains if any(domains) else None, procedure
-        )
+        result.esa = _ranking(task, ranked, procedure)  # type: ignore[assignment]
     result.breakdown = error_breakdown(
         ((row.system, span.severity, span.category) for row in ranked for span in row.spans),
         systems=[s.system for s in (result.mqm or result.esa).systems],  # type: ignore[union-attr]
@@ -265,6 +314,19 @@ def span_task_results(
         result.span_f1_severity = corpus_span_f1(pairs, severity=True).f1
         result.scores = score_agreement(score_items, score_annotators, scores, n_boot=N_BOOT)
     return result
+
+
+def _ranking(task: Task, ranked: list[SpanJudgment], procedure: str) -> MqmRanking | EsaRanking:
+    """The task's ranking of these judgments: MQM, or ESA by ``procedure``."""
+    if task.task_type == TaskType.MQM:
+        weights = task_mqm_weights(task=task)
+        return rank_mqm(mqm_ratings(ranked, weights), weights=weights, n_boot=N_BOOT)
+    scores = [float(row.score or 0) for row in ranked]
+    system = [row.system for row in ranked]
+    segment = [str(row.segment_index) for row in ranked]
+    # WMT24: the mean within each domain, then over domains, when documents have one.
+    domains = [row.domain for row in ranked]
+    return _rank_esa(ranked, scores, system, segment, domains if any(domains) else None, procedure)
 
 
 def _rank_esa(
@@ -295,13 +357,15 @@ def span_results(
     task_id: int | None = None,
     agreement: bool = True,
     procedure: str = DEFAULT_PROCEDURE,
+    passing_only: bool = False,
 ) -> list[SpanTaskResults]:
-    """One entry per launched ESA, ESA^AI or MQM task of the campaign (or the one task
-    ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``."""
-    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=SPAN_TYPES)
+    """One entry per launched ESA, ESA^AI, MQM or contrastive MQM task of the campaign (or
+    the one task ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``;
+    ``passing_only`` adds the rankings without the annotators who fail a check."""
+    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=RESULT_TYPES)
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
     return [
-        span_task_results(task, agreement=agreement, procedure=procedure)
+        span_task_results(task, agreement=agreement, procedure=procedure, passing_only=passing_only)
         for task in tasks.order_by("id")
     ]
