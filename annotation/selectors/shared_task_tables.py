@@ -21,6 +21,12 @@ def _score_text(pair: PairResults, system: str) -> str:
     return number(row.score, PROTOCOLS[pair.protocol].digits, minus="−")
 
 
+def _procedure_note(pair: PairResults) -> str:
+    """ " (WMT25)": which WMT procedure ranked the pair (MQM ranks by its own)."""
+    procedure = pair.procedure or ""
+    return f" ({procedure.upper()})" if procedure.startswith("wmt") else ""
+
+
 def global_grid(results: SharedTaskResults) -> Grid:
     """Systems by average normalised rank over their pairs, with each pair's score."""
     pairs = results.ranked_pairs
@@ -38,7 +44,9 @@ def global_grid(results: SharedTaskResults) -> Grid:
         for position, row in enumerate(results.global_rows, start=1)
     ]
     scores = "; ".join(
-        f"{p.pair}: {PROTOCOLS[p.protocol].name}" for p in pairs if p.protocol is not None
+        f"{p.pair}: {PROTOCOLS[p.protocol].name}{_procedure_note(p)}"
+        for p in pairs
+        if p.protocol is not None
     )
     caption = (
         "systems by their average normalised rank over the pairs they took part in "
