@@ -11,10 +11,13 @@ import pytest
 from annotation.selectors.human import human_results
 from annotation.selectors.human.meta import META_SEED, meta_evaluation_uncached
 from annotation.selectors.human.segment_scores import task_segment_scores
+from annotation.selectors.shared_task_tables import autorank_tables
+from annotation.selectors.shared_tasks import shared_task_results
 from annotation.services.assignment import slot_claim_next
 from annotation.services.imports import upload_import
 from annotation.services.judgments import judgment_record
 from annotation.services.metric_uploads import metric_scores_upload
+from annotation.services.shared_tasks import shared_task_create
 from annotation.services.tasks import task_create, task_launch
 from metrics.external import key_for
 from metrics.meta.report import meta_evaluate
@@ -183,3 +186,25 @@ def test_correlations_page_and_api(client, three_systems, every_protocol, manage
     rows = [r for r in body["meta_evaluation"] if r["task_type"] == "mqm"]
     assert rows and all(r["human_negated"] for r in rows)
     assert rows[0]["kendall_threshold"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("kind", "protocol", "scores"),
+    [
+        ("contrastive_mqm", "mqm", {"A": 0.75, "B": 1.25, "C": 2.0}),
+        ("contrastive_esa", "esa", {"A": 75.0, "B": 61.25, "C": 33.75}),
+    ],
+)
+def test_a_contrastive_pair_is_ranked_beside_autorank_in_a_shared_task(
+    three_systems, make_annotator, manager, kind, protocol, scores
+):
+    _judged(three_systems, make_annotator, kind)
+    shared = shared_task_create(name="contrastive", owner=manager, campaign_ids=[three_systems.id])
+    results = shared_task_results(shared, {three_systems.id})
+    (pair,) = results.pairs
+    assert pair.task.task_type == kind and pair.protocol == protocol
+    assert [row.system for row in pair.rows] == ["A", "B", "C"]
+    assert {row.system: row.score for row in pair.rows} == pytest.approx(scores)
+    (table,) = autorank_tables(results)
+    assert table.metrics == [METRIC_KEY]
+    assert [row.cells[0] for row in table.grid.rows] == ["A", "B", "C"]

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from annotation.selectors.results import better, metric_label
-from annotation.selectors.shared_tasks import PairResults, SharedTaskResults
+from annotation.selectors.shared_tasks import PairResults, SharedTaskResults, procedure_name
 from metrics.report.grid import Grid, GridRow
 from metrics.report.shared_task import autorank
 from metrics.report.tables import PROTOCOLS, number, rank_text
@@ -23,8 +23,8 @@ def _score_text(pair: PairResults, system: str) -> str:
 
 def _procedure_note(pair: PairResults) -> str:
     """ " (WMT25)": which WMT procedure ranked the pair (MQM ranks by its own)."""
-    procedure = pair.procedure or ""
-    return f" ({procedure.upper()})" if procedure.startswith("wmt") else ""
+    name = procedure_name(pair.procedure or "")
+    return f" ({name})" if name else ""
 
 
 def global_grid(results: SharedTaskResults) -> Grid:

@@ -73,13 +73,19 @@ PAIR_PROCEDURES: dict[str, tuple[str, ...]] = {
     "da": ("wmt21",),
     "mqm": ("mqm",),
 }
+# What each procedure does, for the page (the ESA ones as metrics.spans.esa_wmt says).
 PROCEDURE_LABELS = {
-    "wmt21": "WMT21 (z-scores, Wilcoxon rank-sum)",
-    "wmt24": "WMT24 (mean of domain means, Wilcoxon signed-rank per domain, Stouffer)",
-    "wmt25": "WMT25 (raw mean, Wilcoxon signed-rank against the neighbours, p < 0.025)",
-    "wmt26": "WMT26 (mean of item means, one-sided BCa bootstrap)",
-    "mqm": "MQM (mean MQM score, bootstrap intervals, paired tests)",
+    "wmt21": "WMT21: z-scores per annotator; Wilcoxon rank-sum tests, DA clusters",
+    **ESA_PROCEDURES,
+    "mqm": "MQM: the mean MQM score with bootstrap intervals; paired tests, clusters",
 }
+
+
+def procedure_name(procedure: str) -> str:
+    """How a table's caption names the procedure ("WMT25"; MQM's own ranking: none)."""
+    return procedure.upper() if procedure.startswith("wmt") else ""
+
+
 # The protocol each ranked task type publishes (a key of metrics.report.tables.PROTOCOLS).
 _PROTOCOL_OF = {
     TaskType.MQM: "mqm",
@@ -205,7 +211,7 @@ def _span_table(task: Task, title: str, procedure: str) -> RankingTable:
     esa_procedure = procedure if procedure in ESA_PROCEDURES else DEFAULT_PROCEDURE
     results = span_task_results(task, agreement=False, procedure=esa_procedure)
     ranking = results.ranking
-    label = PROCEDURE_LABELS[procedure]
+    label = procedure_name(procedure)
     if ranking is None:
         return RankingTable(title=title, protocol=PROTOCOLS[protocol], procedure=label)
     ranked = ranked_judgments(
@@ -244,7 +250,7 @@ def _contrastive_table(task: Task, title: str, procedure: str) -> RankingTable:
     contrastive DA by ``procedure`` on the 0-100 scores, contrastive MQM as MQM."""
     protocol = task_protocol(task)
     scored = contrastive_output_scores(task)
-    label = PROCEDURE_LABELS[procedure]
+    label = procedure_name(procedure)
     if not scored:
         return RankingTable(title=title, protocol=PROTOCOLS[protocol], procedure=label)
     systems = [row[0] for row in scored]
@@ -325,7 +331,7 @@ def _likert_table(task: Task, title: str) -> RankingTable:
         protocol=PROTOCOLS["da"],
         rows=rows,
         domains=labels,
-        procedure=PROCEDURE_LABELS["wmt21"],
+        procedure=procedure_name("wmt21"),
     )
 
 
