@@ -212,13 +212,14 @@ def pearmut_import(
     if contrastive:
         widest = max(len(i.outputs) for d in parsed.documents for i in d.items)
         settings["ranking_size"] = max(2, widest)
-    if pages:
-        settings["unit"] = Unit.DOCUMENT
-        settings["page_size"] = min(MAX_PAGE_SIZE, max(len(d.items) for d in parsed.documents))
     task = task_create(campaign=campaign, task_type=parsed.task_type, **settings)
     items = _items(task, parsed)
     pearmut_media_store(task=task, parsed=parsed, rows=items, files=media)
     if pages:
+        # Set once the documents exist (task_create refuses a document unit without them).
+        task.unit = Unit.DOCUMENT
+        task.page_size = min(MAX_PAGE_SIZE, max(len(d.items) for d in parsed.documents))
+        task.save(update_fields=["unit", "page_size"])
         task_launch_pages(task=task, pages=_pages(parsed, items))
     else:
         unique = {id(item): item for row in items for item in row.values()}
