@@ -22,6 +22,11 @@ urlpatterns = [
         name="shared-task-campaign-remove",
     ),
     path(
+        "shared-tasks/<int:shared_task_id>/campaigns/<int:campaign_id>/procedure/",
+        shared_tasks.shared_task_pair_procedure_view,
+        name="shared-task-pair-procedure",
+    ),
+    path(
         "shared-tasks/<int:shared_task_id>/tables/<str:which>.<str:fmt>",
         shared_tasks.shared_task_tables,
         name="shared-task-tables",

@@ -33,7 +33,7 @@ EXPECTED = {
     # Its first item's <script> is dropped (never run), with a note: test_tutorials.py.
     "tutorials/cesa_deen.json": ("contrastive_esa", 8, 6),
     "likert_custom_scales.json": "slider 'Fluency' runs 0-5 by 1; evalsite's scales run",
-    "multimodal.json": "src is a media source (<iframe>); evalsite does not show images",
+    "multimodal.json": "src embeds a page (<iframe> https://www.youtube.com/embed/U9zFqRQ11qI",
 }
 
 
@@ -69,12 +69,23 @@ def test_task_based_tasks_become_batches_in_order(manager):
     data = json.loads((EXAMPLES / "esa.json").read_text(encoding="utf-8"))["data"]
     batches = list(task.batches.order_by("number"))
     assert len(batches) == 5
+    # Each document is a page per system (document-level annotation): its items in reading
+    # order for one system, then for the next.
+    assert task.unit == "document"
     for batch, pearmut_task in zip(batches, data, strict=True):
         ids = [
-            slot.item.source_meta["pearmut"]["item_id"]
-            for slot in batch.slots.order_by("position").select_related("item")
+            (slot.item.system.name, slot.item.source_meta["pearmut"]["item_id"])
+            for slot in batch.slots.filter(is_repeat=False)
+            .order_by("position")
+            .select_related("item__system")
         ]
-        assert ids == [item["item_id"] for document in pearmut_task for item in document]
+        assert ids == [
+            (system, item["item_id"])
+            for document in pearmut_task
+            for system in dict.fromkeys(s for item in document for s in item["tgt"])
+            for item in document
+            if system in item["tgt"]
+        ]
     first = Item.objects.filter(task=task).order_by("external_id").first()
     assert first.source_meta["instructions"] == "Evaluate translation from English to Czech."
 

@@ -52,7 +52,7 @@ def test_api_refuses_with_the_reason_and_writes_nothing(api):
         format="multipart",
     )
     assert response.status_code == 400
-    assert "media source" in response.content.decode()
+    assert "embeds a page (<iframe> https://www.youtube.com/embed/" in response.content.decode()
     assert not Campaign.objects.exists()
 
 

@@ -809,6 +809,14 @@ CASES = [
         row(LOGIN, 404, 404, 404, 302, 403, 302),
         shared_pair,
     ),
+    Case("shared-task-pair-procedure", "get", POST_ONLY_PAGE, shared_pair),
+    Case(
+        "shared-task-pair-procedure",
+        "post",
+        row(LOGIN, 404, 404, 404, 302, 403, 302),
+        shared_pair,
+        data=lambda w: {"procedure": ""},
+    ),
     *[
         Case(
             "shared-task-tables",
@@ -834,6 +842,14 @@ CASES = [
         row(401, 404, 404, 404, 409, 403, 409),
         shared,
         data=lambda w: {"campaign": w.campaign.id},
+        json=True,
+    ),
+    Case(
+        "api-shared-task-campaign",
+        "patch",
+        row(401, 404, 404, 404, 200, 403, 200),
+        shared_pair,
+        data=lambda w: {"procedure": ""},
         json=True,
     ),
     Case("api-shared-task-campaign", "delete", row(401, 404, 404, 404, 204, 403, 204), shared_pair),

@@ -277,7 +277,18 @@ class CorrelationSerializer(serializers.Serializer):
 
 
 class MetaEvaluationSerializer(serializers.Serializer):
-    human = serializers.CharField(help_text="the direct-assessment task")
+    human = serializers.CharField(
+        help_text="the task whose segment scores are compared (Likert, DA, ESA, ESA^AI, MQM "
+        "or contrastive)"
+    )
+    task_type = serializers.CharField()
+    human_negated = serializers.BooleanField(
+        help_text="true for MQM and contrastive MQM: their scores (error weight, lower is "
+        "better) were negated, as mt-metrics-eval does, so higher is better on both sides"
+    )
+    kendall_threshold = Number(
+        help_text="the Kendall-like tau counts pairs whose human scores differ by at least this"
+    )
     metric = serializers.CharField()
     label = serializers.CharField()
     metric_score = serializers.CharField(
@@ -298,6 +309,9 @@ class MetaEvaluationSerializer(serializers.Serializer):
         found = instance.evaluation.as_dict()
         return {
             "human": instance.human,
+            "task_type": instance.task_type,
+            "human_negated": instance.human_negated,
+            "kendall_threshold": instance.kendall_threshold,
             "metric": instance.metric,
             "label": instance.label,
             "metric_score": SENTENCE_MEAN,

@@ -29,6 +29,7 @@ from annotation.services.shared_tasks import (
     shared_task_campaign_add,
     shared_task_campaign_remove,
     shared_task_create,
+    shared_task_pair_procedure_set,
 )
 from metrics.report.grid import Grid
 
@@ -66,6 +67,10 @@ def _pair(request, shared_task_id: int, pair: PairResults) -> dict[str, Any]:
         "language_pair": pair.pair,
         "task": pair.task.id if pair.task else None,
         "protocol": pair.protocol,
+        "procedure": pair.procedure,
+        "procedure_chosen": pair.chosen_procedure,
+        "procedure_choices": list(pair.procedure_choices),
+        "procedure_label": pair.procedure_label,
         "lower_is_better": table.protocol.lower_is_better if table else None,
         "domains": list(table.domains) if table else [],
         "systems": [
@@ -215,7 +220,27 @@ class SharedTaskCampaignsApi(APIView):
 
 
 class SharedTaskCampaignApi(APIView):
-    """Takes a campaign out of the shared task: its owner only."""
+    """PATCH chooses the WMT procedure that ranks the pair (``procedure``: one of the pair's
+    ``procedure_choices``, blank for its protocol's default); DELETE takes the campaign out
+    of the shared task. Its owner only."""
+
+    class ProcedureSerializer(NoUnknownFieldsSerializer):
+        procedure = StrictCharField(allow_blank=True, max_length=10)
+
+    @extend_schema(
+        request=ProcedureSerializer,
+        responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    @authorize_shared_task(manage=True)
+    def patch(self, request, shared_task_id: int, campaign_id: int):
+        data = self.ProcedureSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        link = shared_task_pair_procedure_set(
+            shared_task=request.shared_task,
+            campaign_id=campaign_id,
+            procedure=data.validated_data["procedure"],
+        )
+        return Response({"campaign": link.campaign_id, "procedure": link.procedure})
 
     @extend_schema(responses={204: None})
     @authorize_shared_task(manage=True)

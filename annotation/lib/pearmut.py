@@ -16,7 +16,17 @@ How it maps onto evalsite (each an explicit rule; anything else is refused by na
   ``mqm_categories`` (``{category: [subcategories]}``, "" meaning the category itself).
 - cESA: contrastive ESA, one screen per item with its outputs in the file's order (identical
   outputs shown once, which must have been judged alike); pre-filled spans are refused.
-- Media sources are refused until evalsite has them.
+- Media sources: a ``src`` holding one ``<img>``, ``<audio>`` or ``<video>`` (its ``src``, or
+  that of a ``<source>`` inside) becomes the segment's media file (``PearmutItem.media``),
+  the text around it the segment's source. Where the file comes from is the importer's
+  business (annotation/services/pearmut_imports.py: a data: URL or a file beside the
+  campaign file; a web URL is refused, naming it). Refused here: an embedded page
+  (``<iframe>``, ``<embed>``, ``<object>``), two media in one source, and a translation that
+  is a media file (evalsite annotates translations as text).
+- Documents (lists of items) of ESA, ESA^AI, MQM and DA campaigns become document pages
+  (``unit`` "document", one page per document and system) when a document has more than
+  one item and no document holds a tutorial or attention check; otherwise, and for cESA,
+  each item is its own screen.
 - Otherwise an item showing several outputs becomes one evalsite item per output, in order.
 - task-based: each Pearmut task is one batch, in the file's order. single-stream: one pool
   of items cut into batches. dynamic: also one pool (every system's output of every item);
@@ -66,12 +76,23 @@ SLIDER_KEYS = {"name", "min", "max", "step"}
 # Likert scales by a slider's (min, max); sliders step by 1.
 SLIDER_SCALES = {(1, 5): "likert5", (1, 4): "taus4", (1, 7): "nist7", (0, 100): "da100"}
 MEDIA = re.compile(r"<\s*(img|audio|video|iframe|source|embed|object)\b", re.IGNORECASE)
+MEDIA_TAGS = {"img": "image", "audio": "audio", "video": "video"}
+EMBEDDED_PAGES = ("iframe", "embed", "object")
 LANGUAGE_PREFIX = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?=[_\-#]|$)")
 DOCUMENT_SEPARATOR = "_#_"
 
 
 class PearmutError(ValueError):
     """A campaign or annotation file evalsite cannot import, with the reason."""
+
+
+@dataclass(frozen=True)
+class PearmutMedia:
+    """A media file a Pearmut source shows: where it is (a URL, a data: URL or a path, as
+    written) and what the tag says it is (image, audio or video)."""
+
+    reference: str
+    kind: str
 
 
 @dataclass
@@ -84,6 +105,7 @@ class PearmutItem:
     prefilled: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     skippable: bool = False
     script_dropped: bool = False  # its instructions held a <script> (never run)
+    media: PearmutMedia | None = None  # the source's image, audio or video
 
     @property
     def check(self) -> str | None:
@@ -338,13 +360,14 @@ def _item(raw: Any, where: str) -> PearmutItem:
         raise PearmutError(f"{where}: tgt must map system names to texts")
     for system, text in outputs.items():
         _text(text, f"{where}: tgt {system!r}")
-    for label, text in [("src", source), *((f"tgt {s!r}", t) for s, t in outputs.items())]:
+    for system, text in outputs.items():
         media = MEDIA.search(text)
         if media:
             raise PearmutError(
-                f"{where}: {label} is a media source (<{media.group(1).lower()}>); evalsite"
-                " does not show images, audio or video yet"
+                f"{where}: tgt {system!r} is a media file (<{media.group(1).lower()}>);"
+                " evalsite annotates translations as text"
             )
+    source, media_source = _source_media(source, where)
     instructions = _text(raw.get("instructions", ""), f"{where}: instructions")
     # Instructions are HTML in Pearmut; evalsite keeps them as text (html_text) and never
     # runs a script: its code is dropped and the import says so.
@@ -363,7 +386,59 @@ def _item(raw: Any, where: str) -> PearmutItem:
         prefilled,
         skippable,
         script_dropped,
+        media_source,
     )
+
+
+class _MediaTags(HTMLParser):
+    """The media tags of a source and its text outside them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, str | None]] = []  # (tag, its src or a <source>'s)
+        self.text: list[str] = []
+        self.open = 0  # inside an <audio> or <video>: its <source> gives the file
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        src = dict(attrs).get("src")
+        if tag in MEDIA_TAGS or tag in EMBEDDED_PAGES:
+            self.tags.append((tag, src))
+            self.open += tag in ("audio", "video")
+        elif tag == "source" and self.tags and self.tags[-1][1] is None and src:
+            self.tags[-1] = (self.tags[-1][0], src)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("audio", "video"):
+            self.open = max(0, self.open - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.open:
+            self.text.append(data)
+
+
+def _source_media(source: str, where: str) -> tuple[str, PearmutMedia | None]:
+    """(the source's text, its media file) of a ``src`` (no media: as it is)."""
+    if not MEDIA.search(source):
+        return source, None
+    parser = _MediaTags()
+    parser.feed(source)
+    parser.close()
+    for tag, src in parser.tags:
+        if tag in EMBEDDED_PAGES:
+            shown = f" {src}" if src else ""
+            raise PearmutError(
+                f"{where}: src embeds a page (<{tag}>{shown}), not a media file evalsite can"
+                " store; give the image, audio or video file itself"
+            )
+    if len(parser.tags) != 1:
+        raise PearmutError(
+            f"{where}: src shows {len(parser.tags)} media files; evalsite shows one per segment"
+        )
+    tag, src = parser.tags[0]
+    if not src:
+        raise PearmutError(f"{where}: src has an <{tag}> without a file (no src)")
+    text = " ".join("".join(parser.text).split())
+    return text, PearmutMedia(src.strip(), MEDIA_TAGS[tag])
 
 
 def _validation(raw: Any, outputs: dict[str, str], where: str) -> dict[str, Any]:

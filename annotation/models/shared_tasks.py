@@ -36,6 +36,9 @@ class SharedTaskCampaign(models.Model):
 
     shared_task = models.ForeignKey(SharedTask, on_delete=models.CASCADE, related_name="pairs")
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    # The WMT procedure that ranks this pair (annotation.selectors.shared_tasks
+    # .PAIR_PROCEDURES, by the pair's protocol); blank: the protocol's default.
+    procedure = models.CharField(max_length=10, blank=True, default="")
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -62,21 +62,39 @@ def contrastive_system_means(task: Task) -> list[SystemMean]:
     return sorted(means, key=lambda m: (-m.mean, m.system))
 
 
-def _mqm_means(task: Task) -> list[SystemMean]:
+def contrastive_output_scores(task: Task) -> list[tuple[str, int, int, float]]:
+    """(system, segment index, annotator id, score) of every system output's first judgment
+    (repeats and excluded judgments left out), in judgment order. ESA and DA: the 0-100
+    score; MQM: the output's MQM score from its spans with the task's weights (lower is
+    better)."""
+    counted = _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
+    rows = counted.filter(system__isnull=False).order_by("judgment_id", "position", "id")
+    if task.task_type != "contrastive_mqm":
+        return [
+            (name, segment, annotator, float(score))
+            for name, segment, annotator, score in rows.filter(score__isnull=False).values_list(
+                "system__name", "item__segment__index", "annotator_id", "score"
+            )
+        ]
     weights = task_mqm_weights(task=task)
-    penalty: dict[tuple[int, int], float] = {}
+    penalty: dict[tuple[int, int | None], float] = {}
     for judgment_id, candidate, severity, category in ErrorSpan.objects.filter(
         judgment__task=task
     ).values_list("judgment_id", "candidate", "severity", "category"):
         key = (judgment_id, candidate)
         penalty[key] = penalty.get(key, 0.0) + weights.weight(severity, category)
+    return [
+        (name, segment, annotator, penalty.get((judgment_id, position), 0.0))
+        for judgment_id, position, name, segment, annotator in rows.values_list(
+            "judgment_id", "position", "system__name", "item__segment__index", "annotator_id"
+        )
+    ]
+
+
+def _mqm_means(task: Task) -> list[SystemMean]:
     totals: dict[str, list[float]] = {}
-    counted = _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
-    for row in counted.filter(system__isnull=False).values(
-        "judgment_id", "position", "system__name"
-    ):
-        score = penalty.get((row["judgment_id"], row["position"]), 0.0)
-        totals.setdefault(row["system__name"], []).append(score)
+    for name, _, _, score in contrastive_output_scores(task):
+        totals.setdefault(name, []).append(score)
     means = [SystemMean(name, sum(v) / len(v), len(v)) for name, v in totals.items()]
     return sorted(means, key=lambda m: (m.mean, m.system))
 

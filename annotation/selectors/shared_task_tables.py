@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from annotation.selectors.results import better, metric_label
-from annotation.selectors.shared_tasks import PairResults, SharedTaskResults
+from annotation.selectors.shared_tasks import PairResults, SharedTaskResults, procedure_name
 from metrics.report.grid import Grid, GridRow
 from metrics.report.shared_task import autorank
 from metrics.report.tables import PROTOCOLS, number, rank_text
@@ -19,6 +19,12 @@ def _score_text(pair: PairResults, system: str) -> str:
     if row is None or pair.protocol is None:
         return "–"
     return number(row.score, PROTOCOLS[pair.protocol].digits, minus="−")
+
+
+def _procedure_note(pair: PairResults) -> str:
+    """ " (WMT25)": which WMT procedure ranked the pair (MQM ranks by its own)."""
+    name = procedure_name(pair.procedure or "")
+    return f" ({name})" if name else ""
 
 
 def global_grid(results: SharedTaskResults) -> Grid:
@@ -38,7 +44,9 @@ def global_grid(results: SharedTaskResults) -> Grid:
         for position, row in enumerate(results.global_rows, start=1)
     ]
     scores = "; ".join(
-        f"{p.pair}: {PROTOCOLS[p.protocol].name}" for p in pairs if p.protocol is not None
+        f"{p.pair}: {PROTOCOLS[p.protocol].name}{_procedure_note(p)}"
+        for p in pairs
+        if p.protocol is not None
     )
     caption = (
         "systems by their average normalised rank over the pairs they took part in "

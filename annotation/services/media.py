@@ -138,11 +138,18 @@ def _plan_entry(entry: object, position: int, members: dict[str, bytes], lines: 
         raise UploadError(filename, "a path leaving the zip (absolute or with ..) is refused")
     if filename not in members:
         raise UploadError(filename, f"named in {MANIFEST} (line {line}) but not in the zip")
+    data = members[filename]
+    kind, mime_type = media_file_checked(filename=filename, data=data)
+    return PlannedMedia(line, filename, kind, mime_type, data, transcript)
+
+
+def media_file_checked(*, filename: str, data: bytes) -> tuple[str, str]:
+    """(kind, MIME type) of one media file: its suffix's type allowed, within the size limit,
+    and its first bytes of that type; else ``UploadError`` naming the file."""
     suffix = Path(filename).suffix.lower()
     if suffix not in MEDIA_TYPES:
         allowed = " ".join(sorted(MEDIA_TYPES))
         raise UploadError(filename, f"unknown media type {suffix or '(none)'!r}; use {allowed}")
-    data = members[filename]
     if len(data) > settings.MEDIA_FILE_MAX_BYTES:
         raise UploadError(
             filename,
@@ -154,7 +161,7 @@ def _plan_entry(entry: object, position: int, members: dict[str, bytes], lines: 
     kind, mime_type = MEDIA_TYPES[suffix]
     if not SIGNATURES[mime_type](data):
         raise UploadError(filename, f"the content is not {mime_type}; is the suffix right?")
-    return PlannedMedia(line, filename, kind, mime_type, data, transcript)
+    return kind, mime_type
 
 
 def media_plan(*, campaign: Campaign, filename: str, data: bytes) -> list[PlannedMedia]:
@@ -234,4 +241,23 @@ def media_import(*, campaign: Campaign, filename: str, data: bytes) -> list[Sour
             transcript=media.transcript,
         )
         for media in planned
+    )
+
+
+def source_media_store(
+    *, campaign: Campaign, segment: Segment, filename: str, data: bytes
+) -> SourceMedia:
+    """Stores one checked media file (``media_file_checked``) as ``segment``'s (another
+    importer's: a Pearmut campaign's sources); the caller holds the transaction."""
+    kind, mime_type = media_file_checked(filename=filename, data=data)
+    media = PlannedMedia(segment.index + 1, filename, kind, mime_type, data, "")
+    _store(Path(settings.MEDIA_ROOT) / str(campaign.id), media)
+    return SourceMedia.objects.create(
+        campaign=campaign,
+        segment=segment,
+        kind=kind,
+        mime_type=mime_type,
+        path=f"{campaign.id}/{media.stored_name}",
+        size=len(data),
+        filename=filename[:255],
     )

@@ -314,3 +314,63 @@ def pages_mark(*, task: Task) -> None:
             slots += [Slot(id=slot_id, page=first) for slot_id, _ in run[start : start + size]]
             start += size
     Slot.objects.bulk_update(slots, ["page"], batch_size=1000)
+
+
+def page_groups(*, task: Task, pages: Sequence[Page]) -> list[list[Page]]:
+    """Pages made elsewhere (a Pearmut import) in batches: the file's own batches
+    (``source_meta["batch"]`` of a page's first item), in order; pages without one cut by
+    capacity, a page never cut."""
+    named: dict[object, list[Page]] = {}
+    loose: list[list[Page]] = []
+    capacity = assignment.batch_capacity(task=task)
+    filled = capacity
+    for page in pages:
+        batch = page[0].source_meta.get("batch") if page[0].source_meta else None
+        if batch is not None:
+            named.setdefault(batch, []).append(page)
+            continue
+        if filled + len(page) > capacity:
+            loose.append([])
+            filled = 0
+        loose[-1].append(page)
+        filled += len(page)
+    return list(named.values()) + loose
+
+
+def pages_plan(*, task: Task, groups: Sequence[Sequence[Page]], rng: random.Random) -> int:
+    """Batches and slots of saved pages: each group one batch per replica, its pages in the
+    given order, then a share ``repeat_rate`` of them again as whole repeat pages. Returns the
+    number of items."""
+    batches: list[Batch] = []
+    slots: list[Slot] = []
+    repeated: list[Item] = []
+    for number, group in enumerate(groups):
+        again = rng.sample(list(group), round(task.repeat_rate * len(group)))
+        repeated += [item for page in again for item in page]
+        screens = [(page, False) for page in group] + [(page, True) for page in again]
+        size = sum(len(page) for page, _ in screens)
+        for replica in range(task.judgments_per_item):
+            batch = Batch(task=task, number=replica * len(groups) + number, group=number, size=size)
+            batches.append(batch)
+            position = 0
+            for page, is_repeat in screens:
+                first = position
+                for item in page:
+                    slots.append(
+                        Slot(
+                            task=task,
+                            item=item,
+                            batch=batch,
+                            position=position,
+                            replica=replica,
+                            is_repeat=is_repeat,
+                            page=first,
+                        )
+                    )
+                    position += 1
+    for item in repeated:
+        item.has_repeat = True
+    Item.objects.bulk_update(repeated, ["has_repeat"])
+    Batch.objects.bulk_create(batches)
+    Slot.objects.bulk_create(slots)
+    return sum(len(page) for group in groups for page in group)

@@ -5,6 +5,12 @@ assignment mode and option maps); the annotations file is checked whole against 
 before anything is written. Annotations become judgments of accounts that cannot log in (named
 by Pearmut's user ids), in finished batches of their own: the task's planned batches still ask
 for fresh judgments.
+
+Documents of several items become document pages (``unit`` "document": one page per document
+and system, ``annotation.services.page_plan``) when the protocol has document pages and no
+document holds a tutorial or an attention check (a page is submitted whole). Media sources
+become the segment's ``SourceMedia``: a data: URL, or (``manage.py import_pearmut``) a file
+beside the campaign file; a web URL is refused, naming it, since evalsite fetches nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -20,12 +27,12 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.errors import ApplicationError
 from annotation.lib import json_limits
 from annotation.lib.pearmut import (
     SLIDER_SCALES,
     PearmutCampaign,
     PearmutError,
+    PearmutItem,
     html_text,
     pearmut_parse,
     pearmut_span,
@@ -42,22 +49,26 @@ from annotation.models import (
     Slot,
     System,
     Task,
+    Unit,
     is_reserved_system_name,
 )
+from annotation.protocols import protocol_for
+from annotation.protocols.base import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.contrastive import output_judgments_create
+from annotation.services.pearmut_media import (
+    PearmutImportError,
+    pearmut_media_read,
+    pearmut_media_store,
+)
 from annotation.services.span_imports import SpanImportError, rater_accounts
 from annotation.services.spans import error_span_row
-from annotation.services.tasks import task_create, task_launch_items
+from annotation.services.tasks import task_create, task_launch_items, task_launch_pages
 from metrics.spans import Span
 
 LINE_KEYS = {"annotation", "actions", "item", "user_id", "item_i"}
 VALUE_KEYS = {"score", "error_spans", "textfield"}
 SPAN_PROTOCOLS = ("esa", "esa_prefilled", "mqm", "contrastive_esa", "contrastive_mqm")
-
-
-class PearmutImportError(ApplicationError):
-    """A Pearmut file that cannot be imported, with the reason."""
 
 
 @dataclass
@@ -159,9 +170,11 @@ def pearmut_import(
     languages: tuple[str, str] | None = None,
     annotations: Sequence[dict[str, Any]] = (),
     annotations_name: str = "annotations",
+    media_directory: Path | None = None,
 ) -> Task:
     """Creates the campaign, its documents, segments, systems and items, launches the task,
-    and stores the annotations given (all checked before the first write)."""
+    and stores the annotations given (all checked before the first write). Media files named
+    by a path are read from ``media_directory`` (the campaign file's; None: refused)."""
     languages = languages or parsed.languages
     if languages is None:
         raise PearmutImportError(
@@ -174,6 +187,8 @@ def pearmut_import(
         raise PearmutImportError(
             f"system {reserved[0]!r} would merge with the human reference in the results; rename it"
         )
+    media = pearmut_media_read(parsed=parsed, directory=media_directory)
+    pages = _document_pages(parsed)
     description = [f"Imported from Pearmut ({parsed.protocol}, {parsed.assignment})."]
     dynamic = {k: v for k, v in parsed.info.items() if k.startswith("dynamic_")}
     if dynamic:
@@ -200,8 +215,16 @@ def pearmut_import(
         settings["ranking_size"] = max(2, widest)
     task = task_create(campaign=campaign, task_type=parsed.task_type, **settings)
     items = _items(task, parsed)
-    unique = {id(item): item for row in items for item in row.values()}
-    task_launch_items(task=task, items=list(unique.values()))
+    pearmut_media_store(task=task, parsed=parsed, rows=items, files=media)
+    if pages:
+        # Set once the documents exist (task_create refuses a document unit without them).
+        task.unit = Unit.DOCUMENT
+        task.page_size = min(MAX_PAGE_SIZE, max(len(d.items) for d in parsed.documents))
+        task.save(update_fields=["unit", "page_size"])
+        task_launch_pages(task=task, pages=_pages(parsed, items))
+    else:
+        unique = {id(item): item for row in items for item in row.values()}
+        task_launch_items(task=task, items=list(unique.values()))
     answers = _answers(task, parsed, items, annotations, annotations_name)
     _store_answers(task, answers, annotations_name)
     return task
@@ -211,7 +234,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
     """One dict per Pearmut item (system → evalsite item), documents in the file's order."""
     campaign = task.campaign
     documents: dict[str, Document] = {}
-    segments: dict[tuple[str, str, str], Segment] = {}
+    segments: dict[tuple[str, str, str, str], Segment] = {}
     for document in parsed.documents:
         documents.setdefault(
             document.name,
@@ -219,7 +242,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
         )
         for item in document.items:
             segments.setdefault(
-                (document.name, item.item_id, item.source),
+                _segment_key(document.name, item),
                 Segment(
                     campaign=campaign,
                     document=documents[document.name],
@@ -268,7 +291,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
                     task=task,
                     campaign=campaign,
                     item_type=kind,
-                    segment=segments[(document.name, item.item_id, item.source)],
+                    segment=segments[_segment_key(document.name, item)],
                     candidates=list(candidates.values()),
                     source_meta=meta | ({"validation": item.validation} if item.validation else {}),
                 )
@@ -279,7 +302,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
                     task=task,
                     campaign=campaign,
                     item_type=kind,
-                    segment=segments[(document.name, item.item_id, item.source)],
+                    segment=segments[_segment_key(document.name, item)],
                     system=systems[system],
                     candidates=[{"text": text, "systems": [system], "type": kind}],
                     source_meta=meta
@@ -290,6 +313,46 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
                 )
             rows.append(row)
     return rows
+
+
+def _segment_key(document: str, item: PearmutItem) -> tuple[str, str, str, str]:
+    """What makes a Pearmut item one segment: its document, id, source text and media."""
+    return (document, item.item_id, item.source, item.media.reference if item.media else "")
+
+
+def _document_pages(parsed: PearmutCampaign) -> bool:
+    """Whether the documents become document pages (the module's rule), with a note why
+    not when they might have."""
+    if max(len(document.items) for document in parsed.documents) < 2:
+        return False  # one item per document: nothing to page
+    if not protocol_for(parsed.task_type).applies("unit"):
+        parsed.notes.append(
+            f"documents of several items are shown item by item: evalsite's {parsed.task_type}"
+            " screens have no document pages"
+        )
+        return False
+    if any(d.welcome or any(item.check for item in d.items) for d in parsed.documents):
+        parsed.notes.append(
+            "documents are shown item by item: tutorials and attention checks are judged one"
+            " at a time, and a document page is submitted whole"
+        )
+        return False
+    parsed.notes.append("each document is one page per system (document-level annotation)")
+    return True
+
+
+def _pages(parsed: PearmutCampaign, rows: list[dict[str, Item]]) -> list[list[Item]]:
+    """Each document's items of one system in reading order, a page per document and system
+    (systems in the order the document first names them)."""
+    pages = []
+    start = 0
+    for document in parsed.documents:
+        document_rows = rows[start : start + len(document.items)]
+        start += len(document.items)
+        systems = list(dict.fromkeys(s for item in document.items for s in item.outputs))
+        for system in systems:
+            pages.append([row[system] for row in document_rows if system in row])
+    return pages
 
 
 def _validation_of(validation: dict[str, Any], system: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Shared tasks: creating one and adding or removing its campaigns (one per language pair).
+"""Shared tasks: creating one, adding or removing its campaigns (one per language pair), and
+choosing the WMT procedure that ranks each pair.
 
 Who acts is checked by the caller (``authorize_shared_task``); what is added is checked here:
 the actor must be allowed to read the campaign's results, and a shared task holds one
@@ -14,6 +15,12 @@ from django.db import IntegrityError, transaction
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, SharedTask, SharedTaskCampaign
 from annotation.permissions import may_create_shared_task, results_campaign_ids
+from annotation.selectors.shared_tasks import (
+    PAIR_PROCEDURES,
+    pair_task,
+    shared_task_pair,
+    task_protocol,
+)
 
 NAME_MAX_LENGTH = SharedTask._meta.get_field("name").max_length
 METRICS_MAX_LENGTH = SharedTask._meta.get_field("autorank_metrics").max_length
@@ -100,3 +107,31 @@ def shared_task_campaign_remove(*, shared_task: SharedTask, campaign_id: int) ->
     ).delete()
     if not deleted:
         raise SharedTaskError("that campaign is not in the shared task", "not_found")
+
+
+@transaction.atomic
+def shared_task_pair_procedure_set(
+    *, shared_task: SharedTask, campaign_id: int, procedure: str
+) -> SharedTaskCampaign:
+    """Chooses the WMT procedure that ranks one pair (blank: its protocol's default); only a
+    procedure of the pair's protocol is taken (``PAIR_PROCEDURES``)."""
+    link = shared_task_pair(shared_task, campaign_id)
+    if link is None:
+        raise SharedTaskError("that campaign is not in the shared task", "not_found")
+    procedure = procedure.strip()
+    if procedure:
+        task = pair_task(link.campaign)
+        if task is None:
+            raise SharedTaskError(
+                f"{link.campaign.name} has no launched task to rank yet, so no procedure to choose"
+            )
+        protocol = task_protocol(task)
+        choices = PAIR_PROCEDURES[protocol]
+        if procedure not in choices:
+            raise SharedTaskError(
+                f"{procedure[:20]!r} does not rank a {task.get_task_type_display()} pair: "
+                f"choose one of {', '.join(choices)}"
+            )
+    link.procedure = procedure
+    link.save(update_fields=["procedure"])
+    return link

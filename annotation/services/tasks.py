@@ -213,6 +213,21 @@ def task_launch_items(*, task: Task, items: list[Item]) -> int:
     return _finish_launch(task, planned)
 
 
+@transaction.atomic
+def task_launch_pages(*, task: Task, pages: list[list[Item]]) -> int:
+    """Launches a document task with pages made elsewhere (a Pearmut import: each page one
+    document of one system, in reading order); returns the item count."""
+    task = Task.objects.select_for_update().get(id=task.id)
+    if task.state == Task.State.LAUNCHED:
+        raise TaskError("the task is launched already")
+    if task.unit != Unit.DOCUMENT or not pages or not all(pages):
+        raise TaskError("a document task needs pages of at least one item")
+    _create_numbered(task, [item for page in pages for item in page])
+    groups = page_plan.page_groups(task=task, pages=pages)
+    planned = page_plan.pages_plan(task=task, groups=groups, rng=random.Random(task.seed))
+    return _finish_launch(task, planned)
+
+
 def _create_numbered(task: Task, items: list[Item]) -> None:
     """Gives the items the next free ids of the campaign (unique by constraint), then saves."""
     top = Item.objects.filter(campaign_id=task.campaign_id).aggregate(top=Max("external_id"))

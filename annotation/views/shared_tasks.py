@@ -20,6 +20,7 @@ from annotation.services.shared_tasks import (
     shared_task_campaign_add,
     shared_task_campaign_remove,
     shared_task_create,
+    shared_task_pair_procedure_set,
 )
 from annotation.views.errors import refused_to
 
@@ -107,6 +108,21 @@ def shared_task_campaign_add_view(request, shared_task_id: int):
 def shared_task_campaign_remove_view(request, shared_task_id: int, campaign_id: int):
     shared_task_campaign_remove(shared_task=request.shared_task, campaign_id=campaign_id)
     messages.success(request, "Campaign taken out of the shared task.")
+    return redirect("shared-task-detail", shared_task_id)
+
+
+@login_required
+@require_POST
+@authorize_shared_task(manage=True)
+@refused_to("shared-task-detail", url_kwargs=("shared_task_id",))
+def shared_task_pair_procedure_view(request, shared_task_id: int, campaign_id: int):
+    link = shared_task_pair_procedure_set(
+        shared_task=request.shared_task,
+        campaign_id=campaign_id,
+        procedure=request.POST.get("procedure", ""),
+    )
+    chosen = link.procedure or "its protocol's default procedure"
+    messages.success(request, f"{link.campaign.language_pair} is now ranked by {chosen}.")
     return redirect("shared-task-detail", shared_task_id)
 
 

@@ -34,6 +34,8 @@ PROTOCOLS = {
     "da": Protocol("DA", "z", 3, secondary_label="raw", secondary_digits=1),
     "esa": Protocol("ESA", "ESA", 1),
     "mqm": Protocol("MQM", "MQM", 2, lower_is_better=True),
+    # Contrastive DA: the raw 0-100 mean, as ESA prints it (no z-scores are computed).
+    "cda": Protocol("contrastive DA", "DA", 1),
 }
 
 HUMAN_NOTE = "human translation"
@@ -59,6 +61,7 @@ class RankingTable:
     protocol: Protocol
     rows: Sequence[Row] = field(default_factory=tuple)
     domains: tuple[str, ...] = ()  # a score column per domain, at the protocol's precision
+    procedure: str = ""  # how the ranks and clusters were decided, e.g. "WMT25 (...)"
 
     def __post_init__(self) -> None:
         clusters = [row.cluster for row in self.rows]
@@ -86,7 +89,8 @@ class RankingTable:
 
     def description(self) -> str:
         direction = "lower" if self.protocol.lower_is_better else "higher"
-        return f"{self.protocol.name} ranking ({direction} is better); rules separate clusters"
+        how = f", ranked as {self.procedure}" if self.procedure else ""
+        return f"{self.protocol.name} ranking ({direction} is better{how}); rules separate clusters"
 
     def caption(self) -> str:
         text = f"{self.title}: {self.description()}"

@@ -10,8 +10,10 @@ The second form stores the file's items as the tutorial of an existing task (its
 kept as text, a ``<script>`` dropped with a note): annotation/lib/tutorials.py.
 
 How protocols, assignment modes and options map: annotation/lib/pearmut.py. Unknown options
-and what evalsite does not run yet (cESA, media sources) are refused with the reason; the
-whole file (and the annotations) is checked first, and on an error nothing is written.
+and what evalsite does not run are refused with the reason; the whole file (and the
+annotations) is checked first, and on an error nothing is written. Media sources named by a
+path are read beside the campaign file (annotation/services/pearmut_media.py); web URLs are
+refused, naming them.
 """
 
 from pathlib import Path
@@ -74,6 +76,7 @@ class Command(BaseCommand):
                 languages=pair,
                 annotations=lines,
                 annotations_name=str(annotations),
+                media_directory=campaign.resolve().parent,
             )
         except (PearmutImportError, OSError, UnicodeDecodeError) as error:
             raise CommandError(f"{error}\nNothing was imported.") from None

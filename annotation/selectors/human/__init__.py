@@ -62,6 +62,7 @@ from annotation.selectors.human.reliability import (
     postedit_input,
     reliability_rows,
 )
+from annotation.selectors.human.segment_scores import protocol_system_scores
 from annotation.selectors.human.spans import RESULT_TYPES as SPAN_RESULT_TYPES
 from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.agreement.coefficients import Weights
@@ -297,6 +298,8 @@ def human_results(
     human: dict[str, dict[str, float]] = {}
     for result in results:
         human.update(result.human_scores())
+    if task_id is None:  # ESA, MQM and contrastive tasks: their segment means (MQM negated)
+        human.update(protocol_system_scores(campaign, excluded))
     automatic = automatic_scores(campaign)
     return HumanResults(
         campaign=campaign,

@@ -1,9 +1,10 @@
-"""Meta-evaluation of every stored metric against the segment-level human scores of a
-campaign's direct-assessment tasks (``metrics.meta.report.meta_evaluate``).
+"""Meta-evaluation of every stored metric against the segment-level human scores of each of
+a campaign's Likert, DA, ESA, ESA^AI, MQM and contrastive tasks
+(``metrics.meta.report.meta_evaluate``).
 
-Human side: each (system, segment)'s mean raw score over the task's system-output judgments
-(first judgments, annotators not excluded). Metric side: each system's first run's sentence
-scores from the stored statistics, negated for the error rates so both say higher is better.
+Human side: each (system, segment)'s mean score (``segment_scores``: MQM negated). Metric side:
+each system's first run's sentence scores from the stored statistics, negated for the error
+rates, so both say higher is better.
 """
 
 from __future__ import annotations
@@ -11,29 +12,33 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Avg, Count, Max, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 from redis.exceptions import RedisError
 
-from annotation.lib.scales import scale_range
 from annotation.models import (
-    LIKERT_TYPES,
     Campaign,
-    ItemType,
+    ErrorSpan,
     Judgment,
+    OutputJudgment,
     RunScore,
     RunStatistics,
-    Task,
+)
+from annotation.selectors.human.segment_scores import (
+    NEGATED_NOTE,
+    SegmentScores,
+    kendall_threshold,
+    meta_tasks,
+    task_segment_scores,
 )
 from annotation.selectors.references import UPLOADED_SCORES_KEY, current_reference_set
 from annotation.selectors.results import PLAUSIBLE_SCORE, metric_label, metric_order
 from annotation.selectors.systems import first_runs
 from metrics import external
 from metrics.automatic import higher_is_better, sentence_scores, stats_from_bytes
-from metrics.meta import DA_THRESHOLD
 from metrics.meta.report import MetaEvaluation, meta_evaluate
 
 logger = logging.getLogger(__name__)
@@ -43,41 +48,18 @@ META_RESAMPLES = 300
 META_SEED = 12345
 
 
+__all__ = ["NEGATED_NOTE", "MetaRow", "kendall_threshold", "meta_evaluation"]
+
+
 @dataclass(frozen=True)
 class MetaRow:
-    human: str  # the task's name
+    human: str  # the task's name (and, for MQM, that its scores are negated)
     metric: str
     label: str
     evaluation: MetaEvaluation
-
-
-def kendall_threshold(scale: str) -> float:
-    """WMT's 25 points on the 0-100 scale, as the same share of a Likert scale's range
-    (1 point on 1-5), so the Kendall-like tau keeps its meaning on every scale."""
-    low, high = scale_range(scale)
-    return DA_THRESHOLD * (high - low) / 100
-
-
-def human_segment_matrix(
-    task: Task, excluded: set[int]
-) -> tuple[list[str], int, dict[str, dict[int, float]]]:
-    """(system names, segment count, system → {segment index: mean raw score})."""
-    rows = (
-        Judgment.objects.filter(
-            task=task,
-            excluded=False,
-            is_repeat=False,
-            item__item_type=ItemType.TGT,
-            score__isnull=False,
-        )
-        .exclude(annotator_id__in=excluded)
-        .values("item__system__name", "item__segment__index")
-        .annotate(mean=Avg("score"))
-    )
-    scores: dict[str, dict[int, float]] = defaultdict(dict)
-    for row in rows:
-        scores[row["item__system__name"]][row["item__segment__index"]] = float(row["mean"])
-    return sorted(scores), task.campaign.segments.count(), dict(scores)
+    task_type: str = ""
+    human_negated: bool = False  # MQM: the human scores were negated (higher is better)
+    kendall_threshold: float = field(default=0.0)
 
 
 def metric_segment_scores(campaign: Campaign) -> dict[str, dict[str, np.ndarray]]:
@@ -137,11 +119,15 @@ def meta_evaluation_key(campaign: Campaign, excluded: set[int], n_resamples: int
     scores = RunScore.objects.filter(run__campaign=campaign).aggregate(
         n=Count("id"), last=Max("id"), total=Sum("score", filter=PLAUSIBLE_SCORE)
     )
-    tasks = list(
-        campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
-        .order_by("id")
-        .values_list("id", "scale", "task_type")
+    # Contrastive scores live in their own rows, and spans (ESA, MQM) may change under a
+    # judgment: both are counted too.
+    outputs = OutputJudgment.objects.filter(task__campaign=campaign).aggregate(
+        n=Count("id"), last=Max("id"), total=Sum("score")
     )
+    spans = ErrorSpan.objects.filter(judgment__task__campaign=campaign).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    tasks = list(meta_tasks(campaign).values_list("id", "scale", "task_type"))
     parts = (
         campaign.id,
         campaign.created_at.isoformat(),
@@ -150,6 +136,8 @@ def meta_evaluation_key(campaign: Campaign, excluded: set[int], n_resamples: int
         sorted(judgments.items()),
         sorted(statistics.items()),
         sorted(scores.items()),
+        sorted(outputs.items()),
+        sorted(spans.items()),
         tasks,
         n_resamples,
         META_SEED,
@@ -160,37 +148,53 @@ def meta_evaluation_key(campaign: Campaign, excluded: set[int], n_resamples: int
 def meta_evaluation_uncached(
     campaign: Campaign, excluded: set[int], n_resamples: int
 ) -> list[MetaRow]:
-    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=LIKERT_TYPES)
-    if not tasks.exists():
+    tasks = list(meta_tasks(campaign))
+    if not tasks:
         return []  # nothing to meta-evaluate against: the statistics are not even read
     automatic = metric_segment_scores(campaign)
+    n_segments = campaign.segments.count()
     rows = []
-    for task in tasks.order_by("id"):
-        systems, n_segments, human = human_segment_matrix(task, excluded)
+    for task in tasks:
+        human = task_segment_scores(task, excluded)
         for metric in metric_order(set(automatic)):
-            by_system = automatic[metric]
-            common = [s for s in systems if s in by_system and len(by_system[s]) == n_segments]
-            if len(common) < 2:
+            evaluation = evaluate_metric(human, automatic[metric], n_segments, n_resamples)
+            if evaluation is None:
                 continue
-            human_matrix = np.full((len(common), n_segments), np.nan)
-            for i, system in enumerate(common):
-                for segment, score in human[system].items():
-                    human_matrix[i, segment] = score
-            metric_matrix = np.array([by_system[s] for s in common], dtype=np.float64)
-            metric_matrix[np.isnan(human_matrix)] = np.nan
-            evaluation = meta_evaluate(
-                human_matrix,
-                metric_matrix,
-                threshold=kendall_threshold(task.scale),
-                n_resamples=n_resamples,
-                seed=META_SEED,
-            )
             rows.append(
                 MetaRow(
-                    f"{task.get_task_type_display()} (task {task.id})",
+                    human.label,
                     metric,
                     metric_label(metric),
                     evaluation,
+                    task_type=task.task_type,
+                    human_negated=human.negated,
+                    kendall_threshold=human.threshold,
                 )
             )
     return rows
+
+
+def evaluate_metric(
+    human: SegmentScores,
+    by_system: dict[str, np.ndarray],
+    n_segments: int,
+    n_resamples: int,
+) -> MetaEvaluation | None:
+    """One task's human scores against one metric's sentence scores, over the systems both
+    score (None under two): ``(systems, segments)`` matrices, NaN where no human judged."""
+    common = [s for s in human.systems() if s in by_system and len(by_system[s]) == n_segments]
+    if len(common) < 2:
+        return None
+    human_matrix = np.full((len(common), n_segments), np.nan)
+    for i, system in enumerate(common):
+        for segment, score in human.scores[system].items():
+            human_matrix[i, segment] = score
+    metric_matrix = np.array([by_system[s] for s in common], dtype=np.float64)
+    metric_matrix[np.isnan(human_matrix)] = np.nan
+    return meta_evaluate(
+        human_matrix,
+        metric_matrix,
+        threshold=human.threshold,
+        n_resamples=n_resamples,
+        seed=META_SEED,
+    )

@@ -340,12 +340,28 @@ def _rank_esa(
     if procedure == "wmt25":
         # An output's judgments in the order they were made: its first is wave 1, and so on.
         order = sorted(range(len(ranked)), key=lambda k: ranked[k].judgment_id)
-        return rank_esa_wmt25(
+        return esa_ranking(
+            procedure,
             [scores[k] for k in order],
             [system[k] for k in order],
             [segment[k] for k in order],
             domains=None if domains is None else [domains[k] for k in order],
         )
+    return esa_ranking(procedure, scores, system, segment, domains=domains)
+
+
+def esa_ranking(
+    procedure: str,
+    scores: list[float],
+    system: list[str],
+    segment: list[str],
+    *,
+    domains: list[str] | None = None,
+) -> EsaRanking:
+    """0-100 scores ranked by ``procedure`` (``metrics.spans.esa_wmt.PROCEDURES``); WMT25
+    reads the judgments in the order they were made (an output's first is wave 1)."""
+    if procedure == "wmt25":
+        return rank_esa_wmt25(scores, system, segment, domains=domains)
     if procedure == "wmt26":
         return rank_esa_wmt26(scores, system, segment)
     return rank_esa(scores, system, segment, domains=domains, n_boot=N_BOOT)

@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotation", "0034_media_source_media")]
+    dependencies = [("annotation", "0037_adaptive_assignment")]
 
     operations = [
         migrations.AddField(
