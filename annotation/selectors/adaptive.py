@@ -44,7 +44,7 @@ def adaptive_figures(task: Task) -> AdaptiveFigures:
     data = likert_data(task, names)
     excluded = exclusions(task.campaign_id).for_task(task.id)
     included = ~np.isin(data.annotator, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
-    statuses = likert_ranking_status(data, included, delta=task.equivalence_margin)
+    statuses = likert_ranking_status(task, data, included, rolling=False)
     stratum = {name: system_id for system_id, name in names.items()}
     stratum[HUMAN] = REFERENCE_STRATUM
     ranked = included & ((data.kind == TGT) | (data.kind == REF))

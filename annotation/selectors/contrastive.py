@@ -122,7 +122,7 @@ class ScoredOutput:
 def contrastive_mqm_outputs(task: Task) -> list[ScoredOutput]:
     """Every output judged on the task's screens (excluded ones flagged), in judgment order."""
     weights = task_mqm_weights(task=task)
-    errors: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    errors: dict[tuple[int, int | None], list[tuple[str, str]]] = {}
     for judgment_id, candidate, severity, category in (
         ErrorSpan.objects.filter(judgment__task=task)
         .order_by("id")

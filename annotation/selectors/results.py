@@ -180,7 +180,7 @@ def automatic_results_rows(campaign: Campaign) -> list[dict[str, object]]:
 def significance_rows(campaign: Campaign) -> list[dict[str, object]]:
     results = automatic_results(campaign)
     names = {s.system_id: s.name for s in results.systems}
-    rows = []
+    rows: list[dict[str, object]] = []
     for (metric, method), tests in sorted(results.tests.items()):
         for (a, b), test in sorted(tests.items()):
             if a < b:

@@ -30,6 +30,7 @@ from metrics.spans import (
     EsaRanking,
     EsaSystemScore,
     MqmRanking,
+    MqmSystemScore,
     ScoreAgreement,
     annotator_pairs,
     corpus_span_f1,
@@ -136,6 +137,8 @@ class SpanTaskResults:
         ranking = ranking or self.ranking
         if ranking is None:
             return []
+        # Either ranking's rows (MQM's or ESA's system scores: the same fields read here).
+        systems: list[MqmSystemScore | EsaSystemScore] = list(ranking.systems)
         task = self.task
         return [
             {
@@ -162,7 +165,7 @@ class SpanTaskResults:
                 "local_cluster": getattr(s, "local_cluster", None),
                 "domain_scores": _json_safe(getattr(s, "domain_scores", {})),
             }
-            for position, s in enumerate(ranking.systems, start=1)
+            for position, s in enumerate(systems, start=1)
         ]
 
     def p_matrix(self) -> list[tuple[str, list[float | None]]]:
@@ -245,7 +248,7 @@ def ranked_judgments(rows: list[SpanJudgment]) -> list[SpanJudgment]:
 
 def mqm_ratings(ranked: list[SpanJudgment], weights: MqmWeights) -> Ratings:
     """One MQM score per (system, segment, rater): the weights of the rater's errors."""
-    errors = []
+    errors: list[tuple[str, str, str, str, str | None]] = []
     for row in ranked:
         rater = str(row.annotator_id)
         key = (row.system, str(row.segment_index), rater)
