@@ -8,6 +8,7 @@ the first launched Likert task (DA-style z-scores). Pairs without one are listed
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -230,11 +231,16 @@ def _likert_table(task: Task, title: str) -> RankingTable:
     return RankingTable(title=title, protocol=PROTOCOLS["da"], rows=rows, domains=labels)
 
 
+def unranked_pair(campaign: Campaign) -> PairResults:
+    """The pair with no ranking (none launched, or not computed yet)."""
+    return PairResults(campaign, None, None, None)
+
+
 def pair_results(campaign: Campaign) -> PairResults:
     task = pair_task(campaign)
     title = f"{campaign.language_pair} ({campaign.name})"
     if task is None:
-        return PairResults(campaign, None, None, None)
+        return unranked_pair(campaign)
     if task.task_type in SPAN_TYPES:
         protocol, table = _span_table(task, title)
     else:
@@ -260,13 +266,22 @@ class SharedTaskResults:
 
 
 def shared_task_results(
-    shared_task: SharedTask, visible_campaign_ids: set[int]
+    shared_task: SharedTask,
+    visible_campaign_ids: set[int],
+    *,
+    read_pairs: Callable[[list[Campaign]], list[PairResults]] | None = None,
 ) -> SharedTaskResults:
     """The shared task as the reader may see it: only the campaigns in
-    ``visible_campaign_ids`` (annotation.permissions.shared_task_access) are read."""
+    ``visible_campaign_ids`` (annotation.permissions.shared_task_access) are read, each by
+    ``pair_results`` or by ``read_pairs`` (their stored snapshots:
+    annotation.services.results_snapshots.SnapshotReader)."""
     links = list(shared_task.pairs.select_related("campaign").order_by("id"))
     visible = [link.campaign for link in links if link.campaign_id in visible_campaign_ids]
-    pairs = [pair_results(campaign) for campaign in visible]
+    pairs = (
+        read_pairs(visible)
+        if read_pairs is not None
+        else [pair_results(campaign) for campaign in visible]
+    )
     ranked = {p.pair: p.participants() for p in pairs if p.rows}
     chosen = [m for m in shared_task.autorank_metrics.split(",") if m]
     return SharedTaskResults(

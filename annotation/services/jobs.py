@@ -21,6 +21,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from annotation.models import Campaign, Job, SystemRun
+from annotation.services.results_snapshots import results_snapshots_refresh
 from annotation.services.scoring import run_metrics_compute
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def _ping(*, target_id: int, report_progress: Callable[[int], None]) -> None:
 # Job kind -> the service that does the work, called with the job's target id.
 JOB_HANDLERS: dict[str, Callable[..., None]] = {
     Job.Kind.RUN_METRICS: run_metrics_compute,
+    Job.Kind.RESULTS_SNAPSHOT: results_snapshots_refresh,
     Job.Kind.PING: _ping,
 }
 
