@@ -354,14 +354,22 @@ def main() -> int:
         help="a shared task of P pairs x S systems x N segments x J judgments (30x20x1500x2)",
     )
     parser.add_argument("--pair-annotators", type=int, default=40)
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="the same figures for the demo (load_demo) in the bench database",
+    )
     parser.add_argument("--get", help=argparse.SUPPRESS)  # a fresh web process's requests
     parser.add_argument("--user", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=3, help=argparse.SUPPRESS)
+    parser.add_argument("--compute", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.get:
-        return fresh_process_requests(args.get, args.user, args.repeat)
+        return fresh_process_requests(args.get, args.user, args.repeat, compute=args.compute)
     if args.shared_task:
         return shared_task_bench(args)
+    if args.demo:
+        return demo_bench(args)
     django_setup()
     from django.test import Client
 
@@ -436,16 +444,21 @@ def main() -> int:
     return 0
 
 
-def fresh_process_requests(url: str, username: str, repeat: int) -> int:
-    """One web process's first request (cold) and ``repeat`` more (warm), as a JSON line."""
+def fresh_process_requests(url: str, username: str, repeat: int, *, compute: bool) -> int:
+    """One web process's first request (cold) and ``repeat`` more (warm), as a JSON line;
+    ``compute``: every request without stored snapshots (as every request was before)."""
     django_setup()
     from django.contrib.auth import get_user_model
     from django.test import Client
+
+    from annotation.models import ResultsSnapshot
 
     client = Client(HTTP_HOST="127.0.0.1", raise_request_exception=True)
     client.force_login(get_user_model().objects.get(username=username))
     times, stale = [], []
     for _ in range(1 + repeat):
+        if compute:
+            ResultsSnapshot.objects.all().delete()
         start = time.perf_counter()
         response = client.get(url)
         times.append(time.perf_counter() - start)
@@ -527,8 +540,11 @@ def create_shared_task(spec: tuple[int, int, int, int], annotators: int) -> Any:
     return shared_task
 
 
-def in_fresh_process(url: str, username: str, repeat: int = 3) -> dict[str, Any]:
+def in_fresh_process(
+    url: str, username: str, repeat: int = 3, *, compute: bool = False
+) -> dict[str, Any]:
     command = [sys.executable, __file__, "--get", url, "--user", username, "--repeat", str(repeat)]
+    command += ["--compute"] if compute else []
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the web process failed on {url}:\n{done.stderr[-3000:]}")
@@ -585,8 +601,10 @@ def shared_task_bench(args: argparse.Namespace) -> int:
         ResultsSnapshot.objects.filter(campaign__in=campaigns).delete()
         first = campaigns[0]
         pair_url = f"/campaigns/{first.id}/results/human/"
-        uncached = in_fresh_process(pair_url, owner, repeat=0)
-        print(page_line(f"pair results page without a snapshot ({first.language_pair})", uncached))
+        uncached = in_fresh_process(pair_url, owner, repeat=1, compute=True)
+        label = f"pair results page {first.language_pair}, computed on each request (no snapshot)"
+        print(page_line(label, uncached))
+        ResultsSnapshot.objects.filter(campaign__in=campaigns).delete()
         seconds = []
         peak_rss_mb(reset=True)
         for campaign in campaigns:
@@ -625,6 +643,55 @@ def shared_task_bench(args: argparse.Namespace) -> int:
         )
         asked = Job.objects.filter(kind=Job.Kind.RESULTS_SNAPSHOT, target_id=first.id)
         print(f"refresh jobs asked for the stale pair: {asked.count()} ({asked.first()})")
+    finally:
+        if args.keep:
+            print(f"kept database {urlsplit(bench_database_url()).path.lstrip('/')}")
+        else:
+            drop_bench_database(admin_url)
+    return 0
+
+
+def run_pending_jobs() -> int:
+    """The jobs a worker would run (the demo's metrics), here, one after the other."""
+    from annotation.models import Job
+    from annotation.services.jobs import job_handler
+
+    pending = list(Job.objects.filter(state__in=(Job.State.PENDING, Job.State.QUEUED)))
+    for job in pending:
+        job_handler(kind=job.kind)(target_id=job.target_id, report_progress=lambda _: None)
+    Job.objects.filter(id__in=[job.id for job in pending]).update(state=Job.State.DONE)
+    return len(pending)
+
+
+def demo_bench(args: argparse.Namespace) -> int:
+    """The demo's human results page and shared-task page, computed (no snapshot: what every
+    request did before snapshots) and read from their snapshots."""
+    admin_url = os.environ["DATABASE_URL"]
+    bench_database(reuse=args.keep)
+    django_setup()
+    from django.core.management import call_command
+
+    from annotation.management.commands import load_demo
+    from annotation.models import Campaign, Judgment, SharedTask
+
+    try:
+        call_command("migrate", verbosity=0)
+        start = time.perf_counter()
+        call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+        print(f"load_demo in {time.perf_counter() - start:.1f} s, {run_pending_jobs()} jobs run")
+        campaign = Campaign.objects.get(name=load_demo.SIMULATED_CAMPAIGN)
+        shared_task = SharedTask.objects.get(name=load_demo.SHARED_TASK)
+        print(
+            f"demo campaign {campaign.id}: "
+            f"{Judgment.objects.filter(task__campaign=campaign).count():,} judgments"
+        )
+        for label, url in (
+            ("demo human results page", f"/campaigns/{campaign.id}/results/human/"),
+            ("demo shared-task page", f"/shared-tasks/{shared_task.id}/"),
+        ):
+            computed = in_fresh_process(url, load_demo.ADMIN, compute=True)
+            print(page_line(f"{label}, computed on each request (no snapshot)", computed))
+            print(page_line(f"{label}, snapshot stored", in_fresh_process(url, load_demo.ADMIN)))
     finally:
         if args.keep:
             print(f"kept database {urlsplit(bench_database_url()).path.lstrip('/')}")
