@@ -85,7 +85,7 @@ def test_snapshots_equal_the_direct_computation(judged):
     assert repr(pair.value.table) == repr(pair_results(campaign).table)
 
 
-def test_every_input_change_gives_a_new_version(judged):
+def test_every_input_change_gives_a_new_version(judged, manager):
     campaign, adequacy = judged["campaign"], judged["adequacy"]
     ann1, ann2 = judged["raters"]
 
@@ -102,7 +102,7 @@ def test_every_input_change_gives_a_new_version(judged):
     # setting do (the triggers).
     Judgment.objects.filter(task=adequacy).update(duration_ms=1234)
     assert version() == after_judgment
-    annotator_exclude(campaign=campaign, annotator_id=ann1.id, excluded=True, by=ann2)
+    annotator_exclude(campaign=campaign, annotator_id=ann1.id, excluded=True, by=manager)
     after_exclusion = version()
     assert after_exclusion.digest != after_judgment.digest
     first = Judgment.objects.filter(task=adequacy).order_by("id").first()
@@ -182,3 +182,25 @@ def test_unreadable_snapshot_is_recomputed(judged):
     (read,) = results_snapshot_read(kind=HUMAN, campaigns=[campaign])
     assert read.current and read.value.results.tasks
     assert bytes(_stored(campaign).payload) != b"not a pickle"
+
+
+def test_shared_task_page_leaves_large_pairs_to_the_job(judged, client, manager, settings):
+    settings.RESULTS_SNAPSHOT_SYNC_JUDGMENTS = 1  # every campaign counts as large
+    campaign = judged["campaign"]
+    shared = shared_task_create(name="WMT snapshot", owner=manager, campaign_ids=[campaign.id])
+    # Adding the pair asked for its computation ahead.
+    assert Job.objects.filter(kind=Job.Kind.RESULTS_SNAPSHOT, target_id=campaign.id).exists()
+    client.force_login(manager)
+    url = reverse("shared-task-detail", args=[shared.id])
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(url)
+    assert b"being computed" in page.content
+    assert not [q for q in queries.captured_queries if "annotation_judgment" in q["sql"]]
+    # The API and the downloads never answer with a placeholder or older figures.
+    api = client.get(reverse("api-shared-task", args=[shared.id])).json()
+    assert api["pairs"][0]["systems"], api["pairs"][0]
+
+    results_snapshots_refresh(target_id=campaign.id)
+    page = client.get(url).content.decode()
+    assert "being computed" not in page and 'id="results-as-of"' not in page
+    assert "Online-B" in page
