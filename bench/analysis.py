@@ -50,6 +50,17 @@ MEGABYTES_TARGET = 500.0
 PER_ITEM = 5
 BAD_EVERY = 25  # one item in 25 is a bad reference
 REPEAT_SHARE = 0.02
+# A judgment's score by task type: the system's quality (systems in id order, worst first),
+# an annotator's bias and noise; a bad reference scores lower.
+_NOISE = "sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())"
+_QUALITY = "(i.system_id - %(first_system)s)::float / greatest(%(systems)s - 1, 1)"
+_BAD = "CASE WHEN i.item_type = 'BAD' THEN 1 ELSE 0 END"
+SCORES = {
+    "adequacy": f"""greatest(1, least(5, round(1.8 + 2.8 * {_QUALITY} - 2 * {_BAD}
+        + 0.4 * sin(s.annotator_id) + 0.8 * {_NOISE})))::smallint""",
+    "esa": f"""greatest(0, least(100, round(35 + 50 * {_QUALITY} - 35 * {_BAD}
+        + 6 * sin(s.annotator_id) + 15 * {_NOISE})))::smallint""",
+}
 # The shared-task targets (issue 25 section 4).
 WARM_TARGET = 1.0
 COLD_TARGET = 5.0
@@ -108,6 +119,7 @@ def create(
     segments: int | None = None,
     owner: Any = None,
     languages: tuple[str, str] = ("en", "de"),
+    task_type: str = "adequacy",
 ) -> dict[str, Any]:
     """The campaign, its task, items, slots and judgments; the bulk of it in SQL. With
     ``segments``, ``n`` is ignored: every segment has an output of every system, each judged
@@ -119,6 +131,7 @@ def create(
         Batch,
         Campaign,
         Document,
+        ErrorSpan,
         Item,
         Judgment,
         Membership,
@@ -186,7 +199,7 @@ def create(
                 for metric, base, step in (("bleu", 20, 0.7), ("chrf", 45, 0.9), ("ter", 70, -1.1))
             )
         task = Task.objects.create(
-            campaign=campaign, task_type="adequacy", state="launched", judgments_per_item=per_item
+            campaign=campaign, task_type=task_type, state="launched", judgments_per_item=per_item
         )
     params = {
         "campaign": campaign.id,
@@ -209,6 +222,7 @@ def create(
     segment, item, slot, judgment, batch = (
         model._meta.db_table for model in (Segment, Item, Slot, Judgment, Batch)
     )
+    params["task_type"] = task_type
     statements = [
         "SELECT setseed(0.42)",
         f"""INSERT INTO {segment} (campaign_id, document_id, index, source)
@@ -257,16 +271,10 @@ def create(
                     + (i.external_id - 1) / %(systems)s * 13) %% %(n_users)s],
                 now() - interval '1 day' + i.external_id * interval '1 second'
             FROM {item} i WHERE i.task_id = %(task)s AND i.has_repeat""",  # noqa: S608 (table names from the models)
-        # Score: system quality (1.8 to 4.6), an annotator's bias, noise; BAD two points lower.
         f"""INSERT INTO {judgment} (slot_id, task_id, item_id, annotator_id, task_type,
                 is_repeat, score, served_at, submitted_at, duration_ms, excluded)
-            SELECT s.id, s.task_id, s.item_id, s.annotator_id, 'adequacy', s.is_repeat,
-                greatest(1, least(5, round(
-                    1.8 + 2.8 * (i.system_id - %(first_system)s) / greatest(%(systems)s - 1, 1)
-                    - CASE WHEN i.item_type = 'BAD' THEN 2 ELSE 0 END
-                    + 0.4 * sin(s.annotator_id)
-                    + 0.8 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())
-                )))::smallint,
+            SELECT s.id, s.task_id, s.item_id, s.annotator_id, %(task_type)s, s.is_repeat,
+                {SCORES[task_type]},
                 s.served_at,
                 s.served_at + (2000 + (s.id * 37) %% 30000) * interval '1 millisecond',
                 2000 + (s.id * 37) %% 30000, false
@@ -279,6 +287,15 @@ def create(
             WHERE task_id = %(task)s""",  # noqa: S608 (table names from the models)
         f"ANALYZE {item}, {slot}, {judgment}, {batch}",
     ]
+    if task_type == "esa":
+        # An error span on each judgment below 75, major below 40.
+        statements.append(
+            f"""INSERT INTO {ErrorSpan._meta.db_table} (judgment_id, start, "end", severity,
+                    category, side, prefilled, changed)
+                SELECT id, 0, 1 + id %% 6, CASE WHEN score < 40 THEN 'major' ELSE 'minor' END,
+                    '', 'target', false, false
+                FROM {judgment} WHERE task_id = %(task)s AND score < 75"""  # noqa: S608 (table names from the models)
+        )
     with connection.cursor() as cursor:
         for statement in statements:
             cursor.execute(statement, params)
@@ -354,6 +371,9 @@ def main() -> int:
         help="a shared task of P pairs x S systems x N segments x J judgments (30x20x1500x2)",
     )
     parser.add_argument("--pair-annotators", type=int, default=40)
+    parser.add_argument(
+        "--protocol", choices=sorted(SCORES), default="adequacy", help="each pair's task type"
+    )
     parser.add_argument(
         "--demo",
         action="store_true",
@@ -511,7 +531,9 @@ def shared_task_spec(text: str) -> tuple[int, int, int, int]:
     return pairs, systems, segments, judgments
 
 
-def create_shared_task(spec: tuple[int, int, int, int], annotators: int) -> Any:
+def create_shared_task(
+    spec: tuple[int, int, int, int], annotators: int, task_type: str = "adequacy"
+) -> Any:
     from django.contrib.auth import get_user_model
 
     from annotation.models import SharedTask, SharedTaskCampaign
@@ -530,6 +552,7 @@ def create_shared_task(spec: tuple[int, int, int, int], annotators: int) -> Any:
             segments=segments,
             owner=owner,
             languages=("en", target),
+            task_type=task_type,
         )
         SharedTaskCampaign.objects.create(shared_task=shared_task, campaign=created["campaign"])
         print(
@@ -583,7 +606,7 @@ def shared_task_bench(args: argparse.Namespace) -> int:
         shared_task = SharedTask.objects.filter(name=SHARED_TASK_NAME).first() if reused else None
         if shared_task is None:
             start = time.perf_counter()
-            shared_task = create_shared_task(spec, args.pair_annotators)
+            shared_task = create_shared_task(spec, args.pair_annotators, args.protocol)
             print(f"setup: {spec[0]} pairs in {time.perf_counter() - start:.1f} s")
         campaigns = [link.campaign for link in shared_task.pairs.order_by("id")]
         with connection.cursor() as cursor:
