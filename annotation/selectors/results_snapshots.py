@@ -17,9 +17,11 @@ import logging
 import pickle
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import connections, router
+from django.utils import timezone
 
 from annotation.models import Batch, Campaign, ResultsSnapshot
 from annotation.selectors.hotw import HotwResult, hotw_results
@@ -39,6 +41,7 @@ SNAPSHOT_FORMAT = 1
 class Version:
     digest: str
     judgments: int  # the loop's count of judged slots: "as of N judgments"
+    read_at: datetime  # results computed after this read count as of this time
 
 
 def results_versions(campaign_ids: Iterable[int]) -> dict[int, Version]:
@@ -48,6 +51,7 @@ def results_versions(campaign_ids: Iterable[int]) -> dict[int, Version]:
     ids = sorted(set(campaign_ids))
     if not ids:
         return {}
+    read_at = timezone.now()
     with connections[router.db_for_read(Batch) or "default"].cursor() as cursor:
         cursor.execute(
             """SELECT c.id, COALESCE(v.version, 0), COALESCE(b.judged, 0),
@@ -65,7 +69,9 @@ def results_versions(campaign_ids: Iterable[int]) -> dict[int, Version]:
         rows = cursor.fetchall()
     return {
         row[0]: Version(
-            hashlib.sha256(repr((SNAPSHOT_FORMAT, *row)).encode()).hexdigest(), int(row[2])
+            hashlib.sha256(repr((SNAPSHOT_FORMAT, *row)).encode()).hexdigest(),
+            int(row[2]),
+            read_at,
         )
         for row in rows
     }

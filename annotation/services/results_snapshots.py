@@ -57,10 +57,9 @@ class Snapshotted(Generic[T]):
         return not self.current
 
 
-def _store(
-    *, kind: str, campaign_id: int, version: Version, started: datetime, seconds: float, value
-) -> None:
-    """Keeps these results unless newer ones (begun later) were stored meanwhile."""
+def _store(*, kind: str, campaign_id: int, version: Version, seconds: float, value) -> None:
+    """Keeps these results unless newer ones (whose version was read later) were stored
+    meanwhile."""
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO annotation_resultssnapshot
@@ -77,7 +76,7 @@ def _store(
                 kind,
                 version.digest,
                 version.judgments,
-                started,
+                version.read_at,
                 seconds,
                 snapshot_payload(value),
             ],
@@ -86,7 +85,6 @@ def _store(
 
 def _computed(kind: str, campaign: Campaign, version: Version) -> Snapshotted:
     """Computes and stores; ``version`` was read before, so newer data only makes it stale."""
-    started = timezone.now()
     clock = time.perf_counter()
     value = COMPUTE[kind](campaign)
     seconds = time.perf_counter() - clock
@@ -94,7 +92,6 @@ def _computed(kind: str, campaign: Campaign, version: Version) -> Snapshotted:
         kind=kind,
         campaign_id=campaign.id,
         version=version,
-        started=started,
         seconds=seconds,
         value=value,
     )
