@@ -11,11 +11,8 @@ VERSION_SQL = Path(__file__).with_name("sql") / "0035_scale_results_version.sql"
 
 # Table -> (trigger function suffix, events). Judgment and span inserts are left out: they
 # come with the loop's batch counters (or an import's), which the version reads instead.
-# A judgment's UPDATE counts only for the columns results read (the loop sets durations).
-JUDGMENT_COLUMNS = (
-    "task_id, item_id, annotator_id, is_repeat, score, fluency, preference, ranks, "
-    "candidate_scores, post_edit, hter, edits, post_edit_length, excluded"
-)
+# A judgment's UPDATE counts only when a column results read changed (the loop sets
+# durations): its function compares the rows before and after.
 TRIGGERS = {
     "annotation_annotatorexclusion": ("campaign_id", ("INSERT", "UPDATE", "DELETE")),
     "annotation_task": ("campaign_id", ("INSERT", "UPDATE", "DELETE")),
@@ -25,11 +22,16 @@ TRIGGERS = {
     "annotation_campaign": ("campaign", ("UPDATE",)),
     "annotation_runscore": ("run", ("INSERT", "UPDATE", "DELETE")),
     "annotation_runstatistics": ("run", ("INSERT", "UPDATE", "DELETE")),
-    "annotation_judgment": ("task", (f"UPDATE OF {JUDGMENT_COLUMNS}", "DELETE")),
+    "annotation_judgment": ("task", ("DELETE",)),
     "annotation_outputjudgment": ("task", ("UPDATE", "DELETE")),
     "annotation_errorspan": ("judgment", ("UPDATE", "DELETE")),
 }
-FUNCTIONS = ("campaign_id", "campaign", "run", "task", "judgment")
+FUNCTIONS = ("campaign_id", "campaign", "run", "task", "judgment", "judgment_update")
+JUDGMENT_UPDATE = (
+    "CREATE TRIGGER annotation_judgment_results_update AFTER UPDATE ON annotation_judgment "
+    "REFERENCING OLD TABLE AS before_change NEW TABLE AS changed FOR EACH STATEMENT "
+    "EXECUTE FUNCTION evalsite_results_changed_judgment_update()"
+)
 
 
 def _trigger_name(table: str, event: str) -> str:
@@ -46,7 +48,7 @@ def _create_triggers() -> str:
                 f"REFERENCING {rows} TABLE AS changed FOR EACH STATEMENT "
                 f"EXECUTE FUNCTION evalsite_results_changed_{function}()"
             )
-    return ";\n".join(statements)
+    return ";\n".join([*statements, JUDGMENT_UPDATE])
 
 
 def _drop_triggers() -> str:
@@ -54,7 +56,7 @@ def _drop_triggers() -> str:
         f"DROP TRIGGER IF EXISTS {_trigger_name(table, event)} ON {table}"
         for table, (_, events) in TRIGGERS.items()
         for event in events
-    ]
+    ] + ["DROP TRIGGER IF EXISTS annotation_judgment_results_update ON annotation_judgment"]
     functions = [f"DROP FUNCTION IF EXISTS evalsite_results_changed_{f}()" for f in FUNCTIONS]
     bump = "DROP FUNCTION IF EXISTS evalsite_results_bump(bigint[])"
     return ";\n".join([*drops, *functions, bump])

@@ -56,3 +56,23 @@ BEGIN
         JOIN annotation_task t ON t.id = j.task_id));
     RETURN NULL;
 END $$;
+
+-- Judgments updated: only when a column results read changed (the loop sets durations
+-- after a page's judgments are written: no bump, no lock). A column list cannot go with
+-- transition tables, so the rows are compared here.
+CREATE OR REPLACE FUNCTION evalsite_results_changed_judgment_update() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM evalsite_results_bump(ARRAY(
+        SELECT t.campaign_id::bigint FROM changed n
+        JOIN before_change o ON o.id = n.id
+        JOIN annotation_task t ON t.id = n.task_id
+        WHERE (n.task_id, n.item_id, n.annotator_id, n.is_repeat, n.score, n.fluency,
+               n.preference, n.ranks, n.candidate_scores, n.post_edit, n.hter, n.edits,
+               n.post_edit_length, n.excluded)
+              IS DISTINCT FROM
+              (o.task_id, o.item_id, o.annotator_id, o.is_repeat, o.score, o.fluency,
+               o.preference, o.ranks, o.candidate_scores, o.post_edit, o.hter, o.edits,
+               o.post_edit_length, o.excluded)));
+    RETURN NULL;
+END $$;
