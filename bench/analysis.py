@@ -471,7 +471,15 @@ def fresh_process_requests(url: str, username: str, repeat: int, *, compute: boo
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from django.urls import get_resolver
+
     from annotation.models import ResultsSnapshot
+
+    # As gunicorn's preload does (README, production layout): every view imported before
+    # the workers fork, so a cold request pays its connection, templates and data, not imports.
+    start = time.perf_counter()
+    get_resolver().url_patterns  # noqa: B018 (imports every view)
+    preload = time.perf_counter() - start
 
     client = Client(HTTP_HOST="127.0.0.1", raise_request_exception=True)
     client.force_login(get_user_model().objects.get(username=username))
@@ -485,14 +493,17 @@ def fresh_process_requests(url: str, username: str, repeat: int, *, compute: boo
         if response.status_code != 200:
             raise RuntimeError(f"GET {url} answered {response.status_code}")
         stale.append(b'id="results-as-of"' in response.content)
-    print(json.dumps({"cold": times[0], "warm": times[1:], "rss": peak_rss_mb(), "stale": stale}))
+    figures = {"cold": times[0], "warm": times[1:], "rss": peak_rss_mb(), "stale": stale}
+    print(json.dumps({**figures, "preload": preload}))
     return 0
 
 
 def bench_database_url() -> str:
-    """The bench's own database: the connection's, with ``_bench_analysis`` after its name."""
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_bench_analysis"))
+    """The bench's own database: the connection's, with ``_bench_analysis`` after its name
+    (``_bench_demo`` for ``--demo``, so both can be kept)."""
+    parts = urlsplit(os.environ.get("BENCH_ADMIN_DATABASE_URL") or os.environ["DATABASE_URL"])
+    suffix = "_bench_demo" if "--demo" in sys.argv else "_bench_analysis"
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix))
 
 
 def bench_database(*, reuse: bool) -> bool:
@@ -508,6 +519,7 @@ def bench_database(*, reuse: bool) -> bool:
             admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         if not there or not reuse:
             admin.execute(f'CREATE DATABASE "{name}"')
+    os.environ["BENCH_ADMIN_DATABASE_URL"] = os.environ["DATABASE_URL"]
     os.environ["DATABASE_URL"] = url
     return bool(there and reuse)
 
