@@ -470,7 +470,6 @@ def fresh_process_requests(url: str, username: str, repeat: int, *, compute: boo
     django_setup()
     from django.contrib.auth import get_user_model
     from django.test import Client
-
     from django.urls import get_resolver
 
     from annotation.models import ResultsSnapshot
