@@ -13,6 +13,7 @@ from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
 from annotation.services import jobs as job_services
+from annotation.services import results_snapshots
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,11 @@ def run_job(self, job_id: int) -> None:
 @shared_task(ignore_result=True)
 def dispatch_pending_jobs() -> int:
     return job_services.job_dispatch_pending()
+
+
+@shared_task(ignore_result=True)
+def refresh_stale_results_snapshots() -> int:
+    return results_snapshots.results_snapshots_refresh_stale()
 
 
 @worker_ready.connect

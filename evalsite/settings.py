@@ -344,4 +344,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.dispatch_pending_jobs",
         "schedule": float(os.environ.get("DISPATCH_INTERVAL_SECONDS", "15")),
     },
+    # Stored results snapshots whose campaign changed get their refresh job: judgments that
+    # keep arriving are computed once per campaign and period (annotation/services/
+    # results_snapshots.py).
+    "refresh-stale-results-snapshots": {
+        "task": "annotation.tasks.refresh_stale_results_snapshots",
+        "schedule": float(os.environ.get("RESULTS_SNAPSHOT_REFRESH_SECONDS", "30")),
+    },
 }
+# A campaign with this many judgments or more shows its last results snapshot, marked as
+# older and being updated, rather than recomputing it on the page (results_snapshots.py).
+RESULTS_SNAPSHOT_SYNC_JUDGMENTS = int(os.environ.get("RESULTS_SNAPSHOT_SYNC_JUDGMENTS", "20000"))

@@ -383,7 +383,7 @@ FROZEN_SQL = Path(__file__).parents[1] / "annotation" / "migrations" / "sql"
 
 @pytest.mark.django_db
 def test_the_installed_loop_functions_are_the_newest_migration_file():
-    newest = sorted(FROZEN_SQL.glob("*.sql"))[-1].read_text(encoding="utf-8")
+    newest = sorted(FROZEN_SQL.glob("*_assignment.sql"))[-1].read_text(encoding="utf-8")
     names = re.findall(r"CREATE OR REPLACE FUNCTION (\w+)", newest)
     assert "evalsite_judge_and_claim" in names and "evalsite_skip" in names
     for name, body in zip(names, newest.split("$$")[1::2], strict=True):

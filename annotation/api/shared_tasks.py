@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField, StrictIntegerField
 from annotation.api.schema import ErrorSerializer
+from annotation.models import ResultsSnapshot
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
@@ -25,6 +26,7 @@ from annotation.selectors.shared_tasks import (
     shared_task_results,
     visible_shared_tasks,
 )
+from annotation.services.results_snapshots import SnapshotReader
 from annotation.services.shared_tasks import (
     shared_task_campaign_add,
     shared_task_campaign_remove,
@@ -195,7 +197,12 @@ class SharedTaskDetailApi(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @authorize_shared_task()
     def get(self, request, shared_task_id: int):
-        results = shared_task_results(request.shared_task, request.visible_campaign_ids)
+        # Current results only (an answer that cannot say how old they are), from the pairs'
+        # snapshots when current.
+        pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
+        results = shared_task_results(
+            request.shared_task, request.visible_campaign_ids, read_pairs=pairs
+        )
         return Response(results_body(request, results))
 
 
@@ -266,5 +273,10 @@ class SharedTaskTablesApi(APIView):
     )
     @authorize_shared_task()
     def get(self, request, shared_task_id: int, which: str, fmt: str):
-        results = shared_task_results(request.shared_task, request.visible_campaign_ids)
+        # Current results only (an answer that cannot say how old they are), from the pairs'
+        # snapshots when current.
+        pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
+        results = shared_task_results(
+            request.shared_task, request.visible_campaign_ids, read_pairs=pairs
+        )
         return table_response(results, which, fmt)

@@ -23,6 +23,7 @@ from annotation.models.media import MediaKind, SourceMedia
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.shared_tasks import SharedTask, SharedTaskCampaign
+from annotation.models.snapshots import ResultsSnapshot, ResultsVersion
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
     CONTRASTIVE_TYPES,
@@ -89,6 +90,8 @@ __all__ = [
     "PendingUploadFile",
     "Reference",
     "ReferenceSegment",
+    "ResultsSnapshot",
+    "ResultsVersion",
     "Role",
     "RunScore",
     "RunStatistics",

@@ -13,6 +13,7 @@ from django.db import models
 class Job(models.Model):
     class Kind(models.TextChoices):
         RUN_METRICS = "run_metrics", "Automatic metrics of a system run"
+        RESULTS_SNAPSHOT = "results_snapshot", "Human results of a campaign, computed ahead"
         PING = "ping", "Round trip through the worker (health checks and tests)"
         REFRESH_PRIORITIES = "refresh_priorities", "Adaptive task: priorities and stopping rule"
 

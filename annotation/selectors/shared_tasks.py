@@ -10,6 +10,7 @@ chose for it (``PAIR_PROCEDURES``; the protocol's default when none is chosen).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -335,12 +336,17 @@ def _likert_table(task: Task, title: str) -> RankingTable:
     )
 
 
+def unranked_pair(campaign: Campaign, chosen_procedure: str = "") -> PairResults:
+    """The pair with no ranking (none launched, or not computed yet)."""
+    return PairResults(campaign, None, None, None, chosen_procedure=chosen_procedure)
+
+
 def pair_results(campaign: Campaign, chosen_procedure: str = "") -> PairResults:
     """The pair's ranking, by ``chosen_procedure`` when it applies to the pair's protocol."""
     task = pair_task(campaign)
     title = f"{campaign.language_pair} ({campaign.name})"
     if task is None:
-        return PairResults(campaign, None, None, None, chosen_procedure=chosen_procedure)
+        return unranked_pair(campaign, chosen_procedure)
     protocol = task_protocol(task)
     procedure = pair_procedure(protocol, chosen_procedure)
     if task.task_type in SPAN_TYPES:
@@ -386,13 +392,31 @@ class SharedTaskResults:
 
 
 def shared_task_results(
-    shared_task: SharedTask, visible_campaign_ids: set[int]
+    shared_task: SharedTask,
+    visible_campaign_ids: set[int],
+    *,
+    read_pairs: Callable[[list[Campaign]], list[PairResults]] | None = None,
 ) -> SharedTaskResults:
     """The shared task as the reader may see it: only the campaigns in
-    ``visible_campaign_ids`` (annotation.permissions.shared_task_access) are read."""
+    ``visible_campaign_ids`` (annotation.permissions.shared_task_access) are read, each by
+    ``pair_results`` or by ``read_pairs`` (their stored snapshots:
+    annotation.services.results_snapshots.SnapshotReader)."""
     links = list(shared_task.pairs.select_related("campaign").order_by("id"))
     visible = [link for link in links if link.campaign_id in visible_campaign_ids]
-    pairs = [pair_results(link.campaign, link.procedure) for link in visible]
+    # A pair ranked by its protocol's default procedure may come from its stored snapshot
+    # (``read_pairs``); one ranked by a procedure the organiser chose is computed here (the
+    # snapshots hold the default ranking only).
+    stored = iter(
+        read_pairs([link.campaign for link in visible if not link.procedure])
+        if read_pairs is not None
+        else []
+    )
+    pairs = [
+        next(stored)
+        if read_pairs is not None and not link.procedure
+        else pair_results(link.campaign, link.procedure)
+        for link in visible
+    ]
     ranked = {p.pair: p.participants() for p in pairs if p.rows}
     chosen = [m for m in shared_task.autorank_metrics.split(",") if m]
     return SharedTaskResults(

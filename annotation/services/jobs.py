@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Job, SystemRun, Task
 from annotation.services.adaptive import task_priorities_refresh
+from annotation.services.results_snapshots import results_snapshots_refresh
 from annotation.services.scoring import run_metrics_compute
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def _ping(*, target_id: int, report_progress: Callable[[int], None]) -> None:
 # Job kind -> the service that does the work, called with the job's target id.
 JOB_HANDLERS: dict[str, Callable[..., None]] = {
     Job.Kind.RUN_METRICS: run_metrics_compute,
+    Job.Kind.RESULTS_SNAPSHOT: results_snapshots_refresh,
     Job.Kind.PING: _ping,
     Job.Kind.REFRESH_PRIORITIES: task_priorities_refresh,
 }

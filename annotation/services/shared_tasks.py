@@ -21,6 +21,7 @@ from annotation.selectors.shared_tasks import (
     shared_task_pair,
     task_protocol,
 )
+from annotation.services.results_snapshots import results_snapshot_refresh_request
 
 NAME_MAX_LENGTH = SharedTask._meta.get_field("name").max_length
 METRICS_MAX_LENGTH = SharedTask._meta.get_field("autorank_metrics").max_length
@@ -96,7 +97,10 @@ def shared_task_campaign_add(
                 f"({pair.campaign.name}): one campaign per language pair",
                 "conflict",
             )
-    return SharedTaskCampaign.objects.create(shared_task=shared_task, campaign=campaign)
+    link = SharedTaskCampaign.objects.create(shared_task=shared_task, campaign=campaign)
+    # Its pair table is computed ahead, so that the shared-task page finds it stored.
+    results_snapshot_refresh_request(campaign_id=campaign.id)
+    return link
 
 
 @transaction.atomic

@@ -19,7 +19,7 @@ from annotation.exports import (
     ranking_rows,
     streaming_response,
 )
-from annotation.models import Task
+from annotation.models import ResultsSnapshot, Task
 from annotation.permissions import (
     CAN_EXCLUDE,
     CAN_SEE_RESULTS,
@@ -43,7 +43,9 @@ from annotation.selectors.human.meta import meta_evaluation
 from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
+from annotation.selectors.results_snapshots import HumanPage
 from annotation.services.exclusions import annotator_exclude
+from annotation.services.results_snapshots import results_snapshot_read, snapshot_context
 from annotation.views.errors import error_response, refused_to
 from annotation.views.reliability import passing_context
 from metrics.agreement.coefficients import Weights
@@ -153,10 +155,19 @@ def human_results_page(request, campaign_id: int):
         return _unknown_procedure(request)
     weights = _weights(request)
     passing = request.GET.get("passing") == "1"
-    results = human_results(campaign, weights=weights, passing_only=passing)
+    # The page as first shown reads the campaign's results snapshot; other choices compute.
+    snapshots = (
+        results_snapshot_read(kind=ResultsSnapshot.Kind.HUMAN, campaigns=[campaign])
+        if weights is None and not passing and procedure == DEFAULT_PROCEDURE
+        else []
+    )
+    page: HumanPage | None = snapshots[0].value if snapshots else None
+    results = (
+        page.results if page else human_results(campaign, weights=weights, passing_only=passing)
+    )
     human_names = list(results.human)
     chosen = chosen_human(results, request.GET.get("human"))
-    spans = page_span_context(campaign, procedure, passing)
+    spans = page_span_context(campaign, procedure, passing, page)
     return render(
         request,
         "results/human.html",
@@ -174,17 +185,25 @@ def human_results_page(request, campaign_id: int):
             "chosen_human": chosen,
             "scatters": page_scatters(results, chosen) if chosen else [],
             "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
-            "meta_rows": meta_evaluation(campaign, results.excluded),
+            "meta_rows": page.meta_rows if page else meta_evaluation(campaign, results.excluded),
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
             **spans,
+            **snapshot_context(snapshots),
         },
     )
 
 
-def page_span_context(campaign, procedure: str, passing: bool = False) -> dict[str, Any]:
-    """The error-span tasks' section (templates/results/_human_spans.html)."""
-    results = span_results(campaign, procedure=procedure, passing_only=passing)
+def page_span_context(
+    campaign, procedure: str, passing: bool = False, page: HumanPage | None = None
+) -> dict[str, Any]:
+    """The error-span tasks' section (templates/results/_human_spans.html), from the page's
+    snapshot when there is one (the page as first shown: no ``passing``)."""
+    results = (
+        page.span_results
+        if page
+        else span_results(campaign, procedure=procedure, passing_only=passing)
+    )
     plots = [
         (
             r.task.id,
@@ -204,7 +223,11 @@ def page_span_context(campaign, procedure: str, passing: bool = False) -> dict[s
         for i, plot in enumerate(status_plots(r.task.get_task_type_display(), r.ranking_status))
         if plot
     ]
-    hotw = [(r.task.id, checks) for r in results if (checks := hotw_results(task=r.task))]
+    hotw = (
+        page.hotw
+        if page
+        else [(r.task.id, checks) for r in results if (checks := hotw_results(task=r.task))]
+    )
     return {
         "span_results": results,
         "span_plots": plots,

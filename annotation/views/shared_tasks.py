@@ -8,14 +8,17 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotation.models import ResultsSnapshot
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task, may_create_shared_task
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
     readable_campaigns,
     shared_task_results,
+    unranked_pair,
     visible_shared_tasks,
 )
+from annotation.services.results_snapshots import SnapshotReader, snapshot_context
 from annotation.services.shared_tasks import (
     shared_task_campaign_add,
     shared_task_campaign_remove,
@@ -54,7 +57,11 @@ def shared_task_list(request):
 @login_required
 @authorize_shared_task()
 def shared_task_detail(request, shared_task_id: int):
-    results = shared_task_results(request.shared_task, request.visible_campaign_ids)
+    # Stored pair tables; a large pair with none yet shows as being computed (by the job).
+    pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, placeholder=unranked_pair)
+    results = shared_task_results(
+        request.shared_task, request.visible_campaign_ids, read_pairs=pairs
+    )
     # Offered: campaigns of a language pair the shared task does not have yet.
     taken = set(
         request.shared_task.pairs.values_list(
@@ -83,6 +90,8 @@ def shared_task_detail(request, shared_task_id: int):
             "addable": addable,
             "table_formats": TABLE_FORMATS,
             "table_sets": TABLE_SETS,
+            **snapshot_context(pairs.read),
+            "pending_pairs": pairs.pending,
         },
     )
 
@@ -129,5 +138,9 @@ def shared_task_pair_procedure_view(request, shared_task_id: int, campaign_id: i
 @login_required
 @authorize_shared_task()
 def shared_task_tables(request, shared_task_id: int, which: str, fmt: str):
-    results = shared_task_results(request.shared_task, request.visible_campaign_ids)
+    # A file cannot say how old its figures are: current ones only.
+    pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
+    results = shared_task_results(
+        request.shared_task, request.visible_campaign_ids, read_pairs=pairs
+    )
     return table_response(results, which, fmt)
