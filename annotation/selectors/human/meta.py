@@ -75,7 +75,7 @@ def metric_segment_scores(campaign: Campaign) -> dict[str, dict[str, np.ndarray]
     result: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
     for metric, system, data in stored:
         sign = 1.0 if higher_is_better(metric) else -1.0
-        values = sign * sentence_scores(metric, stats_from_bytes(metric, data))
+        values = sign * sentence_scores(metric, stats_from_bytes(metric, bytes(data)))
         # Stored before uploads refused them: an infinite, NaN or absurd score is left out.
         if np.all(np.abs(values) <= external.SCORE_LIMIT):
             result[metric][system] = values
