@@ -258,6 +258,8 @@ SPECTACULAR_SETTINGS = {
         "RecordStatusEnum": "annotation.api.schema.RECORD_STATUSES",
         "SkipStatusEnum": "annotation.api.schema.SKIP_STATUSES",
         "UploadStatusEnum": "annotation.api.schema.UPLOAD_STATUSES",
+        "ObservationUnitEnum": "annotation.api.schema.OBSERVATION_UNITS",
+        "TaskUnitEnum": "annotation.models.Unit",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -18,6 +18,7 @@ from annotation.api.fields import (
     StrictBooleanField,
     StrictIntegerField,
 )
+from annotation.api.schema import OBSERVATION_UNITS
 from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
 from annotation.models import Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
@@ -120,7 +121,7 @@ class RankingStatusSerializer(serializers.Serializer):
     statistic = serializers.CharField(help_text="mean z (DA), ESA score or MQM score")
     lower_is_better = serializers.BooleanField(help_text="MQM: true")
     unit = serializers.ChoiceField(
-        choices=["judgment", "page"], help_text="one observation: a judgment, or a page"
+        choices=OBSERVATION_UNITS, help_text="one observation: a judgment, or a page"
     )
     delta = Number(help_text="the task's equivalence_margin, in the statistic's units")
     alpha = Number()

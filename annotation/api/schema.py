@@ -27,6 +27,8 @@ from annotation.http_errors import CODE_BY_STATUS
 RECORD_STATUSES = ["recorded", "already_recorded"]
 SKIP_STATUSES = ["skipped", "already_skipped"]
 UPLOAD_STATUSES = ["created", "new_run", "unchanged"]
+# What one observation of a live ranking status is (a task's unit is another enum, "unit").
+OBSERVATION_UNITS = ["judgment", "page"]
 
 ERROR = {
     "type": "object",

@@ -134,14 +134,14 @@ class TutorialAnswerApi(APIView):
     what was expected and why. Sending the same item again returns its first feedback and
     changes nothing."""
 
-    class InputSerializer(NoUnknownFieldsSerializer):
+    class TutorialAnswerInputSerializer(NoUnknownFieldsSerializer):
         item = StrictIntegerField()
         score = StrictIntegerField(required=False)
         spans = serializers.ListField(child=serializers.DictField(), required=False)
         candidates = serializers.ListField(child=serializers.DictField(), required=False)
 
     @extend_schema(
-        request=InputSerializer,
+        request=TutorialAnswerInputSerializer,
         responses={
             201: TutorialFeedbackSerializer,
             400: ErrorSerializer,
@@ -151,7 +151,7 @@ class TutorialAnswerApi(APIView):
     )
     @authorize(CAN_ANNOTATE)
     def post(self, request, task_id: int):
-        data = self.InputSerializer(data=request.data)
+        data = self.TutorialAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = dict(data.validated_data)
         feedback = tutorial_answer_record(
@@ -184,14 +184,14 @@ class TutorialItemsApi(APIView):
 
     parser_classes = [MultiPartParser]
 
-    class InputSerializer(serializers.Serializer):
+    class TutorialItemsInputSerializer(serializers.Serializer):
         file = serializers.FileField()
         language = serializers.CharField(max_length=16, required=False, allow_blank=True)
         pass_share = serializers.FloatField(required=False, min_value=0.01, max_value=1)
         attempts = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ATTEMPTS)
 
     @extend_schema(
-        request={"multipart/form-data": InputSerializer},
+        request={"multipart/form-data": TutorialItemsInputSerializer},
         responses={
             201: inline_serializer(
                 "TutorialStored",
@@ -209,7 +209,7 @@ class TutorialItemsApi(APIView):
     def post(self, request, task_id: int):
         if "file" not in request.FILES:
             raise ApplicationError("send the tutorial as the file field 'file'")
-        data = self.InputSerializer(data=request.data)
+        data = self.TutorialItemsInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         ((name, content),) = read_uploaded(
             [data.validated_data["file"]], max_bytes=settings.UPLOAD_MAX_BYTES
