@@ -27,10 +27,13 @@ A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 4. the template and script it names.
 
 The form, the edit page, the API, the schema, the refusals, the answer check and the
-permission cases follow with no other edit. Not yet read from the declaration (they still
-branch on the type, and the declared names say what they use today): the annotate view's
-answer parsing and item template (``views/annotate.py``, ``templates/annotate/``), the
-results selectors (``selectors/human``) and the exports. The checks planned at launch are
+permission cases follow with no other edit. The item screen includes ``template`` and loads
+``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen);
+the results page puts a task in the section its ``results_section`` names
+(``SPAN_RESULT_TYPES`` below, read by ``selectors/human``). Not yet read from the
+declaration (they still branch on the type): the page's answer parsing
+(``views/annotate.py``), the statistics inside each results section, and the exports
+(``export_columns`` says which columns a protocol's exports fill). The checks planned at launch are
 read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
 """
 
@@ -50,6 +53,7 @@ from annotation.protocols import (
     pairwise,
     postedit,
     ranking,
+    spans,
 )
 from annotation.protocols.base import (
     QUALITY_CONTROL,
@@ -63,6 +67,7 @@ __all__ = [
     "PROTOCOLS",
     "QUALITY_CONTROL",
     "SETTINGS",
+    "SPAN_RESULT_TYPES",
     "AnswerError",
     "Protocol",
     "Setting",
@@ -87,6 +92,13 @@ PROTOCOLS: dict[str, Protocol] = {
         contrastive_da,
     )
 }
+# The task types whose results page section is the error-span one (MQM or ESA rankings,
+# errors, span agreement), as their protocols declare: the others are scored tasks.
+SPAN_RESULT_TYPES = tuple(
+    task_type
+    for task_type, protocol in PROTOCOLS.items()
+    if protocol.results_section == spans.SPAN_RESULTS
+)
 
 
 class UnknownProtocolError(AnswerError):

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
+from annotation.protocols import SPAN_RESULT_TYPES
 from annotation.selectors.checks import check_outcomes
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
@@ -62,8 +63,6 @@ from annotation.selectors.human.reliability import (
     postedit_input,
     reliability_rows,
 )
-from annotation.selectors.human.segment_scores import protocol_system_scores
-from annotation.selectors.human.spans import RESULT_TYPES as SPAN_RESULT_TYPES
 from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
@@ -299,6 +298,10 @@ def human_results(
     for result in results:
         human.update(result.human_scores())
     if task_id is None:  # ESA, MQM and contrastive tasks: their segment means (MQM negated)
+        # Imported here: segment_scores reads the span and contrastive selectors, which
+        # import this package's loaders (an import cycle at module level).
+        from annotation.selectors.human.segment_scores import protocol_system_scores
+
         human.update(protocol_system_scores(campaign, excluded))
     automatic = automatic_scores(campaign)
     return HumanResults(

@@ -5,12 +5,15 @@ Check screens, repeats and candidates no system produced are never ranked."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from annotation.models import ItemType
-from annotation.selectors.contrastive import ScoredOutput, contrastive_mqm_outputs
+
+# The module, not its names: it imports this package (through .loading), so whichever of
+# the two is imported first, the other is still being initialised at this line.
+from annotation.selectors import contrastive as contrastive_selectors
 from annotation.selectors.human.span_reliability import (
     SpanPassing,
     contrastive_mqm_input,
@@ -20,6 +23,9 @@ from annotation.selectors.human.span_reliability import (
 from annotation.services.spans import task_mqm_weights
 from metrics.spans import error_breakdown, rank_mqm
 from metrics.spans.mqm import Ratings
+
+if TYPE_CHECKING:
+    from annotation.selectors.contrastive import ScoredOutput
 
 
 def contrastive_ratings(outputs: list[ScoredOutput]) -> Ratings:
@@ -40,7 +46,7 @@ def contrastive_mqm_fill(
     count), reliability, weights, ranking (and without who fails, with ``passing_only``) and
     errors."""
     task = result.task
-    every = contrastive_mqm_outputs(task)
+    every = contrastive_selectors.contrastive_mqm_outputs(task)
     counted = [o for o in every if not o.excluded]
     result.judgments = len({o.judgment_id for o in counted})
     result.reliability = task_reliability(task, contrastive_mqm_input(every), excluded)

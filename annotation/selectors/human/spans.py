@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Campaign, ItemType, Task, TaskType
-from annotation.protocols import PROTOCOLS
-from annotation.protocols.spans import SPAN_RESULTS
+from annotation.protocols import SPAN_RESULT_TYPES
 from annotation.selectors.human.contrastive_mqm import contrastive_mqm_fill
 from annotation.selectors.human.documents import DocumentScore, document_scores
 from annotation.selectors.human.loading import exclusions
@@ -50,11 +49,7 @@ from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
 # Tasks with an MQM or ESA results section, as their protocols declare: the error-span
 # protocols, and contrastive MQM (its outputs' MQM scores, ranked as MQM).
-RESULT_TYPES = tuple(
-    task_type
-    for task_type, protocol in PROTOCOLS.items()
-    if protocol.results_section == SPAN_RESULTS
-)
+RESULT_TYPES = SPAN_RESULT_TYPES
 
 N_BOOT = 1000
 
