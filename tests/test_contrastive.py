@@ -359,12 +359,13 @@ def test_contrastive_mqm_and_da(six_systems, make_annotator):
     record(da, ann, slot, {"candidates": [{"score": 10}, {"score": 20}, {"score": 30}]})
     assert sorted(r.score for r in OutputJudgment.objects.filter(task=da)) == [10, 20, 30]
     from annotation.selectors.human import human_results
+    from annotation.selectors.human.spans import span_results
 
-    # The pairwise rankings read scores: contrastive DA's, not MQM's (its means are above);
-    # contrastive MQM shows only its ranking status (tests/test_live_status.py).
+    # The pairwise rankings read scores: contrastive DA's, not MQM's; contrastive MQM has the
+    # error-span section its protocol declares (its MQM means are above).
     results = {r.task.id: r for r in human_results(six_systems).tasks}
-    assert list(results) == [mqm.id, da.id]
-    assert results[mqm.id].pairwise == [] and results[da.id].pairwise
+    assert list(results) == [da.id] and results[da.id].pairwise
+    assert [r.task.id for r in span_results(six_systems)] == [mqm.id]
     with pytest.raises(JudgmentError, match="no error spans"):
         record(
             da,

@@ -331,6 +331,14 @@ def _document_pages(parsed: PearmutCampaign) -> bool:
             " screens have no document pages"
         )
         return False
+    if parsed.task_type in CONTRASTIVE_TYPES:
+        # A contrastive document page (services/page_plan.py) is planned from the systems'
+        # documents, not from one screen per item as a Pearmut file gives them.
+        parsed.notes.append(
+            "documents of several items are shown screen by screen: a Pearmut contrastive "
+            "file is imported as screens, not as contrastive document pages"
+        )
+        return False
     if any(d.welcome or any(item.check for item in d.items) for d in parsed.documents):
         parsed.notes.append(
             "documents are shown item by item: tutorials and attention checks are judged one"

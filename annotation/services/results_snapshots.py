@@ -239,7 +239,7 @@ class StaleNote:
     computed_at: datetime
 
 
-def snapshot_context(snapshots: Sequence[Snapshotted[Any]]) -> dict[str, object]:
+def snapshot_context(*, snapshots: Sequence[Snapshotted[Any]]) -> dict[str, object]:
     """The page's ``snapshot_stale`` (templates/results/_snapshot_stale.html): None when all
     it shows is current."""
     stale = [s for s in snapshots if not s.current and not s.pending]

@@ -189,7 +189,7 @@ def human_results_page(request, campaign_id: int):
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
             **spans,
-            **snapshot_context(snapshots),
+            **snapshot_context(snapshots=snapshots),
         },
     )
 

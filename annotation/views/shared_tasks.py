@@ -90,7 +90,7 @@ def shared_task_detail(request, shared_task_id: int):
             "addable": addable,
             "table_formats": TABLE_FORMATS,
             "table_sets": TABLE_SETS,
-            **snapshot_context(pairs.read),
+            **snapshot_context(snapshots=pairs.read),
             "pending_pairs": pairs.pending,
         },
     )
