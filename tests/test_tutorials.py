@@ -361,3 +361,29 @@ def test_reliability_table_shows_the_tutorial_pass_rate(launched, loaded_campaig
     )
     rows = {row.username: row for row in human_results(loaded_campaign).tasks[0].reliability}
     assert (rows["ann"].tutorial.passed, rows["ann"].tutorial.total) == (1, 2)
+
+
+def test_error_span_reliability_table_shows_the_tutorial_pass_rate(
+    launched, loaded_campaign, make_annotator
+):
+    """The ESA/MQM table (selectors/human/span_reliability.py) has the tutorial column too."""
+    from annotation.selectors.human.spans import span_results
+
+    task = launched("esa", items_per_annotator=2, batch_size=2)
+    lines = [
+        {"source": "a", "target": "b", "expected": {"score": [60, 100]}},
+        {"source": "c", "target": "d", "expected": {"score": [0, 30]}},
+    ]
+    tutorial_upload(task=task, name="t.jsonl", data=jsonl(lines), pass_share=0.5)
+    ann = make_annotator(loaded_campaign, "ann")
+    api = api_for(ann)
+    answer(api, task, current_item(api, task), score=90, spans=[])  # as expected
+    answer(api, task, current_item(api, task), score=90, spans=[])  # not
+    assert TutorialAttempt.objects.get(annotator=ann).passed is True
+    slot = slot_claim_next(task=task, annotator_id=ann.id)
+    judgment_record_and_claim_next(
+        task=task, slot_id=slot.id, annotator_id=ann.id, answer={"score": 70, "spans": []}
+    )
+    (result,) = span_results(loaded_campaign)
+    rows = {row.username: row for row in result.reliability}
+    assert (rows["ann"].tutorial.passed, rows["ann"].tutorial.total) == (1, 2)

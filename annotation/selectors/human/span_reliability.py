@@ -32,6 +32,7 @@ from annotation.selectors.human.reliability import (
     reliability_rows,
 )
 from annotation.selectors.spans import SpanJudgment
+from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.spans.mqm import MqmWeights
 
 
@@ -99,10 +100,10 @@ def task_reliability(
     task: Task, data: ReliabilityInput, excluded: set[int]
 ) -> list[ReliabilityRow]:
     """The reliability table of an error-span or contrastive MQM task: every annotator,
-    with the attention checks the loop recorded (first answers)."""
+    with the attention checks the loop recorded (first answers) and their tutorial answers."""
     checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
     return reliability_rows(
-        dataclasses.replace(data, checks=checks),
+        dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={},
         bad_references=False,
         usernames=campaign_usernames(task.campaign_id),
