@@ -605,7 +605,7 @@ def shared_task_bench(args: argparse.Namespace) -> int:
     from django.db import connection
 
     from annotation.models import Job, ResultsSnapshot, SharedTask
-    from annotation.services.results_snapshots import results_snapshots_refresh
+    from annotation.services.snapshot_compute import results_snapshots_refresh
 
     try:
         start = time.perf_counter()

@@ -20,10 +20,10 @@ from annotation.services.exclusions import annotator_exclude
 from annotation.services.judgments import judgment_record
 from annotation.services.results_snapshots import (
     results_snapshot_read,
-    results_snapshots_refresh,
     results_snapshots_refresh_stale,
 )
 from annotation.services.shared_tasks import shared_task_create
+from annotation.services.snapshot_compute import results_snapshots_refresh
 
 pytestmark = pytest.mark.django_db
 

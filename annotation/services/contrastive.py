@@ -128,6 +128,8 @@ def shuffle_check_items(*, task: Task, group: Sequence[Item], rng: random.Random
     from annotation.services.assignment import checks_wanted
 
     wanted = checks_wanted(task=task, originals=len(group), kind="shuffle")
+    if not wanted:
+        return []  # before any draw: a task without these checks keeps its plan for its seed
     language = task.campaign.target_language
     checks: list[Item] = []
     screens = [item for item in group if item.item_type == ItemType.TGT]

@@ -22,8 +22,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Job, SystemRun, Task
 from annotation.services.adaptive import task_priorities_refresh
-from annotation.services.results_snapshots import results_snapshots_refresh
 from annotation.services.scoring import run_metrics_compute
+from annotation.services.snapshot_compute import results_snapshots_refresh
 
 logger = logging.getLogger(__name__)
 

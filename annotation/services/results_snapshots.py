@@ -7,9 +7,9 @@ stale and cheap to redo, it computes them and stores them; when they are stale a
 Why stale ones are shown: while annotators work, a large campaign's version changes every
 few seconds, and recomputing it on each view (seconds at WMT scale) would make every view
 slow; the page says how old what it shows is, never passing it off as current. The job
-(``results_snapshots_refresh``, a ``Job`` of the outbox: idempotent, one at a time per
-campaign, run once more when asked while running) is asked by those views and by a periodic
-sweep of the stored snapshots (``results_snapshots_refresh_stale``), which debounces the
+(``snapshot_compute.results_snapshots_refresh``, a ``Job`` of the outbox: idempotent, one at
+a time per campaign, run once more when asked while running) is asked by those views and by
+a periodic sweep of the stored snapshots (``results_snapshots_refresh_stale``), which debounces the
 judgments that keep arriving into one computation per campaign and sweep period, at no cost
 to the annotator path.
 """
@@ -17,85 +17,25 @@ to the annotator path.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Campaign, Job, ResultsSnapshot, SharedTaskCampaign
+from annotation.models import Campaign, Job, ResultsSnapshot
 from annotation.selectors.results_snapshots import (
-    COMPUTE,
-    Version,
     results_versions,
-    snapshot_payload,
     snapshot_value,
     stored_snapshots,
 )
+from annotation.services.jobs import job_request
+from annotation.services.snapshot_compute import Snapshotted, snapshot_compute
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Snapshotted(Generic[T]):
-    """Results and how current they are."""
-
-    value: T
-    judgments: int  # as of this many judgments
-    computed_at: datetime
-    current: bool  # False: older than the data, a new computation is asked for
-    pending: bool = False  # none stored yet: ``value`` is a placeholder, computation asked for
-
-    @property
-    def updating(self) -> bool:
-        return not self.current
-
-
-def _store(*, kind: str, campaign_id: int, version: Version, seconds: float, value) -> None:
-    """Keeps these results unless newer ones (whose version was read later) were stored
-    meanwhile."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """INSERT INTO annotation_resultssnapshot
-                   (campaign_id, kind, version, judgments, started_at, computed_at, seconds,
-                    payload)
-               VALUES (%s, %s, %s, %s, %s, now(), %s, %s)
-               ON CONFLICT (campaign_id, kind) DO UPDATE
-                  SET version = EXCLUDED.version, judgments = EXCLUDED.judgments,
-                      started_at = EXCLUDED.started_at, computed_at = EXCLUDED.computed_at,
-                      seconds = EXCLUDED.seconds, payload = EXCLUDED.payload
-                WHERE annotation_resultssnapshot.started_at <= EXCLUDED.started_at""",
-            [
-                campaign_id,
-                kind,
-                version.digest,
-                version.judgments,
-                version.read_at,
-                seconds,
-                snapshot_payload(value),
-            ],
-        )
-
-
-def _computed(kind: str, campaign: Campaign, version: Version) -> Snapshotted:
-    """Computes and stores; ``version`` was read before, so newer data only makes it stale."""
-    clock = time.perf_counter()
-    value = COMPUTE[kind](campaign)
-    seconds = time.perf_counter() - clock
-    _store(
-        kind=kind,
-        campaign_id=campaign.id,
-        version=version,
-        seconds=seconds,
-        value=value,
-    )
-    return Snapshotted(value, version.judgments, timezone.now(), current=True)
 
 
 def results_snapshot_read(
@@ -134,7 +74,7 @@ def results_snapshot_read(
                 Snapshotted(placeholder(campaign), 0, timezone.now(), current=False, pending=True)
             )
             continue
-        answers.append(_computed(kind, campaign, version))
+        answers.append(snapshot_compute(kind=kind, campaign=campaign, version=version))
     return answers
 
 
@@ -178,36 +118,7 @@ def results_snapshot_refresh_request(*, campaign_id: int) -> None:
         state__in=(Job.State.PENDING, Job.State.QUEUED),
     )
     if not waiting.exists():  # the common case on a busy page: no lock taken
-        from annotation.services.jobs import job_request  # it runs this module's job
-
         job_request(kind=Job.Kind.RESULTS_SNAPSHOT, target_id=campaign_id)
-
-
-def _kinds(campaign_id: int) -> list[str]:
-    """What to keep current: the human results page, and the pair table of a campaign that
-    is a shared task's pair."""
-    kinds: list[str] = [ResultsSnapshot.Kind.HUMAN]
-    if SharedTaskCampaign.objects.filter(campaign_id=campaign_id).exists():
-        kinds.append(ResultsSnapshot.Kind.PAIR)
-    return kinds
-
-
-def results_snapshots_refresh(
-    *, target_id: int, report_progress: Callable[[int], None] | None = None
-) -> None:
-    """The job: brings the campaign's snapshots to its current version (those already
-    current are left alone: running it twice does the work once)."""
-    campaign = Campaign.objects.filter(id=target_id).first()
-    if campaign is None:
-        return  # deleted since it was asked for
-    version = results_versions([campaign.id])[campaign.id]
-    kinds = _kinds(campaign.id)
-    for done, kind in enumerate(kinds):
-        snapshot = stored_snapshots(kind, [campaign.id]).get(campaign.id)
-        if snapshot is None or snapshot.version != version.digest:
-            _computed(kind, campaign, version)
-        if report_progress is not None:
-            report_progress(100 * (done + 1) // len(kinds))
 
 
 def results_snapshots_refresh_stale() -> int:
