@@ -18,7 +18,7 @@ def test_pearmut_import_page(page, live_server, manager):
     page.goto(f"{live_server.url}/campaigns/new/pearmut/")
     page.set_input_files("input[name=campaign]", str(EXAMPLES / "multimodal.json"))
     page.click("button.primary")
-    assert "media source (<iframe>)" in page.inner_text(".error")
+    assert "embeds a page (<iframe> https://www.youtube.com/" in page.inner_text(".error")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "pearmut-import-refused.png"), full_page=True)
     page.set_input_files("input[name=campaign]", str(EXAMPLES / "esa.json"))
