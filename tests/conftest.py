@@ -124,9 +124,24 @@ def stop_worker(process: subprocess.Popen) -> None:
 def celery_worker_process(django_db_setup, django_db_blocker):
     """A real worker for the session, on the session's own queue, so a stack started by
     ``make up`` (or a worker left over from another run) never takes the tests' messages."""
+    # The messages earlier tests published with no worker running name jobs whose rows were
+    # flushed with their test; a worker starting behind them would run late for a while.
+    with celery_app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(TEST_QUEUE)
     process = start_worker(TEST_QUEUE)
     yield process
     stop_worker(process)
+
+
+def worker_queue_drained(timeout: float = 60.0) -> None:
+    """Waits until the session worker has taken every message published so far (a test
+    racing the worker starts from an empty queue, not behind earlier tests' messages)."""
+
+    def drained() -> bool:
+        with celery_app.connection_for_write() as connection:
+            return connection.default_channel.client.llen(TEST_QUEUE) == 0
+
+    wait_for(drained, timeout=timeout)
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
