@@ -133,6 +133,12 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     stop_worker(process)
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """The session's queue goes with it (messages no worker took would stay in Redis)."""
+    with contextlib.suppress(Exception), celery_app.connection_for_write() as connection:
+        connection.default_channel.client.delete(TEST_QUEUE)
+
+
 def worker_queue_drained(timeout: float = 60.0) -> None:
     """Waits until the session worker has taken every message published so far (a test
     racing the worker starts from an empty queue, not behind earlier tests' messages)."""
