@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.api.fields import (
     CaseInsensitiveChoiceField,
-    NoUnknownFieldsSerializer,
+    HotPathSerializer,
     StrictCharField,
     StrictIntegerField,
 )
@@ -194,7 +194,7 @@ class JudgmentApi(APIView):
     Either answer carries ``next``, the item to judge now (as GET /tasks/<id>/next answers
     it): one round trip per judgment."""
 
-    class JudgmentInputSerializer(NoUnknownFieldsSerializer):
+    class JudgmentInputSerializer(HotPathSerializer):
         task = StrictIntegerField()
         slot = StrictIntegerField()
         score = StrictIntegerField(required=False)
@@ -269,7 +269,7 @@ class SkipApi(APIView):
     counted, its repeat and bad references in the batch are cancelled and it goes to someone
     else. Sending it again changes nothing (200). The answer carries ``next``."""
 
-    class SkipInputSerializer(NoUnknownFieldsSerializer):
+    class SkipInputSerializer(HotPathSerializer):
         slot = StrictIntegerField()
         reason = StrictCharField(help_text=f"one of {', '.join(SkipReason.values)}")
         note = StrictCharField(required=False, allow_blank=True, default="")

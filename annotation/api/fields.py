@@ -7,8 +7,10 @@ schema, which says ``integer``, should be the whole truth), so JSON bodies use t
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+from django.utils.functional import cached_property
 from rest_framework import serializers
 
 from annotation.lib.ids import BIGINT_MAX
@@ -53,6 +55,26 @@ class NoUnknownFieldsSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().validate(attrs)
+
+
+class HotPathSerializer(NoUnknownFieldsSerializer):
+    """A request body serializer on the annotator's loop. DRF deep-copies a serializer's
+    declared fields for every instance (a quarter of a millisecond per judgment, 8% of the
+    web process's CPU). Plain fields keep no state between validations, so each thread
+    builds the bound fields once, on a template instance that never holds a request, and
+    every later instance of the class reads them. Only for flat bodies of plain fields."""
+
+    _templates = threading.local()
+
+    @cached_property
+    def fields(self) -> Any:
+        cls = type(self)
+        template = getattr(self._templates, cls.__qualname__, None)
+        if type(template) is not cls:
+            template = cls()
+            template.__dict__["fields"] = serializers.Serializer.fields.real_func(template)
+            setattr(self._templates, cls.__qualname__, template)
+        return template.fields
 
 
 class QueryChoiceField(serializers.ChoiceField):
