@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from metrics.agreement import Kappa
-from metrics.quality import AnnotatorQuality
+from metrics.quality import AnnotatorQuality, annotator_quality
 
 N_BOOT = 1000
 SEED = 0  # the command line's default, so that its intervals are the dashboard's
@@ -47,3 +51,32 @@ class AnnotatorRow:
     judgments: int
     median_seconds: float
     quality: AnnotatorQuality
+
+
+def annotator_rows(
+    scores: ArrayLike,
+    annotators: ArrayLike,
+    *,
+    systems: ArrayLike,
+    segments: ArrayLike,
+    item_types: ArrayLike,
+    seconds: ArrayLike,
+    usernames: Mapping[int, str],
+    excluded: set[int],
+) -> list[AnnotatorRow]:
+    """Each annotator's row from the task's judgments (``annotators``: the judge of each)."""
+    ids, annotator = np.unique(annotators, return_inverse=True)
+    quality = annotator_quality(
+        scores, annotator.reshape(-1), systems, segments, item_types, seconds=seconds
+    )
+    return [
+        AnnotatorRow(
+            annotator_id=int(ids[q.annotator]),
+            username=usernames[int(ids[q.annotator])],
+            excluded=int(ids[q.annotator]) in excluded,
+            judgments=q.judgments,
+            median_seconds=q.median_seconds,
+            quality=q,
+        )
+        for q in quality
+    ]

@@ -14,6 +14,7 @@ from annotation.selectors.human.common import (
     Agreement,
     AnnotatorRow,
     agreement_resamples,
+    annotator_rows,
 )
 from annotation.selectors.human.loading import (
     BAD,
@@ -37,7 +38,6 @@ from metrics.agreement import (
     krippendorff_alpha,
 )
 from metrics.agreement.coefficients import Level, Weights
-from metrics.quality import annotator_quality
 from metrics.rankings import SystemScore, rank_systems
 
 MEASURES = {
@@ -236,27 +236,16 @@ def likert_quality(
     """
     if len(data) == 0:
         return []
-    ids, annotator = np.unique(data.annotator, return_inverse=True)
-    scores = next(iter(data.scores.values()))
-    quality = annotator_quality(
-        scores,
-        annotator.reshape(-1),
-        data.system,
-        data.segment,
-        ITEM_TYPES[data.kind],
+    return annotator_rows(
+        next(iter(data.scores.values())),
+        data.annotator,
+        systems=data.system,
+        segments=data.segment,
+        item_types=ITEM_TYPES[data.kind],
         seconds=data.seconds,
+        usernames=usernames,
+        excluded=excluded,
     )
-    return [
-        AnnotatorRow(
-            annotator_id=int(ids[q.annotator]),
-            username=usernames[int(ids[q.annotator])],
-            excluded=int(ids[q.annotator]) in excluded,
-            judgments=q.judgments,
-            median_seconds=q.median_seconds,
-            quality=q,
-        )
-        for q in quality
-    ]
 
 
 def has_bad_references(data: LikertData) -> bool:

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import Task
-from annotation.selectors.human.common import N_BOOT, SEED, AnnotatorRow
+from annotation.selectors.human.common import N_BOOT, SEED, AnnotatorRow, annotator_rows
 from annotation.selectors.human.loading import (
     ITEM_TYPES,
     REF,
@@ -21,7 +21,6 @@ from annotation.selectors.human.loading import (
     item_type_column,
     task_judgments,
 )
-from metrics.quality import annotator_quality
 from metrics.rankings import HterScore, hter_by_system
 
 
@@ -99,23 +98,13 @@ def postedit_quality(
     other post-editors of the same output."""
     if data.annotator.size == 0:
         return []
-    ids, annotator = np.unique(data.annotator, return_inverse=True)
-    quality = annotator_quality(
+    return annotator_rows(
         np.nan_to_num(data.hter),
-        annotator.reshape(-1),
-        data.system,
-        data.segment,
-        ITEM_TYPES[data.kind],
+        data.annotator,
+        systems=data.system,
+        segments=data.segment,
+        item_types=ITEM_TYPES[data.kind],
         seconds=data.seconds,
+        usernames=usernames,
+        excluded=excluded,
     )
-    return [
-        AnnotatorRow(
-            annotator_id=int(ids[q.annotator]),
-            username=usernames[int(ids[q.annotator])],
-            excluded=int(ids[q.annotator]) in excluded,
-            judgments=q.judgments,
-            median_seconds=q.median_seconds,
-            quality=q,
-        )
-        for q in quality
-    ]
