@@ -16,7 +16,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import SLIDER_SCALES, PearmutCampaign, PearmutError, pearmut_span
+from annotation.lib.pearmut import SLIDER_SCALES, PearmutCampaign
+from annotation.lib.pearmut_items import PearmutError, pearmut_span
 from annotation.models import CONTRASTIVE_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
 from annotation.services.contrastive import output_judgments_create
 from annotation.services.pearmut_media import PearmutImportError

@@ -24,13 +24,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import (
-    PearmutCampaign,
-    PearmutError,
-    PearmutItem,
-    html_text,
-    pearmut_parse,
-)
+from annotation.lib.pearmut import PearmutCampaign, pearmut_parse
+from annotation.lib.pearmut_items import PearmutError, PearmutItem, html_text
 from annotation.models import (
     CONTRASTIVE_TYPES,
     Document,
