@@ -18,7 +18,7 @@ from annotation.api.fields import (
 )
 from annotation.api.schema import RECORD_STATUSES, SKIP_STATUSES, ErrorSerializer
 from annotation.errors import ApplicationError
-from annotation.lib.textfiles import read_uploaded
+from annotation.lib.uploads import read_uploaded
 from annotation.models import SkipReason, Slot, SourceMedia, Task, Unit
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize, authorize_request
 from annotation.selectors.annotation import (

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField
 from annotation.api.schema import UPLOAD_STATUSES, ErrorSerializer
-from annotation.lib.textfiles import read_uploaded
+from annotation.lib.uploads import read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.campaigns import campaigns_for_user
 from annotation.selectors.results import automatic_results_rows, significance_rows

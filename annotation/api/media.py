@@ -10,7 +10,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.lib.textfiles import read_uploaded
+from annotation.lib.uploads import read_uploaded
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.services.media import media_import
 

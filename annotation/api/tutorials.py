@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictIntegerField
 from annotation.api.schema import ErrorSerializer
 from annotation.errors import ApplicationError
-from annotation.lib.textfiles import read_uploaded
+from annotation.lib.uploads import read_uploaded
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.selectors.tutorials import TutorialState, tutorial_state
 from annotation.services.tutorial_uploads import MAX_ATTEMPTS, tutorial_upload

@@ -6,7 +6,7 @@ each a list of documents for one annotator), ``single-stream`` or ``dynamic`` (`
 list of documents). A document is a list of items ``{"item_id", "src", "tgt": {system: text},
 "instructions"?, "validation"?, "error_spans"?, "skippable"?}``. Pearmut's own task cache
 (``data/tasks/<campaign>.json``: ``data`` keyed by user id, plus its ``token``) reads as
-task-based, one task per user.
+task-based, one task per user. One item is read and checked by ``pearmut_items``.
 
 How it maps onto evalsite (each an explicit rule; anything else is refused by name):
 
@@ -19,7 +19,7 @@ How it maps onto evalsite (each an explicit rule; anything else is refused by na
 - Media sources: a ``src`` holding one ``<img>``, ``<audio>`` or ``<video>`` (its ``src``, or
   that of a ``<source>`` inside) becomes the segment's media file (``PearmutItem.media``),
   the text around it the segment's source. Where the file comes from is the importer's
-  business (annotation/services/pearmut_imports.py: a data: URL or a file beside the
+  business (annotation/services/pearmut_media.py: a data: URL or a file beside the
   campaign file; a web URL is refused, naming it). Refused here: an embedded page
   (``<iframe>``, ``<embed>``, ``<object>``), two media in one source, and a translation that
   is a media file (evalsite annotates translations as text).
@@ -42,10 +42,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 
-from metrics.spans import Span, SpanError, span_to_dict
+from annotation.lib.pearmut_items import (
+    PearmutError,
+    PearmutItem,
+    html_text,
+    item_parse,
+    list_value,
+    no_unknown,
+    text_value,
+)
 
 PROTOCOLS = {"DA": "adequacy", "ESA": "esa", "MQM": "mqm", "cESA": "contrastive_esa"}
 # Protocols Pearmut has that evalsite does not run yet, with the reason given.
@@ -68,54 +75,11 @@ INFO_KEYS = {
     "dynamic_coldstart_pool",
 }
 DYNAMIC_KEYS = ("dynamic_models", "dynamic_coldstart", "dynamic_coldstart_pool")
-ITEM_KEYS = {"item_id", "src", "tgt", "instructions", "validation", "error_spans", "skippable"}
-VALIDATION_KEYS = {"warning", "score", "error_spans", "allow_skip", "score_greaterthan"}
-SCRIPT = re.compile(r"<\s*script\b", re.IGNORECASE)
-SPAN_KEYS = {"start_i", "end_i", "severity", "category"}
 SLIDER_KEYS = {"name", "min", "max", "step"}
 # Likert scales by a slider's (min, max); sliders step by 1.
 SLIDER_SCALES = {(1, 5): "likert5", (1, 4): "taus4", (1, 7): "nist7", (0, 100): "da100"}
-MEDIA = re.compile(r"<\s*(img|audio|video|iframe|source|embed|object)\b", re.IGNORECASE)
-MEDIA_TAGS = {"img": "image", "audio": "audio", "video": "video"}
-EMBEDDED_PAGES = ("iframe", "embed", "object")
 LANGUAGE_PREFIX = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?=[_\-#]|$)")
 DOCUMENT_SEPARATOR = "_#_"
-
-
-class PearmutError(ValueError):
-    """A campaign or annotation file evalsite cannot import, with the reason."""
-
-
-@dataclass(frozen=True)
-class PearmutMedia:
-    """A media file a Pearmut source shows: where it is (a URL, a data: URL or a path, as
-    written) and what the tag says it is (image, audio or video)."""
-
-    reference: str
-    kind: str
-
-
-@dataclass
-class PearmutItem:
-    item_id: str
-    source: str
-    outputs: dict[str, str]
-    instructions: str = ""
-    validation: dict[str, Any] = field(default_factory=dict)
-    prefilled: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    skippable: bool = False
-    script_dropped: bool = False  # its instructions held a <script> (never run)
-    media: PearmutMedia | None = None  # the source's image, audio or video
-
-    @property
-    def check(self) -> str | None:
-        """tutorial, attention (loud) or silent; None for an ordinary item."""
-        if not self.validation:
-            return None
-        rules = self.validation.values()
-        if any(rule.get("allow_skip") for rule in rules):
-            return "tutorial"
-        return "attention" if any("warning" in rule for rule in rules) else "silent"
 
 
 @dataclass
@@ -147,14 +111,14 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     """Checks the whole campaign file and returns what to import; writes nothing."""
     if not isinstance(data, dict):
         raise PearmutError(f"{name}: expected a JSON object")
-    _no_unknown(data, TOP_KEYS, f"{name}: unknown top-level key")
+    no_unknown(data, TOP_KEYS, f"{name}: unknown top-level key")
     for key in ("info", "campaign_id", "data"):
         if key not in data:
             raise PearmutError(f"{name}: missing {key!r}")
     info = data["info"]
     if not isinstance(info, dict):
         raise PearmutError(f"{name}: 'info' must be an object")
-    _no_unknown(info, INFO_KEYS, f"{name}: unknown info option")
+    no_unknown(info, INFO_KEYS, f"{name}: unknown info option")
     protocol = info.get("protocol")
     if protocol in NOT_YET:
         raise PearmutError(f"{name}: protocol {protocol!r}: {NOT_YET[protocol]}")
@@ -199,7 +163,7 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
             " on its own screen"
         )
     return PearmutCampaign(
-        campaign_id=_text(data["campaign_id"], f"{name}: campaign_id"),
+        campaign_id=text_value(data["campaign_id"], f"{name}: campaign_id"),
         protocol=protocol,
         task_type=task_type,
         scale=scale,
@@ -211,20 +175,6 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
         languages=_languages(items),
         info=info,
     )
-
-
-def _no_unknown(data: dict[str, Any], known: set[str], message: str) -> None:
-    unknown = sorted(set(data) - known)
-    if unknown:
-        plural = "s" if len(unknown) > 1 else ""
-        listed = ", ".join(repr(key) for key in unknown)
-        raise PearmutError(f"{message}{plural} {listed}: evalsite does not know what it does")
-
-
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise PearmutError(f"{where} must be text, not {type(value).__name__}")
-    return value
 
 
 def _protocol(
@@ -245,7 +195,7 @@ def _protocol(
     for slider in sliders:
         if not isinstance(slider, dict):
             raise PearmutError(f"{name}: a slider must be an object")
-        _no_unknown(slider, SLIDER_KEYS, f"{name}: unknown slider key")
+        no_unknown(slider, SLIDER_KEYS, f"{name}: unknown slider key")
         label = str(slider.get("name", ""))
         low, high, step = slider.get("min"), slider.get("max"), slider.get("step", 1)
         limits = (low, high)
@@ -293,7 +243,7 @@ def _options(
             raise PearmutError(f"{name}: users must be a number or a list")
         notes.append("users: any number of evalsite annotators may claim batches")
     if "instructions_goodbye" in info:
-        _text(info["instructions_goodbye"], f"{name}: instructions_goodbye")
+        text_value(info["instructions_goodbye"], f"{name}: instructions_goodbye")
         notes.append(
             "instructions_goodbye is not shown: evalsite ends a batch with its own page"
             " (a crowd task with its completion code)"
@@ -331,7 +281,7 @@ def _document_list(data: Any, where: str, task: int | None = None) -> list[Pearm
                 f"{where}, document {index + 1}: a document is a non-empty list of items"
             )
         items = [
-            _item(item, f"{where}, document {index + 1}, item {position + 1}")
+            item_parse(item, f"{where}, document {index + 1}, item {position + 1}")
             for position, item in enumerate(raw)
         ]
         first = items[0].item_id
@@ -342,180 +292,6 @@ def _document_list(data: Any, where: str, task: int | None = None) -> list[Pearm
         )
         documents.append(PearmutDocument(task, index, name, items))
     return documents
-
-
-def _item(raw: Any, where: str) -> PearmutItem:
-    if not isinstance(raw, dict):
-        raise PearmutError(f"{where}: expected an object")
-    if "item_id" in raw:
-        where = f"{where} ({raw['item_id']})"
-    _no_unknown(raw, ITEM_KEYS, f"{where}: unknown item key")
-    for key in ("item_id", "src", "tgt"):
-        if key not in raw:
-            raise PearmutError(f"{where}: missing {key!r}")
-    item_id = str(raw["item_id"])
-    source = _text(raw["src"], f"{where}: src")
-    outputs = raw["tgt"]
-    if not isinstance(outputs, dict) or not outputs:
-        raise PearmutError(f"{where}: tgt must map system names to texts")
-    for system, text in outputs.items():
-        _text(text, f"{where}: tgt {system!r}")
-    for system, text in outputs.items():
-        media = MEDIA.search(text)
-        if media:
-            raise PearmutError(
-                f"{where}: tgt {system!r} is a media file (<{media.group(1).lower()}>);"
-                " evalsite annotates translations as text"
-            )
-    source, media_source = _source_media(source, where)
-    instructions = _text(raw.get("instructions", ""), f"{where}: instructions")
-    # Instructions are HTML in Pearmut; evalsite keeps them as text (html_text) and never
-    # runs a script: its code is dropped and the import says so.
-    script_dropped = SCRIPT.search(instructions) is not None
-    skippable = raw.get("skippable", False)
-    if not isinstance(skippable, bool):
-        raise PearmutError(f"{where}: skippable must be true or false")
-    validation = _validation(raw.get("validation"), outputs, where)
-    prefilled = _prefilled(raw.get("error_spans"), outputs, where)
-    return PearmutItem(
-        item_id,
-        source,
-        dict(outputs),
-        instructions,
-        validation,
-        prefilled,
-        skippable,
-        script_dropped,
-        media_source,
-    )
-
-
-class _MediaTags(HTMLParser):
-    """The media tags of a source and its text outside them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, str | None]] = []  # (tag, its src or a <source>'s)
-        self.text: list[str] = []
-        self.open = 0  # inside an <audio> or <video>: its <source> gives the file
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        src = dict(attrs).get("src")
-        if tag in MEDIA_TAGS or tag in EMBEDDED_PAGES:
-            self.tags.append((tag, src))
-            self.open += tag in ("audio", "video")
-        elif tag == "source" and self.tags and self.tags[-1][1] is None and src:
-            self.tags[-1] = (self.tags[-1][0], src)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("audio", "video"):
-            self.open = max(0, self.open - 1)
-
-    def handle_data(self, data: str) -> None:
-        if not self.open:
-            self.text.append(data)
-
-
-def _source_media(source: str, where: str) -> tuple[str, PearmutMedia | None]:
-    """(the source's text, its media file) of a ``src`` (no media: as it is)."""
-    if not MEDIA.search(source):
-        return source, None
-    parser = _MediaTags()
-    parser.feed(source)
-    parser.close()
-    for tag, src in parser.tags:
-        if tag in EMBEDDED_PAGES:
-            shown = f" {src}" if src else ""
-            raise PearmutError(
-                f"{where}: src embeds a page (<{tag}>{shown}), not a media file evalsite can"
-                " store; give the image, audio or video file itself"
-            )
-    if len(parser.tags) != 1:
-        raise PearmutError(
-            f"{where}: src shows {len(parser.tags)} media files; evalsite shows one per segment"
-        )
-    tag, src = parser.tags[0]
-    if not src:
-        raise PearmutError(f"{where}: src has an <{tag}> without a file (no src)")
-    text = " ".join("".join(parser.text).split())
-    return text, PearmutMedia(src.strip(), MEDIA_TAGS[tag])
-
-
-def _validation(raw: Any, outputs: dict[str, str], where: str) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise PearmutError(f"{where}: validation must map systems to rules")
-    for system, rule in raw.items():
-        at = f"{where}: validation of {system!r}"
-        if system not in outputs:
-            raise PearmutError(f"{at}: no such system in tgt")
-        if not isinstance(rule, dict):
-            raise PearmutError(f"{at}: expected an object")
-        _no_unknown(rule, VALIDATION_KEYS, f"{at}: unknown key")
-        score = rule.get("score")
-        if score is not None and not (
-            isinstance(score, list)
-            and len(score) == 2
-            and all(isinstance(v, int | float) for v in score)
-            and score[0] <= score[1]
-        ):
-            raise PearmutError(f"{at}: score must be [low, high]")
-        if not isinstance(rule.get("error_spans", []), list):
-            raise PearmutError(f"{at}: error_spans must be a list")
-        above = rule.get("score_greaterthan")
-        if above is not None and (above not in outputs or above == system):
-            raise PearmutError(f"{at}: score_greaterthan must name another system in tgt")
-    return raw
-
-
-def _prefilled(raw: Any, outputs: dict[str, str], where: str) -> dict[str, list[dict[str, Any]]]:
-    """Pre-filled spans, Pearmut's inclusive ends made exclusive and checked on the text."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise PearmutError(f"{where}: error_spans must map systems to spans")
-    spans: dict[str, list[dict[str, Any]]] = {}
-    for system, listed in raw.items():
-        if system not in outputs:
-            raise PearmutError(f"{where}: error_spans of {system!r}: no such system in tgt")
-        spans[system] = [
-            span_to_dict(pearmut_span(span, outputs[system], f"{where}: error_spans", True))
-            for span in _list(listed, f"{where}: error_spans of {system!r}")
-        ]
-    return spans
-
-
-def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise PearmutError(f"{where} must be a list")
-    return value
-
-
-def pearmut_span(raw: Any, target: str, where: str, prefilled: bool = False) -> Span:
-    """One Pearmut span (``start_i``/``end_i`` inclusive, as on the screen) as a Span."""
-    if not isinstance(raw, dict):
-        raise PearmutError(f"{where}: a span must be an object")
-    _no_unknown(raw, SPAN_KEYS, f"{where}: unknown span key")
-    severity, category = str(raw.get("severity") or ""), raw.get("category")
-    try:
-        if raw.get("start_i") == raw.get("end_i") == len(target):
-            # Pearmut's [missing] marker sits just after the text.
-            return Span.missing(severity, category, prefilled=prefilled)
-        start, end = raw.get("start_i"), raw.get("end_i")
-        if not isinstance(start, int) or not isinstance(end, int):
-            raise SpanError(f"start_i and end_i must be whole numbers, not {start!r}, {end!r}")
-        span = Span.from_inclusive(
-            start,
-            end,
-            severity,
-            category,
-            prefilled=prefilled,
-        )
-        span.check_within(target)
-    except (SpanError, ValueError, TypeError) as error:
-        raise PearmutError(f"{where}: {error}") from None
-    return span
 
 
 def _item_rules(item: PearmutItem, protocol: str, where: str) -> None:
@@ -530,11 +306,11 @@ def _mqm_categories(raw: Any, name: str) -> list[str]:
         raise PearmutError(f"{name}: mqm_categories must map categories to subcategories")
     categories: list[str] = []
     for category, subcategories in raw.items():
-        subs = _list(subcategories, f"{name}: mqm_categories of {category!r}")
+        subs = list_value(subcategories, f"{name}: mqm_categories of {category!r}")
         if not subs:
             categories.append(category)
         for sub in subs:
-            label = category if sub == "" else f"{category}/{_text(sub, name)}"
+            label = category if sub == "" else f"{category}/{text_value(sub, name)}"
             if label not in categories:
                 categories.append(label)
     return categories
@@ -548,36 +324,3 @@ def _languages(items: list[PearmutItem]) -> tuple[str, str] | None:
         if (match := LANGUAGE_PREFIX.match(item.item_id))
     }
     return pairs.pop() if len(pairs) == 1 else None
-
-
-class _Text(HTMLParser):
-    BREAKS = {"br", "p", "li", "div", "ul", "ol", "h1", "h2", "h3", "tr"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self.skipping += 1
-        elif tag in self.BREAKS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self.skipping = max(0, self.skipping - 1)
-
-    def handle_data(self, data: str) -> None:
-        if not self.skipping:
-            self.parts.append(data)
-
-
-def html_text(html: str) -> str:
-    """Pearmut writes instructions in HTML; evalsite shows text (escaped), so tags go and
-    line breaks stay."""
-    parser = _Text()
-    parser.feed(html)
-    parser.close()
-    lines = [" ".join(line.split()) for line in "".join(parser.parts).splitlines()]
-    return "\n".join(line for line in lines if line)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.lib.pearmut import PearmutCampaign, PearmutItem, html_text
+from annotation.lib.pearmut import PearmutCampaign
+from annotation.lib.pearmut_items import PearmutItem, html_text
 from annotation.lib.tutorials import (
     TutorialDraft,
     TutorialFile,

@@ -3,6 +3,7 @@ from annotation.models.campaigns import (
     HUMAN,
     Campaign,
     Document,
+    Invitation,
     Membership,
     Output,
     PendingUpload,
@@ -23,28 +24,29 @@ from annotation.models.media import MediaKind, SourceMedia
 from annotation.models.results import AnnotatorExclusion
 from annotation.models.scores import PairSignificance, RunScore, RunStatistics
 from annotation.models.shared_tasks import SharedTask, SharedTaskCampaign
+from annotation.models.slots import (
+    REFERENCE_STRATUM,
+    Batch,
+    Judgment,
+    PageScore,
+    Skip,
+    SkipReason,
+    Slot,
+)
 from annotation.models.snapshots import ResultsSnapshot, ResultsVersion
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
     CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
-    REFERENCE_STRATUM,
     SPAN_TYPES,
     Assignment,
-    Batch,
     CheckFeedback,
     CrowdParticipant,
-    Invitation,
     Item,
     ItemType,
-    Judgment,
-    PageScore,
     Scale,
     SettledReason,
-    Skip,
-    SkipReason,
-    Slot,
     Task,
     TaskType,
     Unit,

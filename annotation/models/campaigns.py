@@ -1,4 +1,5 @@
-"""Campaigns and the data they evaluate: documents, segments, references, systems, outputs."""
+"""Campaigns, their members and invitations, and the data they evaluate: documents, segments,
+references, systems, outputs."""
 
 from __future__ import annotations
 
@@ -208,3 +209,21 @@ class PendingUploadFile(models.Model):
     upload = models.ForeignKey(PendingUpload, on_delete=models.CASCADE, related_name="files")
     filename = models.CharField(max_length=255)
     data = models.BinaryField()
+
+
+class Invitation(models.Model):
+    """A single-use, expiring invitation; only the token's hash is stored."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+    token_hash = models.CharField(max_length=64, unique=True)
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )

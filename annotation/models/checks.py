@@ -7,7 +7,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models.tasks import Slot, Task
+from annotation.models.slots import Slot
+from annotation.models.tasks import Task
 
 
 class CheckKind(models.TextChoices):

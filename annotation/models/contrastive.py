@@ -7,7 +7,8 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models.campaigns import System
-from annotation.models.tasks import Item, Judgment, Slot, Task
+from annotation.models.slots import Judgment, Slot
+from annotation.models.tasks import Item, Task
 
 
 class OutputJudgment(models.Model):

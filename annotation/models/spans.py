@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from annotation.models.tasks import Judgment
+from annotation.models.slots import Judgment
 
 
 class ErrorSpan(models.Model):

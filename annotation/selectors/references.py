@@ -18,7 +18,7 @@ UPLOADED_SCORES_KEY = ""
 
 def references_shown(campaign_id: int) -> QuerySet[Reference]:
     """The campaign's references in the order items show them: a task that shows a reference
-    shows the first; a bad-reference item (services/tasks.py) judges the second. The one
+    shows the first; a bad-reference item (services/task_items.py) judges the second. The one
     definition of "the reference shown"."""
     return Reference.objects.filter(campaign_id=campaign_id).order_by("name")
 

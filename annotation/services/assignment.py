@@ -78,6 +78,7 @@ from annotation.models import (
     Task,
 )
 from annotation.protocols import QUALITY_CONTROL, protocol_for
+from annotation.services.batch_layout import Screen, replica_batches_build
 from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
@@ -255,28 +256,15 @@ def batches_create(
         else:
             order = group_order(units=_units(group), rng=rng)
         stratum = item_stratum(item=group[0]) if adaptive else 0
-        for replica in range(task.judgments_per_item):
-            batch = Batch(
-                task=task,
-                number=replica * n_groups + number,
-                group=number,
-                size=len(order),
-                stratum=stratum,
-            )
-            batches.append(batch)
-            for position, entry in enumerate(order):
-                is_repeat = isinstance(entry, Repeat)
-                item = entry.item if isinstance(entry, Repeat) else entry
-                slots.append(
-                    Slot(
-                        task=task,
-                        item=item,
-                        batch=batch,
-                        position=position,
-                        replica=replica,
-                        is_repeat=is_repeat,
-                    )
-                )
+        screens: list[Screen] = [
+            ([entry.item], True) if isinstance(entry, Repeat) else ([entry], False)
+            for entry in order
+        ]
+        laid = replica_batches_build(
+            task=task, number=number, groups=n_groups, screens=screens, stratum=stratum
+        )
+        batches += laid[0]
+        slots += laid[1]
     Item.objects.bulk_update(repeated, ["has_repeat"])
     Batch.objects.bulk_create(batches)
     Slot.objects.bulk_create(slots)

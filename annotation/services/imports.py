@@ -12,15 +12,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models.functions import Length
 
-from annotation.lib.textfiles import (
-    ParsedFile,
-    UploadError,
-    extract_archive,
-    is_archive,
-    name_from_filename,
-    parse_records,
-    size_over_limit,
-)
+from annotation.lib.textfiles import ParsedFile, UploadError, name_from_filename, parse_records
+from annotation.lib.uploads import extract_archive, is_archive, size_over_limit
 from annotation.models import (
     Campaign,
     Document,

@@ -25,7 +25,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from annotation.lib.textfiles import UploadError, extract_archive, format_size, size_over_limit
+from annotation.lib.textfiles import UploadError
+from annotation.lib.uploads import extract_archive, format_size, size_over_limit
 from annotation.models import Campaign, MediaKind, Segment, SourceMedia
 
 MANIFEST = "manifest.json"

@@ -49,6 +49,7 @@ from annotation.models import (
     Task,
 )
 from annotation.services import assignment
+from annotation.services.batch_layout import replica_batches_build
 from annotation.services.contrastive import BalancedPlan, screen_candidates
 
 Page = list[Item]
@@ -154,31 +155,12 @@ def document_task_plan(
             for entry in order
             for page in (entry.pages if isinstance(entry, _Block) else (entry.page,))
         ]
-        size = sum(len(page) for page, _ in screens)
-        for replica in range(task.judgments_per_item):
-            batch = Batch(task=task, number=replica * len(groups) + number, group=number, size=size)
-            batches.append(batch)
-            position = 0
-            for page, is_repeat in screens:
-                first = position
-                for item in page:
-                    slots.append(
-                        Slot(
-                            task=task,
-                            item=item,
-                            batch=batch,
-                            position=position,
-                            replica=replica,
-                            is_repeat=is_repeat,
-                            page=first,
-                        )
-                    )
-                    position += 1
-    for item in repeated:
-        item.has_repeat = True
-    Item.objects.bulk_update(repeated, ["has_repeat"])
-    Batch.objects.bulk_create(batches)
-    Slot.objects.bulk_create(slots)
+        laid = replica_batches_build(
+            task=task, number=number, groups=len(groups), screens=screens, paged=True
+        )
+        batches += laid[0]
+        slots += laid[1]
+    _plan_save(repeated=repeated, batches=batches, slots=slots)
     return sum(len(page) for group in groups for block in group for page in block.pages)
 
 
@@ -348,29 +330,19 @@ def pages_plan(*, task: Task, groups: Sequence[Sequence[Page]], rng: random.Rand
         again = rng.sample(list(group), round(task.repeat_rate * len(group)))
         repeated += [item for page in again for item in page]
         screens = [(page, False) for page in group] + [(page, True) for page in again]
-        size = sum(len(page) for page, _ in screens)
-        for replica in range(task.judgments_per_item):
-            batch = Batch(task=task, number=replica * len(groups) + number, group=number, size=size)
-            batches.append(batch)
-            position = 0
-            for page, is_repeat in screens:
-                first = position
-                for item in page:
-                    slots.append(
-                        Slot(
-                            task=task,
-                            item=item,
-                            batch=batch,
-                            position=position,
-                            replica=replica,
-                            is_repeat=is_repeat,
-                            page=first,
-                        )
-                    )
-                    position += 1
+        laid = replica_batches_build(
+            task=task, number=number, groups=len(groups), screens=screens, paged=True
+        )
+        batches += laid[0]
+        slots += laid[1]
+    _plan_save(repeated=repeated, batches=batches, slots=slots)
+    return sum(len(page) for group in groups for page in group)
+
+
+def _plan_save(*, repeated: list[Item], batches: list[Batch], slots: list[Slot]) -> None:
+    """Saves a document plan: its repeated items marked, its batches and slots created."""
     for item in repeated:
         item.has_repeat = True
     Item.objects.bulk_update(repeated, ["has_repeat"])
     Batch.objects.bulk_create(batches)
     Slot.objects.bulk_create(slots)
-    return sum(len(page) for group in groups for page in group)

@@ -18,7 +18,8 @@ from urllib.parse import unquote
 from django.conf import settings
 
 from annotation.errors import ApplicationError
-from annotation.lib.pearmut import PearmutCampaign, PearmutMedia
+from annotation.lib.pearmut import PearmutCampaign
+from annotation.lib.pearmut_items import PearmutMedia
 from annotation.lib.textfiles import UploadError
 from annotation.models import Item, Task
 from annotation.services.media import MEDIA_TYPES, media_file_checked, source_media_store

@@ -2,40 +2,27 @@
 
 from __future__ import annotations
 
-import itertools
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Max
 
 from annotation.models import (
-    CONTRASTIVE_TYPES,
-    HUMAN,
-    LIKERT_TYPES,
-    SPAN_TYPES,
+    HUMAN,  # noqa: F401 (re-exported: tests import it from here)
     Batch,
     Campaign,
     Item,
-    ItemType,
-    Output,
-    ReferenceSegment,
-    Segment,
     Slot,
-    System,
     Task,
     TaskType,
     Unit,
 )
+from annotation.protocols import PROTOCOLS
+from annotation.services import assignment, page_plan
+from annotation.services.task_items import check_items_build, launch_data_load, task_items_build
 
 # Re-exported: callers import the task errors and rules from here.
-from annotation.protocols import PROTOCOLS
-from annotation.selectors.references import references_shown
-from annotation.selectors.systems import first_runs
-from annotation.services import assignment, page_plan
-from annotation.services.contrastive import contrastive_items, shuffle_check_items
 from annotation.services.task_rules import (  # noqa: F401
     SETTINGS,
     TaskError,
@@ -44,8 +31,6 @@ from annotation.services.task_rules import (  # noqa: F401
     task_settings_check,
     task_validate,
 )
-
-MAX_PAIRS_PER_SEGMENT = 10
 
 
 @transaction.atomic
@@ -98,53 +83,6 @@ def task_reference_warning(*, task: Task) -> str | None:
     return SAME_REFERENCE_WARNING
 
 
-@dataclass
-class _Data:
-    segments: list[Segment]
-    systems: list[System]
-    outputs: dict[int, list[str]]  # system id -> text per segment position
-    references: list[list[str]]  # text per segment position, by reference name
-
-    def judged_reference(self, task: Task) -> list[str] | None:
-        """The reference judged as a candidate (REF items): never the one shown beside it."""
-        candidates = self.references[1:] if task.shows_reference else self.references
-        return candidates[0] if candidates else None
-
-
-def _load(campaign: Campaign) -> _Data:
-    segments = list(Segment.objects.filter(campaign=campaign).order_by("index"))
-    systems = list(System.objects.filter(campaign=campaign).order_by("name"))
-    position = {segment.id: i for i, segment in enumerate(segments)}
-    outputs: dict[int, list[str]] = {system.id: [""] * len(segments) for system in systems}
-    for system_id, segment_id, text in Output.objects.filter(
-        run__in=first_runs(campaign)
-    ).values_list("run__system_id", "segment_id", "text"):
-        outputs[system_id][position[segment_id]] = text
-    # The first is the one shown, the second the one a bad-reference item judges.
-    names = list(references_shown(campaign.id).values_list("name", flat=True)[:2])
-    references = {name: [""] * len(segments) for name in names}
-    for name, segment_id, text in ReferenceSegment.objects.filter(
-        reference__campaign=campaign, reference__name__in=names
-    ).values_list("reference__name", "segment_id", "text"):
-        references[name][position[segment_id]] = text
-    return _Data(segments, systems, outputs, [references[name] for name in names])
-
-
-def _candidate(text: str, systems: list[str], item_type: str = ItemType.TGT) -> dict[str, Any]:
-    return {"text": text, "systems": systems, "type": item_type}
-
-
-def _collapse(entries: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
-    """(system, text, type) entries → candidates, identical texts shown once."""
-    candidates: dict[str, dict[str, Any]] = {}
-    for system, text, item_type in entries:
-        if text in candidates:
-            candidates[text]["systems"].append(system)
-        else:
-            candidates[text] = _candidate(text, [system], item_type)
-    return list(candidates.values())
-
-
 @transaction.atomic
 def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     """Creates the task's items and their slots (item × judgments per item); returns the
@@ -154,7 +92,7 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
     if task.state != Task.State.DRAFT:
         raise TaskError("the task is launched already")
     task_validate(task=task)
-    data = _load(task.campaign)
+    data = launch_data_load(campaign=task.campaign)
     if not data.segments or not data.systems:
         raise TaskError("upload the source and at least one system output before launching")
     needs_reference = task.monolingual or task.show_reference or task.reference_rate > 0
@@ -172,24 +110,10 @@ def task_launch(*, task_id: int, campaign: Campaign | None = None) -> int:
             create_items=lambda items: _create_numbered(task, items),
         )
         return _finish_launch(task, planned)
-    if task.task_type in (*LIKERT_TYPES, TaskType.POSTEDIT, *SPAN_TYPES):
-        items = _single_output_items(task, data, rng)
-    elif task.task_type == TaskType.PAIRWISE:
-        items = _pairwise_items(task, data, rng)
-    elif task.task_type in CONTRASTIVE_TYPES:
-        items = contrastive_items(
-            task=task, segments=data.segments, systems=data.systems, outputs=data.outputs, rng=rng
-        )
-    else:
-        items = _ranking_items(task, data, rng)
+    items = task_items_build(task=task, data=data, rng=rng)
     _create_numbered(task, items)
     groups = assignment.groups_plan(items=items, task=task, rng=rng)
-    bad = [
-        _bad_reference_items(task, data, group, rng)
-        + _hotw_items(task, group, rng)
-        + shuffle_check_items(task=task, group=group, rng=rng)
-        for group in groups
-    ]
+    bad = [check_items_build(task=task, data=data, group=group, rng=rng) for group in groups]
     _create_numbered(task, [item for group in bad for item in group])
     planned = assignment.batches_create(
         task=task, groups=[group + extra for group, extra in zip(groups, bad, strict=True)], rng=rng
@@ -254,158 +178,3 @@ def _finish_launch(task: Task, planned: int) -> int:
             f"ANALYZE {Slot._meta.db_table}, {Item._meta.db_table}, {Batch._meta.db_table}"
         )
     return planned
-
-
-def _single_output_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
-    reference = data.judged_reference(task)
-    items = []
-    for i, segment in enumerate(data.segments):
-        for system in data.systems:
-            text = data.outputs[system.id][i]
-            items.append(
-                Item(
-                    task=task,
-                    campaign=task.campaign,
-                    segment=segment,
-                    system=system,
-                    candidates=[_candidate(text, [system.name])],
-                )
-            )
-        if reference is not None and rng.random() < task.reference_rate:
-            items.append(
-                Item(
-                    task=task,
-                    campaign=task.campaign,
-                    segment=segment,
-                    item_type=ItemType.REF,
-                    candidates=[_candidate(reference[i], [HUMAN], ItemType.REF)],
-                )
-            )
-    return items
-
-
-def _bad_reference_items(
-    task: Task, data: _Data, group: list[Item], rng: random.Random
-) -> list[Item]:
-    """The group's bad references, each degrading a system output of the group (as many as
-    the assignment rules want, fewer if outputs are too short to degrade)."""
-    wanted = assignment.checks_wanted(task=task, originals=len(group), kind="bad_reference")
-    if not wanted:
-        return []
-    from annotation.lib.badref import bad_reference
-
-    donors_by_system = {system.id: data.outputs[system.id] for system in data.systems}
-    outputs = [item for item in group if item.item_type == ItemType.TGT]
-    bad: list[Item] = []
-    for item in rng.sample(outputs, len(outputs)):
-        if len(bad) == wanted:
-            break
-        assert item.system_id is not None  # every TGT item has its system
-        text = item.candidates[0]["text"]
-        try:
-            degraded = bad_reference(
-                text,
-                donors_by_system[item.system_id],
-                rng=rng,
-                language=task.campaign.target_language,
-            )
-        except ValueError:
-            continue  # too short to degrade inside, or no donor: no BAD item here
-        bad.append(
-            Item(
-                task=task,
-                campaign=task.campaign,
-                item_type=ItemType.BAD,
-                segment=item.segment,
-                system=item.system,
-                original=item,
-                candidates=[_candidate(degraded.text, item.candidates[0]["systems"], ItemType.BAD)],
-                check_span=list(degraded.damage),
-            )
-        )
-    return bad
-
-
-def _hotw_items(task: Task, group: list[Item], rng: random.Random) -> list[Item]:
-    """MQM's HOTW checks of the group (``hotw_rate``): a system output with a run of it
-    reversed (``lib.perturb.hotw_error``), a CHK item whose error the rater must mark;
-    fewer when outputs are too short."""
-    wanted = assignment.checks_wanted(task=task, originals=len(group), kind="hotw")
-    if not wanted:
-        return []
-    from annotation.lib.perturb import PerturbationError, hotw_error
-
-    checks: list[Item] = []
-    outputs = [item for item in group if item.item_type == ItemType.TGT]
-    for item in rng.sample(outputs, len(outputs)):
-        if len(checks) == wanted:
-            break
-        try:
-            made = hotw_error(
-                item.candidates[0]["text"], language=task.campaign.target_language, rng=rng
-            )
-        except PerturbationError:
-            continue
-        checks.append(
-            Item(
-                task=task,
-                campaign=task.campaign,
-                item_type=ItemType.CHK,
-                segment=item.segment,
-                system=item.system,
-                original=item,
-                candidates=[_candidate(made.text, item.candidates[0]["systems"], ItemType.CHK)],
-                check_span=list(made.extent),
-            )
-        )
-    return checks
-
-
-def _pairwise_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
-    items = []
-    pairs = list(itertools.combinations(data.systems, 2))
-    if not pairs:
-        raise TaskError("pairwise comparison needs at least two systems")
-    for i, segment in enumerate(data.segments):
-        chosen = rng.sample(pairs, min(len(pairs), MAX_PAIRS_PER_SEGMENT))
-        for first, second in chosen:
-            entries = [
-                (first.name, data.outputs[first.id][i], ItemType.TGT),
-                (second.name, data.outputs[second.id][i], ItemType.TGT),
-            ]
-            if entries[0][1] == entries[1][1]:
-                continue  # identical outputs: nothing to prefer
-            rng.shuffle(entries)  # anonymised, in random order
-            items.append(
-                Item(
-                    task=task,
-                    campaign=task.campaign,
-                    segment=segment,
-                    candidates=_collapse(entries),
-                )
-            )
-    return items
-
-
-def _ranking_items(task: Task, data: _Data, rng: random.Random) -> list[Item]:
-    size = task.ranking_size
-    reference = data.judged_reference(task)
-    items = []
-    for i, segment in enumerate(data.segments):
-        entries = [(s.name, data.outputs[s.id][i], ItemType.TGT) for s in data.systems]
-        if reference is not None and rng.random() < task.reference_rate:
-            entries.append((HUMAN, reference[i], ItemType.REF))
-        rng.shuffle(entries)
-        # Every system once per segment; the last group is filled up from the others.
-        for start in range(0, len(entries), size):
-            group = entries[start : start + size]
-            if len(group) < size and len(entries) >= size:
-                others = [e for e in entries if e not in group]
-                group += rng.sample(others, size - len(group))
-            candidates = _collapse(group)
-            if len(candidates) < 2:
-                continue  # every output identical: nothing to rank
-            items.append(
-                Item(task=task, campaign=task.campaign, segment=segment, candidates=candidates)
-            )
-    return items

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import PROTOCOLS, PearmutError, pearmut_parse
+from annotation.lib.pearmut import PROTOCOLS, pearmut_parse
+from annotation.lib.pearmut_items import PearmutError
 from annotation.lib.pearmut_tutorials import tutorial_from_pearmut
 from annotation.lib.textfiles import decode_utf8, split_lines
 from annotation.lib.tutorials import TutorialFile, TutorialFormatError, tutorial_lines_parse

@@ -9,14 +9,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from annotation.lib.textfiles import (
-    ParsedFile,
-    UploadError,
-    check_documents,
-    is_archive,
-    parse_document_ids,
-    size_over_limit,
-)
+from annotation.lib.textfiles import ParsedFile, UploadError, check_documents, parse_document_ids
+from annotation.lib.uploads import is_archive, size_over_limit
 from annotation.lib.wmt_xml import parse_wmt_xml
 from annotation.models import Campaign, Reference, Segment, System, is_reserved_system_name
 

@@ -9,7 +9,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.forms import CampaignForm, MetricScoresForm, TaskForm, UploadForm
-from annotation.lib.textfiles import UploadError, format_size, read_uploaded
+from annotation.lib.textfiles import UploadError
+from annotation.lib.uploads import format_size, read_uploaded
 from annotation.permissions import CAN_MANAGE, CAN_SEE_RESULTS, authorize, can_manage
 from annotation.selectors.campaigns import campaign_overview, campaigns_for_user
 from annotation.selectors.systems import system_runs_with_jobs

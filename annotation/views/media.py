@@ -15,7 +15,8 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation.lib.byte_ranges import UnsatisfiableRange, byte_range
-from annotation.lib.textfiles import UploadError, read_uploaded
+from annotation.lib.textfiles import UploadError
+from annotation.lib.uploads import read_uploaded
 from annotation.models import Role, SourceMedia
 from annotation.permissions import CAN_MANAGE, CAN_SEE_MEDIA, authorize
 from annotation.selectors.media import annotator_sees_segment

@@ -9,7 +9,8 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.shortcuts import redirect, render
 
 from annotation.errors import ApplicationError
-from annotation.lib.textfiles import UploadError, read_uploaded
+from annotation.lib.textfiles import UploadError
+from annotation.lib.uploads import read_uploaded
 from annotation.services.pearmut_imports import pearmut_upload
 
 

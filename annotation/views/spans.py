@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from annotation.lib.textfiles import read_uploaded
+from annotation.lib.uploads import read_uploaded
 from annotation.permissions import CAN_MANAGE, authorize
 from annotation.services.spans import PrefillError, task_prefilled_spans_set
 from annotation.views.errors import refused_to

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST
 
 from annotation.instructions import task_instructions
 from annotation.lib.scales import scale_points
-from annotation.lib.textfiles import read_uploaded
 from annotation.lib.tutorials import answer_said, expected_said
+from annotation.lib.uploads import read_uploaded
 from annotation.models import (
     CONTRASTIVE_TYPES,
     Task,

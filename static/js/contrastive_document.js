@@ -12,7 +12,6 @@
   const IDLE_CAP = Number(form.dataset.idleCap);  // ms; the server defines it once
   const hasSpans = form.dataset.spans === "1";
   const scored = form.dataset.scored === "1";
-  const status = document.getElementById("submit-status");
   const submitButton = form.querySelector("button[type=submit]");
   const pageSlot = form.querySelector('input[name="page"]').value;
   const picker = document.getElementById("mqm-category");
@@ -22,20 +21,7 @@
   const drafts = SpanEditor.drafts("evalsite:cpage:", pageSlot);
   let saving = false;  // no draft is written before the stored one is read back
 
-  // Each number box drives its slider (the slider is the mouse's way, the box the keys').
-  form.querySelectorAll(".slider-row").forEach((row) => {
-    const range = row.querySelector("input[type=range]");
-    const box = row.querySelector("input.score-box");
-    if (!range || !box) return;
-    range.addEventListener("input", () => {
-      box.value = range.value;
-      box.dispatchEvent(new Event("input", { bubbles: true }));
-    });
-    box.addEventListener("input", () => {
-      range.classList.toggle("unset", box.value === "");
-      if (box.value !== "") range.value = box.value;
-    });
-  });
+  DocumentPage.linkSliders(form);
 
   // The other scores of a group of boxes on each one's slider (marks) and under it (words).
   const showOthers = (cards) => {
@@ -200,90 +186,41 @@
     });
   });
 
-  // --- Time per segment: the time between two actions (key, click, focus) counts for the
-  // segment they were in, an idle gap at most IDLE_CAP.
-  let current = null;
-  let last = performance.now();
-  const tick = (next) => {
-    const now = performance.now();
-    if (current) current.ms += Math.min(now - last, IDLE_CAP);
-    last = now;
-    current = next;
-  };
-  ["keydown", "pointerdown", "focusin"].forEach((type) => {
-    form.addEventListener(type, (event) => {
-      const segment = segments.find((s) => s.row.contains(event.target)) || null;
-      tick(segment);
-      segments.forEach((s) => s.row.classList.toggle("active", s === segment));
-    }, true);
-  });
+  // --- Time per segment (the page's segments, all its translations together).
+  const tick = DocumentPage.timeSegments(form, segments, IDLE_CAP);
 
   // --- Submit: every translation scored (and the page's), then one request.
-  const say = (message, kind) => {
-    status.hidden = false;
-    status.className = `submit-status ${kind || ""}`;
-    status.textContent = message;
-  };
-  let sending = false;
-  const submit = async () => {
-    if (sending) return;
-    for (const segment of segments) {
-      const card = segment.cards.find((c) => !answered(c));
-      if (card) {
-        say(`Segment ${segment.number}, translation ${card.label} has no score yet.`, "error");
-        card.box.focus();
-        return;
+  DocumentPage.submitOnce({
+    form,
+    draft: drafts,
+    problem: () => {
+      for (const segment of segments) {
+        const card = segment.cards.find((c) => !answered(c));
+        if (card) return { message: `Segment ${segment.number}, translation ${card.label} has no score yet.`, focus: card.box };
       }
-    }
-    const unscored = pageScores.findIndex((box) => box.value === "");
-    if (unscored >= 0) {
-      say(`Translation ${pageCards[unscored].label} needs its score for the whole page.`, "error");
-      pageScores[unscored].focus();
-      return;
-    }
-    tick(null);
-    draftWrite();
-    const answers = segments.map((segment) => ({
-      slot: segment.slot,
-      ms: Math.round(segment.ms),
-      candidates: segment.cards.map((card) => {
-        const answer = {};
-        if (scored) answer.score = card.box.value;
-        if (hasSpans) answer.spans = card.editor.spans();
-        return answer;
-      }),
-    }));
-    form.querySelector('input[name="answers"]').value = JSON.stringify(answers);
-    form.querySelector('input[name="document_scores"]').value =
-      pageScores.length ? JSON.stringify(pageScores.map((box) => Number(box.value))) : "";
-    sending = true;
-    submitButton.disabled = true;
-    say("Saving…");
-    try {
-      const response = await fetch(form.action, {
-        method: "POST",
-        body: new FormData(form),
-        headers: { "X-Requested-With": "fetch", Accept: "application/json" },
-        credentials: "same-origin",
-      });
-      const body = await response.json();
-      if (response.ok) {
-        drafts.remove();
-        say(body.status === "recorded" ? "Saved." : "Already saved.");
-        window.location.assign(body.next);
-        return;
+      const unscored = pageScores.findIndex((box) => box.value === "");
+      if (unscored >= 0) {
+        return { message: `Translation ${pageCards[unscored].label} needs its score for the whole page.`, focus: pageScores[unscored] };
       }
-      say(body.error || "Not saved.", "error");
-      if (response.status === 409) drafts.remove();
-    } catch (error) {
-      say("Not saved: the connection was lost. Your marks are kept here; submit again.", "retrying");
-    }
-    sending = false;
-    submitButton.disabled = false;
-  };
-  form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
+      return null;
+    },
+    fill: () => {
+      tick(null);
+      draftWrite();
+      const answers = segments.map((segment) => ({
+        slot: segment.slot,
+        ms: Math.round(segment.ms),
+        candidates: segment.cards.map((card) => {
+          const answer = {};
+          if (scored) answer.score = card.box.value;
+          if (hasSpans) answer.spans = card.editor.spans();
+          return answer;
+        }),
+      }));
+      form.querySelector('input[name="answers"]').value = JSON.stringify(answers);
+      form.querySelector('input[name="document_scores"]').value =
+        pageScores.length ? JSON.stringify(pageScores.map((box) => Number(box.value))) : "";
+    },
   });
 
   saving = true;

@@ -11,26 +11,13 @@
   const hasSpans = form.dataset.spans === "1";
   const scored = form.dataset.scored === "1";
   const isMqm = form.dataset.taskType === "mqm";
-  const status = document.getElementById("submit-status");
   const pageScore = form.querySelector('input[name="document_score"]');
   const pickerLabel = form.querySelector(".doc-picker");
   const picker = document.getElementById("mqm-category");
   const submitButton = form.querySelector("button[type=submit]");
   const pageSlot = form.querySelector('input[name="page"]').value;
 
-  // Each number box drives its slider (the slider is the mouse's way, the box the keys').
-  const linkSlider = (row) => {
-    const range = row.querySelector("input[type=range]");
-    const box = row.querySelector("input.score-box");
-    if (!range || !box) return;
-    range.addEventListener("input", () => { box.value = range.value; box.dispatchEvent(new Event("input", { bubbles: true })); });
-    box.addEventListener("input", () => {
-      if (box.value === "") { range.classList.add("unset"); return; }
-      range.value = box.value;
-      range.classList.remove("unset");
-    });
-  };
-  form.querySelectorAll(".slider-row").forEach(linkSlider);
+  DocumentPage.linkSliders(form);
 
   // --- The draft: spans, scores and times of every segment, keyed by the page's first slot.
   const draft = SpanEditor.drafts("evalsite:page:", pageSlot);
@@ -110,24 +97,8 @@
     if (stored) setBox(pageScore, stored.pageScore);
   };
 
-  // --- Time per segment: the time between two actions (key, click, focus) counts for the
-  // segment they were in, an idle gap at most IDLE_CAP.
-  let current = null;
-  let last = performance.now();
-  const tick = (next) => {
-    const now = performance.now();
-    if (current) current.ms += Math.min(now - last, IDLE_CAP);
-    last = now;
-    current = next;
-  };
-  const segmentOf = (node) => segments.find((s) => s.row.contains(node)) || null;
-  ["keydown", "pointerdown", "focusin"].forEach((type) => {
-    form.addEventListener(type, (event) => {
-      const segment = segmentOf(event.target);
-      tick(segment);
-      segments.forEach((s) => s.row.classList.toggle("active", s === segment));
-    }, true);
-  });
+  // --- Time per segment (the page's own segments).
+  const tick = DocumentPage.timeSegments(form, segments, IDLE_CAP);
 
   // --- Moving between segments and submitting.
   const focusSegment = (index) => {
@@ -161,62 +132,26 @@
     });
   }
 
-  const say = (message, kind) => {
-    status.hidden = false;
-    status.className = `submit-status ${kind || ""}`;
-    status.textContent = message;
-  };
-  let sending = false;
-  const submit = async () => {
-    if (sending) return;
-    const missing = segments.find((s) => !answered(s));
-    if (missing) {
-      say(`Segment ${missing.number} has no score yet.`, "error");
-      missing.scoreBox.focus();
-      return;
-    }
-    if (pageScore && pageScore.value === "") {
-      say("The page needs its score as a whole.", "error");
-      pageScore.focus();
-      return;
-    }
-    tick(null);
-    draftWrite();
-    const answers = segments.map((s) => {
-      const answer = { slot: s.slot, ms: Math.round(s.ms) };
-      if (scored) answer.score = s.scoreBox.value;
-      if (hasSpans) answer.spans = s.editor.spans();
-      return answer;
-    });
-    form.querySelector('input[name="answers"]').value = JSON.stringify(answers);
-    sending = true;
-    submitButton.disabled = true;
-    say("Saving…");
-    try {
-      const response = await fetch(form.action, {
-        method: "POST",
-        body: new FormData(form),
-        headers: { "X-Requested-With": "fetch", Accept: "application/json" },
-        credentials: "same-origin",
+  DocumentPage.submitOnce({
+    form,
+    draft,
+    problem: () => {
+      const missing = segments.find((s) => !answered(s));
+      if (missing) return { message: `Segment ${missing.number} has no score yet.`, focus: missing.scoreBox };
+      if (pageScore && pageScore.value === "") return { message: "The page needs its score as a whole.", focus: pageScore };
+      return null;
+    },
+    fill: () => {
+      tick(null);
+      draftWrite();
+      const answers = segments.map((s) => {
+        const answer = { slot: s.slot, ms: Math.round(s.ms) };
+        if (scored) answer.score = s.scoreBox.value;
+        if (hasSpans) answer.spans = s.editor.spans();
+        return answer;
       });
-      const body = await response.json();
-      if (response.ok) {
-        draft.remove();
-        say(body.status === "recorded" ? "Saved." : "Already saved.");
-        window.location.assign(body.next);
-        return;
-      }
-      say(body.error || "Not saved.", "error");
-      if (response.status === 409) draft.remove();
-    } catch (error) {
-      say("Not saved: the connection was lost. Your marks are kept here; submit again.", "retrying");
-    }
-    sending = false;
-    submitButton.disabled = false;
-  };
-  form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
+      form.querySelector('input[name="answers"]').value = JSON.stringify(answers);
+    },
   });
 
   draftRestore();

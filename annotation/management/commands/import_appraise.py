@@ -12,7 +12,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services.appraise import AppraiseError, appraise_import, appraise_load
+from annotation.services.appraise import appraise_import, appraise_load
+from annotation.services.appraise_files import AppraiseError
 
 
 class Command(BaseCommand):

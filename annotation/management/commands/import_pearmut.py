@@ -23,12 +23,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import ApplicationError
 from annotation.models import Task
-from annotation.services.pearmut_imports import (
-    PearmutImportError,
-    pearmut_annotation_lines,
-    pearmut_import,
-    pearmut_load,
-)
+from annotation.services.pearmut_answers import pearmut_annotation_lines
+from annotation.services.pearmut_imports import PearmutImportError, pearmut_import, pearmut_load
 from annotation.services.tutorial_uploads import tutorial_upload
 
 
