@@ -35,7 +35,7 @@ from annotation.models import (
     Task,
     is_reserved_system_name,
 )
-from annotation.protocols.base import MAX_PAGE_SIZE
+from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.page_plan import pages_mark
 from annotation.services.tasks import task_create, task_launch_items

@@ -53,7 +53,7 @@ from annotation.models import (
     is_reserved_system_name,
 )
 from annotation.protocols import protocol_for
-from annotation.protocols.base import MAX_PAGE_SIZE
+from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.contrastive import output_judgments_create
 from annotation.services.pearmut_media import (
