@@ -1,7 +1,5 @@
 """Downloads of human judgments and results, streamed row by row in constant memory.
 
-Formats:
-
 * judgments CSV (header row) and JSON Lines: every judgment. The CSV has one row per system
   judged, so that each row names one system (a ranking of five outputs is five rows); its
   ``annotator, language_pair, system, segment_id, item_type, score`` columns are what
@@ -10,15 +8,10 @@ Formats:
 * Appraise's headerless score CSV (``username, systemID, itemID, itemType, sourceLanguage,
   targetLanguage, score, documentID, isCompleteDocument, start_time, end_time``), as
   ``python -m metrics human --format appraise`` reads it; itemID as every Appraise file the
-  site writes (``annotation.selectors.exports.appraise_item_id``).
-
-Segments are numbered from 1 in the order of the source file (``segment_id`` of the CSV and
-JSON Lines, the WMT CSV's ``srcIndex`` and ``segmentId``), as metric score uploads, WMT and
-Google's MQM files number them.
-
-  PostgreSQL writes both (``judgment_csv_chunks``: a million rows in seconds) from one query
-  that expands a judgment to one row per system judged, and one column list per table from
-  which the SELECT and the header are both made (``annotation.selectors.exports``).
+  site writes (``annotation.selectors.exports.appraise_item_id``). PostgreSQL writes both
+  CSVs (``judgment_csv_chunks``: a million rows in seconds) from the one query that expands a
+  judgment to a row per system judged (``annotation.selectors.exports``); a judgment fills
+  the answer columns its protocol declares (``export_columns``), no others.
 * the WMT 5-way ranking CSV of pairwise and ranking tasks, as ``python -m metrics agreement
   --rankings`` reads it; rankings that do not fit one row (more than five outputs, or one
   output standing for several systems) are spread over several rows that expand to the
@@ -26,6 +19,10 @@ Google's MQM files number them.
 * system rankings (one row per system of each ranking: Likert, pairwise, HTER, and the ESA and
   MQM tasks' rows as the results page shows them, ``SpanTaskResults.ranking_rows``) as CSV or
   JSON.
+
+Segments are numbered from 1 in the order of the source file (``segment_id`` of the CSV and
+JSON Lines, the WMT CSV's ``srcIndex`` and ``segmentId``), as metric score uploads, WMT and
+Google's MQM files number them.
 """
 
 from __future__ import annotations
@@ -43,7 +40,8 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 
 from annotation.lib.spreadsheet import spreadsheet_safe_row
-from annotation.models import Campaign, Task, TaskType
+from annotation.models import Campaign, Task
+from annotation.protocols import JUDGMENT_EXPORT_COLUMNS
 from annotation.selectors.exports import (
     judgment_annotators,
     judgment_csv_chunks,
@@ -94,9 +92,9 @@ def _json_value(value: Any) -> Any:
 
 
 def judgment_json_lines(rows: Iterable[dict[str, Any]], *, language_pair: str) -> Iterator[str]:
-    """One JSON object per judgment, its candidates' systems listed in display order."""
+    """One JSON object per judgment, its candidates' systems listed in display order, and
+    the answer columns its protocol declares (the others null)."""
     for row in rows:
-        single = row["task_type"] not in (TaskType.PAIRWISE, TaskType.RANKING)
         document = {
             "annotator": row["annotator"],
             "language_pair": language_pair,
@@ -107,17 +105,9 @@ def judgment_json_lines(rows: Iterable[dict[str, Any]], *, language_pair: str) -
             "item_type": _item_type(row),
             "segment_id": row["segment_index"] + 1,
             "document_id": row["document"],
-            "system": row["single_system"] if single else None,
+            "system": row["single_system"],
             "systems": _candidates(row, "candidate_systems"),
-            "score": row["score"],
-            "fluency": row["fluency"],
-            "preference": row["preference"],
-            "ranks": row["ranks"],
-            "candidate_scores": row["candidate_scores"],
-            "post_edit": row["post_edit"],
-            "hter": row["hter"],
-            "edits": row["edits"],
-            "post_edit_length": row["post_edit_length"],
+            **{column: row[column] for column in JUDGMENT_EXPORT_COLUMNS},
             "served_at": row["served_at"],
             "submitted_at": row["submitted_at"],
             "duration_ms": row["duration_ms"],

@@ -1,17 +1,23 @@
 """Protocols: one module per way of asking for judgments, each declared once.
 
 A protocol module defines ``PROTOCOL``, a ``base.Protocol``: the settings it implements
-(names from ``base.SETTINGS``, where every setting's bounds, default, label and help live
-once), its own defaults, its answer check, its screen template and script, its
-quality-control kinds, its results section and its export columns. ``PROTOCOLS`` maps each
-``TaskType`` to its declaration. Built from them:
+(names from ``settings.SETTINGS``, where every setting's bounds, default, label and help live
+once), its own defaults, its answer check and how the item screen's form is read, its screen
+template and script, its quality-control kinds, its results section and its export columns.
+``PROTOCOLS`` maps each ``TaskType`` to its declaration. Built from them:
 
 - the page form and the edit page (``annotation.forms.TaskForm``; ``static/js/task_form.js``
   shows the fields of the chosen type),
 - the API serializers and so the OpenAPI schema (``annotation.api.tasks``),
 - the task rules (``annotation.services.task_rules``): bounds, and a setting the protocol
   does not implement is refused unless left at its default,
-- the answer check (``annotation.services.judgments.answer_columns`` delegates here),
+- the answer: the item screen's form read by ``parse_form`` (``views/annotate.py``, the
+  tutorial screen), checked by ``answer`` or, as ``spans`` and ``contrastive`` declare, by the
+  span and contrastive services (``annotation.services.judgments``, which also asks
+  ``needs_item``),
+- the judgment exports (``annotation.selectors.exports``): a judgment fills exactly the
+  columns of ``base.JUDGMENT_EXPORT_COLUMNS`` its ``export_columns`` names, a row per system
+  of each output where it declares ``several_outputs``,
 - the manager permission cases (``tests/test_permission_matrix.py``),
 - the default instructions (``annotation/instructions.py`` reads ``instructions``).
 
@@ -20,21 +26,24 @@ A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 1. a ``TaskType`` value (``annotation/models/tasks.py``) and a migration for its choices
    (and a check constraint on ``Judgment`` if its answer fills a column of its own);
 2. one module here with its ``PROTOCOL``: which settings apply (a new setting is one entry
-   in ``base.SETTINGS`` plus its model field), its answer check, its instructions, its
-   template and script, quality control, results section and export columns;
+   in ``settings.SETTINGS`` plus its model field), its answer check and form, its
+   instructions, its template and script, quality control, results section and export
+   columns;
 3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
-   has one; ``tests/browser/test_task_form.py`` looks at its form and edit page);
+   has one; ``tests/browser/test_task_form.py`` looks at its form and edit page;
+   ``tests/test_protocol_declaration.py`` that its exports fill what it declares);
 4. the template and script it names.
 
-The form, the edit page, the API, the schema, the refusals, the answer check and the
-permission cases follow with no other edit. The item screen includes ``template`` and loads
-``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen);
-the results page puts a task in the section its ``results_section`` names
-(``SPAN_RESULT_TYPES`` below, read by ``selectors/human``). Not yet read from the
-declaration (they still branch on the type): the page's answer parsing
-(``views/annotate.py``), the statistics inside each results section, and the exports
-(``export_columns`` says which columns a protocol's exports fill). The checks planned at launch are
-read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
+The form, the edit page, the API, the schema, the refusals, the answer (form and check), the
+exports and the permission cases follow with no other edit. The item screen includes
+``template`` and loads ``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``,
+the tutorial screen); the results page puts a task in the section its ``results_section``
+names (``SPAN_RESULT_TYPES`` below, read by ``selectors/human``). The checks planned at
+launch are read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
+Still branching on the type: the statistics inside each results section, the span rules
+(ESA's score and no category, MQM's typology, ESA^AI's pre-filled spans:
+``services/spans.py``), which tasks the span formats and the WMT rankings hold
+(``selectors/spans.py``, ``downloads.py``), and the Pearmut export.
 """
 
 from __future__ import annotations
@@ -55,15 +64,11 @@ from annotation.protocols import (
     ranking,
     spans,
 )
-from annotation.protocols.base import (
-    QUALITY_CONTROL,
-    SETTINGS,
-    AnswerError,
-    Protocol,
-    Setting,
-)
+from annotation.protocols.base import JUDGMENT_EXPORT_COLUMNS, AnswerError, Protocol
+from annotation.protocols.settings import QUALITY_CONTROL, SETTINGS, Setting
 
 __all__ = [
+    "JUDGMENT_EXPORT_COLUMNS",
     "PROTOCOLS",
     "QUALITY_CONTROL",
     "SETTINGS",

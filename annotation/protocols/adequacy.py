@@ -2,7 +2,7 @@
 keeps, on a Likert scale or 0-100 (Direct Assessment is this protocol on ``da100``)."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
+from annotation.protocols.base import Protocol, never, posted
 from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
@@ -10,6 +10,7 @@ from annotation.protocols.likert import (
     LIKERT_TEMPLATE,
     likert_answer,
 )
+from annotation.protocols.settings import DOCUMENT_SETTINGS
 
 INSTRUCTIONS = (
     "Below you see a sentence in the source language and a candidate translation. "
@@ -21,6 +22,8 @@ PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY,
     instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
+    parse_form=posted("score"),
+    needs_item=never,
     settings=DOCUMENT_SETTINGS | LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
     template=LIKERT_TEMPLATE,

@@ -1,14 +1,15 @@
 """Adequacy and fluency of one output, two scores on the same scale."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import Protocol
+from annotation.protocols.base import Protocol, never, posted
 from annotation.protocols.likert import (
-    LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
     LIKERT_SETTINGS,
     LIKERT_TEMPLATE,
     likert_answer,
 )
+
+QUESTIONS = ("score", "fluency")
 
 INSTRUCTIONS = (
     "Rate the candidate translation twice: how much of the meaning of the source it "
@@ -18,9 +19,11 @@ INSTRUCTIONS = (
 PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY_FLUENCY,
     instructions=INSTRUCTIONS,
-    answer=likert_answer("score", "fluency"),
+    answer=likert_answer(*QUESTIONS),
+    parse_form=posted(*QUESTIONS),
+    needs_item=never,
     settings=LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
     template=LIKERT_TEMPLATE,
-    export_columns=(*LIKERT_EXPORT_COLUMNS, "fluency"),
+    export_columns=QUESTIONS,
 )

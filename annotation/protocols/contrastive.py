@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.protocols.base import DOCUMENT_SETTINGS, AnswerError, whole_number
+from annotation.lib import json_limits
+from annotation.protocols.base import AnswerError, whole_number
+from annotation.protocols.settings import DOCUMENT_SETTINGS
 
 CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {
     "ranking_size",
@@ -53,6 +55,19 @@ def candidate_answers(candidates: list[dict[str, Any]], given: Mapping[str, Any]
     if not all(isinstance(entry, Mapping) for entry in answers):
         raise AnswerError("each candidate's answer must be an object with its score and spans")
     return list(answers)
+
+
+def contrastive_form(post: Mapping[str, Any], candidates: int, scale: str) -> dict[str, Any]:
+    """static/js/contrastive.js's form: per candidate, its score box and its spans (JSON)."""
+    return {
+        "candidates": [
+            {
+                "score": post.get(f"cscore-{i}"),
+                "spans": json_limits.loads(post.get(f"spans-{i}") or "[]"),
+            }
+            for i in range(candidates)
+        ]
+    }
 
 
 def contrastive_scores(

@@ -11,6 +11,7 @@ from annotation.protocols.contrastive import (
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
     IDENTICAL_OUTPUTS,
+    contrastive_form,
     contrastive_scores,
 )
 
@@ -28,7 +29,10 @@ PROTOCOL = Protocol(
     settings=CONTRASTIVE_SETTINGS,
     defaults=CONTRASTIVE_DEFAULTS,
     quality_control=CONTRASTIVE_QUALITY_CONTROL,
+    parse_form=contrastive_form,
     template=CONTRASTIVE_TEMPLATE,
     scripts=CONTRASTIVE_SCRIPTS,
     export_columns=CONTRASTIVE_EXPORT_COLUMNS,
+    contrastive=True,
+    several_outputs=True,
 )

@@ -11,6 +11,7 @@ from annotation.protocols.contrastive import (
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
     IDENTICAL_OUTPUTS,
+    contrastive_form,
     contrastive_scores,
 )
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
@@ -32,8 +33,11 @@ PROTOCOL = Protocol(
     settings=CONTRASTIVE_SETTINGS,
     defaults=CONTRASTIVE_DEFAULTS,
     quality_control=CONTRASTIVE_QUALITY_CONTROL,
+    parse_form=contrastive_form,
     template=CONTRASTIVE_TEMPLATE,
     scripts=CONTRASTIVE_SCRIPTS,
     export_columns=(*CONTRASTIVE_EXPORT_COLUMNS, *SPAN_EXPORT_COLUMNS),
     spans=True,
+    contrastive=True,
+    several_outputs=True,
 )

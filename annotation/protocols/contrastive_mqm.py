@@ -10,6 +10,7 @@ from annotation.protocols.contrastive import (
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
     IDENTICAL_OUTPUTS,
+    contrastive_form,
     contrastive_unscored,
 )
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS, SPAN_RESULTS
@@ -29,9 +30,12 @@ PROTOCOL = Protocol(
     settings=CONTRASTIVE_SETTINGS | {"mqm_categories", "mqm_weights"},
     defaults=CONTRASTIVE_DEFAULTS,
     quality_control=CONTRASTIVE_QUALITY_CONTROL,
+    parse_form=contrastive_form,
     template=CONTRASTIVE_TEMPLATE,
     scripts=CONTRASTIVE_SCRIPTS,
     results_section=SPAN_RESULTS,  # its outputs' MQM scores, ranked as MQM
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,
+    contrastive=True,
+    several_outputs=True,
 )

@@ -2,7 +2,8 @@
 annotators keep, change or remove."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
+from annotation.protocols.base import Protocol
+from annotation.protocols.settings import DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -11,6 +12,7 @@ from annotation.protocols.spans import (
     SPAN_SETTINGS,
     SPAN_TEMPLATE,
     esa_answer,
+    span_form,
 )
 
 INSTRUCTIONS = (
@@ -25,6 +27,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.ESA_PREFILLED,
     instructions=INSTRUCTIONS,
     answer=esa_answer,
+    parse_form=span_form,
     settings=DOCUMENT_SETTINGS | SPAN_SETTINGS,
     quality_control=SPAN_QUALITY_CONTROL,
     template=SPAN_TEMPLATE,

@@ -2,13 +2,14 @@
 without context, the reference or a monolingual variant)."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import ADAPTIVE_SETTINGS, Protocol
+from annotation.protocols.base import Protocol, never, posted
 from annotation.protocols.likert import (
     LIKERT_EXPORT_COLUMNS,
     LIKERT_QUALITY_CONTROL,
     LIKERT_TEMPLATE,
     likert_answer,
 )
+from annotation.protocols.settings import ADAPTIVE_SETTINGS
 
 INSTRUCTIONS = (
     "Read the text below and rate it by how much you agree that: the text is fluent "
@@ -19,6 +20,8 @@ PROTOCOL = Protocol(
     task_type=TaskType.FLUENCY,
     instructions=INSTRUCTIONS,
     answer=likert_answer("score"),
+    parse_form=posted("score"),
+    needs_item=never,
     settings=frozenset({"scale", "equivalence_margin"}) | ADAPTIVE_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
     template=LIKERT_TEMPLATE,

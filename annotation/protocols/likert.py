@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.lib.scales import scale_range
-from annotation.protocols.base import ADAPTIVE_SETTINGS, Answer, AnswerError, whole_number
+from annotation.protocols.base import Answer, AnswerError, whole_number
+from annotation.protocols.settings import ADAPTIVE_SETTINGS
 
 LIKERT_SETTINGS = (
     frozenset({"scale", "context_size", "show_reference", "monolingual", "equivalence_margin"})

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.models import TaskType
-from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
+from annotation.protocols.base import Protocol
+from annotation.protocols.settings import DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -15,6 +16,7 @@ from annotation.protocols.spans import (
     SPAN_SCRIPTS,
     SPAN_SETTINGS,
     SPAN_TEMPLATE,
+    span_form,
 )
 
 
@@ -36,6 +38,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.MQM,
     instructions=INSTRUCTIONS,
     answer=answer,
+    parse_form=span_form,
     settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
     quality_control=SPAN_QUALITY_CONTROL | {"hotw"},
     template=SPAN_TEMPLATE,

@@ -8,13 +8,13 @@ from typing import Any
 
 from annotation.lib.scales import CONTINUOUS, scale_range
 from annotation.models import TaskType
-from annotation.protocols.base import AnswerError, Protocol, whole_number
+from annotation.protocols.base import AnswerError, Protocol, posted, whole_number
 
 PREFERENCES = ("A", "B", "T")
 
 
 def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]) -> dict:
-    if scale in CONTINUOUS:
+    if side_by_side(scale):
         return _side_by_side(scale, candidates, given)
     preference = str(given.get("preference", "")).upper()
     if preference not in PREFERENCES:
@@ -39,6 +39,21 @@ def _side_by_side(
     return {"candidate_scores": scored, "preference": preference}
 
 
+def side_by_side(scale: str) -> bool:
+    """Whether the task scores both outputs (a 0-100 scale) rather than choosing one."""
+    return scale in CONTINUOUS
+
+
+_preference_form = posted("preference")
+
+
+def parse_form(post: Mapping[str, Any], candidates: int, scale: str) -> dict[str, Any]:
+    """A preference (A, B or T), or side by side each candidate's score box ``cscore-i``."""
+    if side_by_side(scale):
+        return {"candidate_scores": [post.get(f"cscore-{i}", "") for i in range(candidates)]}
+    return _preference_form(post, candidates, scale)
+
+
 INSTRUCTIONS = (
     "You are shown a source sentence followed by two candidate translations. Which of "
     "the two translations is better? Choose a tie only when they are equally good."
@@ -48,9 +63,12 @@ PROTOCOL = Protocol(
     task_type=TaskType.PAIRWISE,
     instructions=INSTRUCTIONS,
     answer=answer,
+    parse_form=parse_form,
+    needs_item=side_by_side,  # the A/B/T choice is checked alone
     template="annotate/_answer_pairwise.html",
     settings=frozenset({"scale", "context_size", "show_reference"}),
     # No human-reference items (a pair of outputs per segment) and no bad references.
     quality_control=frozenset({"repeat"}),
     export_columns=("preference", "candidate_scores"),
+    several_outputs=True,
 )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.models import TaskType
-from annotation.protocols.base import AnswerError, Protocol
+from annotation.protocols.base import AnswerError, Protocol, posted
 from metrics.postedit import hter
 
 MAX_POST_EDIT_CHARS = 10_000
@@ -40,6 +40,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.POSTEDIT,
     instructions=INSTRUCTIONS,
     answer=answer,
+    parse_form=posted("post_edit"),
     template="annotate/_answer_postedit.html",
     settings=frozenset({"context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),

@@ -19,6 +19,11 @@ def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any
     return {"ranks": ranked}
 
 
+def parse_form(post: Mapping[str, Any], candidates: int, scale: str) -> dict[str, Any]:
+    """Each candidate's rank box ``rank-i``."""
+    return {"ranks": [post.get(f"rank-{i}", "") for i in range(candidates)]}
+
+
 INSTRUCTIONS = (
     "You are shown a source sentence followed by several candidate translations. Your "
     "task is to rank the translations from best to worst (ties are allowed)."
@@ -28,8 +33,10 @@ PROTOCOL = Protocol(
     task_type=TaskType.RANKING,
     instructions=INSTRUCTIONS,
     answer=answer,
+    parse_form=parse_form,
     template="annotate/_answer_ranking.html",
     settings=frozenset({"ranking_size", "context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),
     export_columns=("ranks",),
+    several_outputs=True,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.lib import json_limits
 from annotation.protocols.base import AnswerError, whole_number
 
 ESA_SCORE_RANGE = (0, 100)
@@ -26,3 +27,9 @@ def esa_answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str,
     if not low <= score <= high:
         raise AnswerError(f"score must be from {low} to {high}")
     return {"score": score}
+
+
+def span_form(post: Mapping[str, Any], candidates: int, scale: str) -> dict[str, Any]:
+    """The span editor's form (static/js/spans.js): its spans as one JSON field, and the
+    score (none for MQM)."""
+    return {"spans": json_limits.loads(post.get("spans") or "[]"), "score": post.get("score")}

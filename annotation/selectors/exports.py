@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,25 +10,42 @@ from django.contrib.auth import get_user_model
 from django.db import connections, router, transaction
 
 from annotation.lib.spreadsheet import sql_spreadsheet_safe
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    Campaign,
-    Item,
-    Judgment,
-    Segment,
-    System,
-    TaskType,
-)
+from annotation.models import Campaign, Item, Judgment, Segment, System
 from annotation.models.campaigns import Document
+from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS, Protocol
 from annotation.selectors.human.loading import HUMAN, exclusions
 
 CHUNK = 2000
 COPY_CHUNK_BYTES = 1 << 16
-MULTI_OUTPUT = [
-    TaskType.PAIRWISE.value,
-    TaskType.RANKING.value,
-    *(task_type.value for task_type in CONTRASTIVE_TYPES),
-]
+
+
+def _task_types(declares: Callable[[Protocol], bool]) -> list[str]:
+    return [str(task_type) for task_type, protocol in PROTOCOLS.items() if declares(protocol)]
+
+
+def protocol_params() -> dict[str, list[str]]:
+    """What the export query reads from the protocols' declarations (annotation/protocols):
+    the task types whose screens hold several outputs (``multi``: a row per output's system),
+    those whose JSON lines name one system (``one_system``), and per column of
+    ``JUDGMENT_EXPORT_COLUMNS`` the task types that declare it (``exports_<column>``)."""
+    return {
+        "multi": _task_types(lambda protocol: protocol.several_outputs),
+        # A contrastive screen's JSON line has always named its first output's system (its
+        # ``systems`` list them all); kept so that the files written before compare equal.
+        "one_system": _task_types(lambda p: not p.several_outputs or p.contrastive),
+        **{
+            f"exports_{column}": _task_types(lambda p, c=column: c in p.export_columns)
+            for column in JUDGMENT_EXPORT_COLUMNS
+        },
+    }
+
+
+def _declared(column: str, expression: str = "") -> str:
+    """``expression`` (default: the judgment's ``column``) where the judgment's protocol
+    declares ``column`` among its export columns, else NULL: a protocol's exports fill exactly
+    the columns it declares."""
+    shown = expression or f"j.{column}"
+    return f"CASE WHEN j.task_type = ANY(%(exports_{column})s::text[]) THEN {shown} END"
 
 
 def judgment_annotators(campaign: Campaign) -> dict[int, str]:
@@ -56,7 +73,10 @@ _UTC = '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\''
 # system judged).
 _ITEM_TYPE = "CASE WHEN j.is_repeat THEN 'REPEAT' ELSE coalesce(x.candidate_type, i.item_type) END"
 # A side-by-side 0-100 score is that candidate's score, so the rows read as assessments.
-_SCORE = "CASE WHEN x.candidate IS NULL THEN j.score ELSE j.candidate_scores[x.candidate] END"
+_SCORE = (
+    f"CASE WHEN x.candidate IS NULL THEN {_declared('score')}"
+    f" ELSE {_declared('candidate_scores', 'j.candidate_scores[x.candidate]')} END"
+)
 
 # An annotator left out of every task (task 0 in the arrays) or of the judgment's task.
 _LEFT_OUT = (
@@ -79,16 +99,16 @@ JUDGMENT_TABLE: list[tuple[str, str]] = [
     ("system", _safe("x.system")),
     ("candidate", "x.candidate"),
     ("score", _SCORE),
-    ("fluency", "j.fluency"),
-    ("preference", "j.preference"),
-    ("rank", "j.ranks[x.candidate]"),
-    ("ranks", "array_to_string(j.ranks, ' ')"),
-    ("candidate_score", "j.candidate_scores[x.candidate]"),
-    ("candidate_scores", "array_to_string(j.candidate_scores, ' ')"),
-    ("post_edit", _safe("j.post_edit")),
-    ("hter", "j.hter"),
-    ("edits", "j.edits"),
-    ("post_edit_length", "j.post_edit_length"),
+    ("fluency", _declared("fluency")),
+    ("preference", _declared("preference")),
+    ("rank", _declared("ranks", "j.ranks[x.candidate]")),
+    ("ranks", _declared("ranks", "array_to_string(j.ranks, ' ')")),
+    ("candidate_score", _declared("candidate_scores", "j.candidate_scores[x.candidate]")),
+    ("candidate_scores", _declared("candidate_scores", "array_to_string(j.candidate_scores, ' ')")),
+    ("post_edit", _safe(_declared("post_edit"))),
+    ("hter", _declared("hter")),
+    ("edits", _declared("edits")),
+    ("post_edit_length", _declared("post_edit_length")),
     ("served_at", f"to_char(j.served_at AT TIME ZONE 'UTC', {_UTC})"),
     ("submitted_at", f"to_char(j.submitted_at AT TIME ZONE 'UTC', {_UTC})"),
     ("duration_ms", "j.duration_ms"),
@@ -131,7 +151,8 @@ JUDGMENT_COLUMNS = [name for name, _ in JUDGMENT_TABLE]
 
 def _expanded_judgments_sql(columns: list[tuple[str, str]], extra_filter: str) -> str:
     """The SELECT of ``columns`` over one row per judgment and system judged: the one place
-    that rule lives. Pairwise and ranking items expand to every system of every candidate
+    that rule lives. Screens of several outputs (pairwise, ranking, contrastive: their
+    protocols declare ``several_outputs``) expand to every system of every candidate
     (in display order); single-output items name their system, else their candidates'
     systems (the human reference is named as it was judged)."""
     judgment, item, segment = Judgment._meta.db_table, Item._meta.db_table, Segment._meta.db_table
@@ -194,7 +215,7 @@ def _table_query(
         "excluded_tasks": excluded_tasks,
         "annotator_ids": list(names),
         "annotator_names": list(names.values()),
-        "multi": MULTI_OUTPUT,
+        **protocol_params(),
         "human": HUMAN,
         "campaign": campaign.id,
         "task": task_id,
@@ -261,18 +282,10 @@ ROW_TABLE: list[tuple[str, str]] = [
     ("segment_index", "s.index"),
     ("document", "d.external_id"),
     # A single-output item's system: its own, else its candidates' first (the human reference
-    # is named as it was judged), as in the CSV.
-    ("single_system", "x.system"),
+    # is named as it was judged), as in the CSV; none for a screen of several outputs.
+    ("single_system", "CASE WHEN j.task_type = ANY(%(one_system)s::text[]) THEN x.system END"),
     ("candidate_systems", "jsonb_path_query_array(i.candidates, '$[*].systems')"),
-    ("score", "j.score"),
-    ("fluency", "j.fluency"),
-    ("preference", "j.preference"),
-    ("ranks", "j.ranks"),
-    ("candidate_scores", "j.candidate_scores"),
-    ("post_edit", "j.post_edit"),
-    ("hter", "j.hter"),
-    ("edits", "j.edits"),
-    ("post_edit_length", "j.post_edit_length"),
+    *((column, _declared(column)) for column in JUDGMENT_EXPORT_COLUMNS),
     ("served_at", "j.served_at"),
     ("submitted_at", "j.submitted_at"),
     ("duration_ms", "j.duration_ms"),

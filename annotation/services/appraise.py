@@ -32,7 +32,7 @@ from annotation.models import (
     System,
     Task,
 )
-from annotation.protocols.base import MAX_PAGE_SIZE
+from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.appraise_files import (
     TASK_TYPES,
     AppraiseError,

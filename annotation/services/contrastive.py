@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db import connection
 
-from annotation.models import Item, ItemType, Judgment, OutputJudgment, System, TaskType
+from annotation.models import Item, ItemType, Judgment, OutputJudgment, System
 from annotation.models.tasks import Task
 from annotation.protocols import AnswerError, protocol_for
 from annotation.protocols.contrastive import candidate_answers
@@ -176,8 +176,9 @@ def contrastive_answer_validated(
     """The screen judgment's columns and every candidate's spans (each naming its
     candidate), checked whole: every candidate answered and scored, every span inside its
     translation. ``AnswerError`` or ``SpanAnswerError`` say which translation is wrong."""
-    values = protocol_for(task.task_type).answer(task.scale, item.candidates, answer)
-    marks_spans = task.task_type != TaskType.CONTRASTIVE_DA
+    protocol = protocol_for(task.task_type)
+    values = protocol.answer(task.scale, item.candidates, answer)
+    marks_spans = protocol.spans
     checked: list[CheckedSpan] = []
     for position, (candidate, entry) in enumerate(
         zip(item.candidates, candidate_answers(item.candidates, answer), strict=True)

@@ -13,18 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.lib.scales import CONTINUOUS
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    LIKERT_TYPES,
-    SPAN_TYPES,
-    Item,
-    Judgment,
-    SkipReason,
-    Slot,
-    Task,
-    TaskType,
-)
+from annotation.models import Item, Judgment, SkipReason, Slot, Task
 from annotation.protocols import AnswerError, protocol_for
 from annotation.services.checks import (
     check_outcome_record,
@@ -136,8 +125,8 @@ def _same_answer_or_error(
     harmless retry; a different one is refused and said, never silently dropped."""
     try:
         values, spans = _validated(task, item, answer)
-        has_spans = existing.task_type in (*SPAN_TYPES, *CONTRASTIVE_TYPES)
-        if has_spans and _span_keys(spans) != _span_keys(existing.spans.all()):
+        marks_spans = protocol_for(existing.task_type).spans
+        if marks_spans and _span_keys(spans) != _span_keys(existing.spans.all()):
             values = {}  # other spans: a different answer
     except JudgmentError:
         values = {}
@@ -155,14 +144,17 @@ def _validated(
     task: Task, item: Item | None, answer: dict[str, Any]
 ) -> tuple[dict[str, Any], list[CheckedSpan]]:
     """The answer's columns and spans, or JudgmentError; ``item`` None: the task alone checks
-    the answer (``item_needed`` is false)."""
-    if task.task_type in CONTRASTIVE_TYPES:
+    the answer (``item_needed`` is false). The protocol declares who checks it: the
+    contrastive services (every output of the screen), the span services (the spans against
+    the item's text), or its own ``answer``."""
+    protocol = protocol_for(task.task_type)
+    if protocol.contrastive:
         assert item is not None  # item_needed
         try:
             return contrastive_answer_validated(task=task, item=item, answer=answer)
         except (AnswerError, SpanAnswerError) as error:
             raise JudgmentError("invalid", str(error)) from None
-    if task.task_type in SPAN_TYPES:
+    if protocol.spans:
         assert item is not None  # item_needed
         try:
             return span_answer_validated(task=task, item=item, answer=answer)
@@ -175,10 +167,9 @@ def _validated(
 
 
 def item_needed(*, task: Task) -> bool:
-    """Whether checking an answer needs the item (its outputs, its text for spans): all but
-    Likert and pairwise A/B/T."""
-    discrete_pairwise = task.task_type == TaskType.PAIRWISE and task.scale not in CONTINUOUS
-    return task.task_type not in LIKERT_TYPES and not discrete_pairwise
+    """Whether checking an answer needs the item (its outputs, its text for spans), as the
+    task's protocol declares."""
+    return protocol_for(task.task_type).needs_item(task.scale)
 
 
 # Why a judgment or skip is refused, by the reason evalsite_slot_refusal gives (in SQL, with
@@ -274,7 +265,7 @@ def judgment_record_and_claim_next(
             values, spans = _validated(task, item, answer)
         except JudgmentError as error:
             refused = error
-    contrastive = task.task_type in CONTRASTIVE_TYPES
+    contrastive = protocol_for(task.task_type).contrastive  # a row per output too
     check = None if refused or slot is None else slot_check(slot=slot)
     result = None
     if check is not None:

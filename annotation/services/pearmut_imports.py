@@ -38,7 +38,7 @@ from annotation.models import (
     is_reserved_system_name,
 )
 from annotation.protocols import protocol_for
-from annotation.protocols.base import MAX_PAGE_SIZE
+from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.pearmut_answers import pearmut_annotation_lines, pearmut_answers_store
 from annotation.services.pearmut_media import (

@@ -14,10 +14,8 @@ from django.views.decorators.http import require_POST
 
 from annotation.http_errors import error_json, error_status
 from annotation.instructions import task_instructions
-from annotation.lib import json_limits
 from annotation.lib.ids import database_id
-from annotation.lib.scales import CONTINUOUS
-from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType, Unit
+from annotation.models import SkipReason, Task, Unit
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.protocols import protocol_for
 from annotation.selectors.annotation import (
@@ -101,18 +99,19 @@ def annotate(request, task_id: int):
 
 
 def _item_context(task: Task, slot, progress) -> dict[str, object]:
+    protocol = protocol_for(task.task_type)
     return {
         "task": task,
         "slot": slot,
         "item": slot.item,
         "progress": progress,
         # The protocol's declaration names the answer template and script of the screen.
-        "protocol": protocol_for(task.task_type),
+        "protocol": protocol,
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         # The weights metrics/spans/mqm.py scores with, for the live score (spans.js).
         "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict())
-        if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
+        if protocol.applies("mqm_weights")
         else "",
         "skip_reasons": SkipReason.choices,
         **item_display(slot),
@@ -138,32 +137,12 @@ MAX_CANDIDATES = 50  # read at most this many rank-i / cscore-i fields
 
 
 def answer_from_post(task: Task, post) -> dict[str, object]:
-    """The answer as the judgment service takes it; ValueError for a form no page sends."""
+    """The answer as the judgment service takes it, read from the form as the task's protocol
+    declares (``parse_form``); ValueError for a form no page sends."""
     count = min(int(post.get("candidates", "0") or 0), MAX_CANDIDATES)
     if count < 0:
         raise ValueError("a negative number of candidates")
-    if task.task_type in CONTRASTIVE_TYPES:
-        # static/js/contrastive.js: per candidate, its score box and its spans (JSON).
-        return {
-            "candidates": [
-                {
-                    "score": post.get(f"cscore-{i}"),
-                    "spans": json_limits.loads(post.get(f"spans-{i}") or "[]"),
-                }
-                for i in range(count)
-            ]
-        }
-    if task.task_type in SPAN_TYPES:
-        # The span editor (static/js/spans.js) sends its spans as one JSON field.
-        spans = json_limits.loads(post.get("spans") or "[]")
-        return {"spans": spans, "score": post.get("score")}
-    if task.task_type == TaskType.RANKING:
-        return {"ranks": [post.get(f"rank-{i}", "") for i in range(count)]}
-    if task.task_type == TaskType.PAIRWISE and task.scale in CONTINUOUS:
-        return {"candidate_scores": [post.get(f"cscore-{i}", "") for i in range(count)]}
-    return {
-        key: post.get(key) for key in ("score", "fluency", "preference", "post_edit") if key in post
-    }
+    return protocol_for(task.task_type).parse_form(post, count, task.scale)
 
 
 def _sent_by_script(request) -> bool:

@@ -1,0 +1,191 @@
+"""A protocol is one module: the answer (the page's form and its check) and the exports read
+the protocol's declaration (annotation/protocols), not the task type.
+
+- The answer view and service, and the export modules, name no task type: a new protocol
+  adds none of its rules there.
+- Every protocol's judgments, exported, fill exactly the answer columns it declares
+  (``export_columns``): none more (a column the judgment holds but the protocol does not
+  declare stays empty), none less (each declared column is filled by some answer).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from annotation.downloads import judgments_file
+from annotation.models import Judgment, TaskType
+from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS
+from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
+from annotation.services.assignment import slot_claim_next
+from annotation.services.judgments import judgment_record
+from annotation.services.tasks import task_create, task_launch
+
+ROOT = Path(__file__).resolve().parent.parent
+# The modules that once branched on the task type to read an answer or write an export.
+ASKING_THE_DECLARATION = (
+    "annotation/views/annotate.py",
+    "annotation/services/judgments.py",
+    "annotation/selectors/exports.py",
+    "annotation/exports.py",
+)
+# A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
+# files' CONTENT_TYPES), or a comparison with one (task.task_type in …, row["task_type"] == …).
+TYPE_BRANCH = re.compile(
+    r"\bTaskType\.|\b(?!CONTENT_TYPES)[A-Z_]+_TYPES\b"
+    r"|task_type(?:\"\])?\s*(?:==|!=|\bin\b|\bnot in\b)"
+)
+
+
+@pytest.mark.parametrize("path", ASKING_THE_DECLARATION)
+def test_the_answer_and_export_modules_name_no_task_type(path):
+    source = (ROOT / path).read_text()
+    branches = [line.strip() for line in source.splitlines() if TYPE_BRANCH.search(line)]
+    assert branches == [], f"{path} branches on the task type: {branches}"
+
+
+def test_span_protocols_declare_the_span_columns():
+    for protocol in PROTOCOLS.values():
+        declared = set(SPAN_EXPORT_COLUMNS) <= set(protocol.export_columns)
+        assert declared == protocol.spans, protocol.task_type
+        assert set(protocol.export_columns) - set(JUDGMENT_EXPORT_COLUMNS) <= {
+            *SPAN_EXPORT_COLUMNS,
+            "spans.prefilled",
+        }, protocol.task_type
+
+
+def _spans(rng, text, category=None):
+    span = {"start": 0, "end": min(3, len(text)), "severity": rng.choice(["minor", "major"])}
+    return [span if category is None else {**span, "category": category}]
+
+
+def _answer(rng, task, candidates):
+    """A valid answer of every protocol (random values, fixed seed)."""
+    first = candidates[0]["text"]
+    answers = {
+        TaskType.ADEQUACY: lambda: {"score": rng.randint(1, 5)},
+        TaskType.FLUENCY: lambda: {"score": rng.randint(1, 5)},
+        TaskType.ADEQUACY_FLUENCY: lambda: {"score": rng.randint(1, 5), "fluency": 2},
+        TaskType.PAIRWISE: lambda: (
+            {"candidate_scores": [rng.randint(0, 100) for _ in candidates]}
+            if task.scale == "da100"
+            else {"preference": rng.choice("ABT")}
+        ),
+        TaskType.RANKING: lambda: {"ranks": [rng.randint(1, 3) for _ in candidates]},
+        TaskType.POSTEDIT: lambda: {"post_edit": first + " Korrigiert."},
+        TaskType.ESA: lambda: {"score": rng.randint(0, 100), "spans": _spans(rng, first)},
+        TaskType.ESA_PREFILLED: lambda: {"score": 50, "spans": _spans(rng, first)},
+        TaskType.MQM: lambda: {"spans": _spans(rng, first, "Fluency/Spelling")},
+        TaskType.CONTRASTIVE_ESA: lambda: {
+            "candidates": [
+                {"score": rng.randint(0, 100), "spans": _spans(rng, c["text"])} for c in candidates
+            ]
+        },
+        TaskType.CONTRASTIVE_MQM: lambda: {
+            "candidates": [
+                {"spans": _spans(rng, c["text"], "Accuracy/Omission")} for c in candidates
+            ]
+        },
+        TaskType.CONTRASTIVE_DA: lambda: {
+            "candidates": [{"score": rng.randint(0, 100)} for _ in candidates]
+        },
+    }
+    return answers[task.task_type]()
+
+
+@pytest.fixture
+def every_protocol(loaded_campaign, make_annotator):
+    """A task of every protocol (pairwise on both its scales), three items of each judged."""
+    annotator = make_annotator(loaded_campaign, "judge")
+    rng = random.Random(21)
+    settings = [{"task_type": task_type} for task_type in PROTOCOLS]
+    settings.append({"task_type": TaskType.PAIRWISE, "scale": "da100", "name": "Side by side"})
+    for number, chosen in enumerate(settings):
+        if chosen["task_type"] == TaskType.RANKING:
+            chosen["ranking_size"] = 3
+        task = task_create(campaign=loaded_campaign, seed=300 + number, batch_size=3, **chosen)
+        task_launch(task_id=task.id)
+        task.refresh_from_db()
+        for _ in range(3):
+            slot = slot_claim_next(task=task, annotator_id=annotator.id)
+            assert slot is not None
+            judgment_record(
+                task_id=task.id,
+                slot_id=slot.id,
+                annotator_id=annotator.id,
+                answer=_answer(rng, task, slot.item.candidates),
+            )
+    return loaded_campaign
+
+
+def _download(campaign, fmt):
+    response = judgments_file(
+        campaign=campaign, fmt=fmt, task=None, included_only=False, pseudonymise=False
+    )
+    return b"".join(response.streaming_content).decode()
+
+
+def _filled_by_type(campaign):
+    """Per task type, the answer columns its JSON lines fill (not null)."""
+    filled: dict[str, set[str]] = {task_type: set() for task_type in PROTOCOLS}
+    for line in _download(campaign, "jsonl").splitlines():
+        row = json.loads(line)
+        filled[row["task_type"]] |= {c for c in JUDGMENT_EXPORT_COLUMNS if row[c] is not None}
+    return filled
+
+
+# The judgment CSV's answer columns, each with the declared column it shows ("score" shows
+# the candidate's score where the row is one output of a screen of several).
+CSV_SHOWS = {
+    "fluency": "fluency",
+    "preference": "preference",
+    "rank": "ranks",
+    "ranks": "ranks",
+    "candidate_score": "candidate_scores",
+    "candidate_scores": "candidate_scores",
+    "post_edit": "post_edit",
+    "hter": "hter",
+    "edits": "edits",
+    "post_edit_length": "post_edit_length",
+}
+
+
+def _csv_filled_by_type(campaign):
+    filled: dict[str, set[str]] = {task_type: set() for task_type in PROTOCOLS}
+    for row in csv.DictReader(io.StringIO(_download(campaign, "csv"))):
+        shown = {CSV_SHOWS[c] for c in CSV_SHOWS if row[c] != ""}
+        if row["score"] != "":
+            shown.add("score" if row["candidate"] == "" else "candidate_scores")
+        filled[row["task_type"]] |= shown
+    return filled
+
+
+def test_every_protocols_exports_fill_exactly_the_columns_it_declares(every_protocol):
+    declared = {
+        task_type: set(protocol.export_columns) & set(JUDGMENT_EXPORT_COLUMNS)
+        for task_type, protocol in PROTOCOLS.items()
+    }
+    assert _filled_by_type(every_protocol) == declared
+    assert _csv_filled_by_type(every_protocol) == declared
+
+
+def test_a_column_the_protocol_does_not_declare_stays_empty(every_protocol, monkeypatch):
+    # A fluency score stored on adequacy judgments (adequacy declares only "score"), and the
+    # ranking protocol declared without its ranks: the exports follow the declarations.
+    Judgment.objects.filter(task_type=TaskType.ADEQUACY).update(fluency=4)
+    ranking = PROTOCOLS[TaskType.RANKING]
+    monkeypatch.setitem(
+        PROTOCOLS, TaskType.RANKING, dataclasses.replace(ranking, export_columns=())
+    )
+    jsonl = _filled_by_type(every_protocol)
+    table = _csv_filled_by_type(every_protocol)
+    for filled in (jsonl, table):
+        assert filled[TaskType.ADEQUACY] == {"score"}
+        assert filled[TaskType.RANKING] == set()
