@@ -120,17 +120,28 @@ def racing(
 
 def uncertainty_reduction(count: FloatArray, pairs: AdjacentPairs) -> FloatArray:
     """Per system (..., k): the summed relative drop in the variance of the open adjacent
-    pairs it belongs to if it were judged once more (0 for systems in no open pair)."""
-    n = np.maximum(count, 1.0)
-    step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
+    pairs it belongs to if it were judged once more (0 for systems in no open pair; paired
+    intervals: see below)."""
     is_open = pairs.status == OPEN
     take = np.take_along_axis
     upper, lower = pairs.order[..., :-1], pairs.order[..., 1:]
-    gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information, 0.0)
-    gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information, 0.0)
-    gain = np.zeros_like(step)
+    if pairs.paired_count is None:
+        n = np.maximum(count, 1.0)
+        step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
+        gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information, 0.0)
+        gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information, 0.0)
+    else:
+        # Paired: one more paired judgment adds 1/m of the pair's information, and takes a
+        # judgment of each side. The side behind completes one (it meets a segment the other
+        # has judged), the side ahead adds nothing yet, sides level start one (half).
+        relative = 1.0 / np.maximum(pairs.paired_count, 1.0)
+        n_up, n_low = take(count, upper, -1), take(count, lower, -1)
+        side_up = np.where(n_up < n_low, 1.0, np.where(n_up == n_low, 0.5, 0.0))
+        gain_upper = np.where(is_open, relative * side_up, 0.0)
+        gain_lower = np.where(is_open, relative * (1.0 - side_up), 0.0)
+    gain = np.zeros(count.shape)
     np.put_along_axis(gain, upper, gain_upper, axis=-1)
-    from_lower = np.zeros_like(step)
+    from_lower = np.zeros(count.shape)
     np.put_along_axis(from_lower, lower, gain_lower, axis=-1)
     return gain + from_lower
 
