@@ -20,7 +20,9 @@ alike for all policies, least-annotated first (see ``simulate``).
   and takes the largest. It spends nothing on settled pairs (as racing), balances the two
   sides of a pair by their variances instead of their counts, and prefers a system that
   serves two open pairs at once. Relative rather than absolute reduction: an absolute rule
-  would pour judgments into the noisiest systems whatever their pairs need.
+  would pour judgments into the noisiest systems whatever their pairs need. Under paired
+  intervals (``pairs.paired_count``) the same idea in paired judgments: 1/m per open pair,
+  in full for the side behind its partner, half when level, nothing when ahead.
 
 All but ``uniform`` start with the same cold start (every system judged ``cold_start``
 times, least-judged first), so the policies differ only in what they do afterwards.
