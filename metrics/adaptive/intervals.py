@@ -2,9 +2,11 @@
 
 The same normal-mixture confidence sequence as the pairs (``confidence``), for one mean:
 information n / v (v the system's variance shrunk toward the pooled one), the mixture tuned
-for ``tuned_for`` judgments, level alpha / k (Bonferroni over the k systems), so every
-system's interval holds at every look together with probability >= 1 - alpha. What a live
-page draws as the rolling intervals; the stopping rule itself reads the pairs' intervals.
+for ``tuned_for`` judgments (fixed in advance: ``DEFAULT_TUNED_FOR`` unless the task declares
+its size; never the count so far, see confidence.py), level alpha / k (Bonferroni over the k
+systems), so every system's interval holds at every look together with probability
+>= 1 - alpha. What a live page draws as the rolling intervals; the stopping rule itself
+reads the pairs' intervals.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metrics.adaptive.confidence import (
+    DEFAULT_TUNED_FOR,
     _best_ratio,
     mixture_half_width,
     pooled_variance,
@@ -59,15 +62,15 @@ def system_intervals(
     alpha: float = DEFAULT_ALPHA,
     tuned_for: float | None = None,
 ) -> dict[str, SystemInterval]:
-    """Each system's mean and always-valid interval; ``tuned_for`` defaults to the mean
-    number of judgments per system (as ``ranking_status``)."""
+    """Each system's mean and always-valid interval; ``tuned_for`` (judgments per system)
+    defaults to ``DEFAULT_TUNED_FOR``, as ``ranking_status``."""
     names = sorted(scores)
     values = [np.asarray(scores[name], dtype=np.float64) for name in names]
     count = np.array([v.size for v in values], dtype=np.float64)
     total = np.array([v.sum() for v in values])
     squares = np.array([(v * v).sum() for v in values])
     if tuned_for is None:
-        tuned_for = max(float(count.mean()) if names else 1.0, 1.0)
+        tuned_for = DEFAULT_TUNED_FOR
     means, half = interval_bounds(count, total, squares, alpha=alpha, tuned_for=tuned_for)
     return {
         name: SystemInterval(

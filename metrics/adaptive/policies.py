@@ -20,7 +20,9 @@ alike for all policies, least-annotated first (see ``simulate``).
   and takes the largest. It spends nothing on settled pairs (as racing), balances the two
   sides of a pair by their variances instead of their counts, and prefers a system that
   serves two open pairs at once. Relative rather than absolute reduction: an absolute rule
-  would pour judgments into the noisiest systems whatever their pairs need.
+  would pour judgments into the noisiest systems whatever their pairs need. Under paired
+  intervals (``pairs.paired_count``) the same idea in paired judgments: 1/m per open pair,
+  in full for the side behind its partner, half when level, nothing when ahead.
 
 All but ``uniform`` start with the same cold start (every system judged ``cold_start``
 times, least-judged first), so the policies differ only in what they do afterwards.
@@ -120,17 +122,28 @@ def racing(
 
 def uncertainty_reduction(count: FloatArray, pairs: AdjacentPairs) -> FloatArray:
     """Per system (..., k): the summed relative drop in the variance of the open adjacent
-    pairs it belongs to if it were judged once more (0 for systems in no open pair)."""
-    n = np.maximum(count, 1.0)
-    step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
+    pairs it belongs to if it were judged once more (0 for systems in no open pair; paired
+    intervals: see below)."""
     is_open = pairs.status == OPEN
     take = np.take_along_axis
     upper, lower = pairs.order[..., :-1], pairs.order[..., 1:]
-    gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information, 0.0)
-    gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information, 0.0)
-    gain = np.zeros_like(step)
+    if pairs.paired_count is None:
+        n = np.maximum(count, 1.0)
+        step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
+        gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information, 0.0)
+        gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information, 0.0)
+    else:
+        # Paired: one more paired judgment adds 1/m of the pair's information, and takes a
+        # judgment of each side. The side behind completes one (it meets a segment the other
+        # has judged), the side ahead adds nothing yet, sides level start one (half).
+        relative = 1.0 / np.maximum(pairs.paired_count, 1.0)
+        n_up, n_low = take(count, upper, -1), take(count, lower, -1)
+        side_up = np.where(n_up < n_low, 1.0, np.where(n_up == n_low, 0.5, 0.0))
+        gain_upper = np.where(is_open, relative * side_up, 0.0)
+        gain_lower = np.where(is_open, relative * (1.0 - side_up), 0.0)
+    gain = np.zeros(count.shape)
     np.put_along_axis(gain, upper, gain_upper, axis=-1)
-    from_lower = np.zeros_like(step)
+    from_lower = np.zeros(count.shape)
     np.put_along_axis(from_lower, lower, gain_lower, axis=-1)
     return gain + from_lower
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from metrics.adaptive.confidence import DEFAULT_TUNED_FOR
 from metrics.adaptive.policies import uncertainty_reduction
 from metrics.adaptive.status import DEFAULT_ALPHA, DEFAULT_MIN_JUDGMENTS, adjacent_pairs
 
@@ -30,7 +31,8 @@ def system_priorities(
     tuned_for: float | None = None,
     cold_start: int = DEFAULT_MIN_JUDGMENTS,
 ) -> dict[str, float]:
-    """Priority of each system in ``scores`` (system -> its scores so far); higher first."""
+    """Priority of each system in ``scores`` (system -> its scores so far); higher first.
+    ``tuned_for`` as ``ranking_status`` (fixed in advance, ``DEFAULT_TUNED_FOR`` when None)."""
     names = sorted(scores)
     sign = -1.0 if lower_is_better else 1.0
     values = [np.asarray(scores[name], dtype=np.float64) * sign for name in names]
@@ -41,7 +43,7 @@ def system_priorities(
         count,
         total,
         squares,
-        tuned_for=tuned_for if tuned_for is not None else max(float(count.mean()), 1.0),
+        tuned_for=tuned_for if tuned_for is not None else DEFAULT_TUNED_FOR,
         alpha=alpha,
         delta=delta,
         min_judgments=cold_start,

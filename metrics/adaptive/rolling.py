@@ -3,9 +3,10 @@ section 2; the figure WMT26's dynamic-assignment analysis draws with per-look t-
 
 The judgments are replayed in their recorded order and, at a few dozen looks, each system's
 interval is computed from the judgments made so far with ``intervals.interval_bounds``, the
-formula of the live table. One mixture precision serves every look (tuned for the final mean
-number of judgments per system), so the curves are one confidence sequence per system and the
-last look is exactly the table's interval. Scores standardised per annotator (DA's z-scores)
+formula of the live table. One mixture precision serves every look, fixed in advance
+(``tuned_for``, the live table's default ``DEFAULT_TUNED_FOR``; not the final count, which on
+a live page is the count of the moment), so the curves are one confidence sequence per system
+and the last look is exactly the table's interval. Scores standardised per annotator (DA's z-scores)
 are standardised again on each prefix, as the page would have shown them at that moment.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics.adaptive.confidence import DEFAULT_TUNED_FOR
 from metrics.adaptive.intervals import interval_bounds
 from metrics.adaptive.status import DEFAULT_ALPHA
 
@@ -53,6 +55,7 @@ def rolling_intervals(
     annotator: ArrayLike | None = None,
     alpha: float = DEFAULT_ALPHA,
     looks: int = DEFAULT_LOOKS,
+    tuned_for: float | None = None,
 ) -> RollingIntervals:
     """Each system's interval at each look. ``system`` holds codes into ``names``, one per
     judgment in recorded order, ``scores`` the judgments' scores; with ``annotator`` the
@@ -90,7 +93,8 @@ def rolling_intervals(
             totals[row], squares[row] = _standardised(
                 n.reshape(people, k), s1.reshape(people, k), s2.reshape(people, k)
             )
-    tuned_for = max(float(counts[-1].mean()), 1.0) if points.size else 1.0
+    if tuned_for is None:
+        tuned_for = DEFAULT_TUNED_FOR
     means, half = interval_bounds(counts, totals, squares, alpha=alpha, tuned_for=tuned_for)
     return RollingIntervals(
         systems=list(names),

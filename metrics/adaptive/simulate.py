@@ -9,6 +9,12 @@ means over the test set. A system is judged at most as often as the campaign jud
 the budget is the campaign's own count, and a system judged that often has its full-data
 mean.
 
+Paired (``Settings.paired``): every system visits the segments in one order per replay
+(each its own cells, least-annotated first), so two systems judged equally often were judged
+on the same segments; each pair's interval is then the paired one (``status.PairSums``: a
+judgment of system i on segment s, in its r-th pass over its segments, pairs with j's r-th
+judgment of s if j has made it). Every policy runs under the same rule.
+
 After every judgment the stopping rule (``metrics.adaptive.status``) looks at the adjacent
 pairs; a replay stops when none is open (``resolved``), or when the budget is spent or no
 system the policy would choose can be judged any more (``budget``; counted at the full
@@ -33,6 +39,7 @@ from metrics.adaptive.status import (
     DEFAULT_MIN_JUDGMENTS,
     RESOLVED,
     AdjacentPairs,
+    PairSums,
     adjacent_pairs,
 )
 
@@ -44,7 +51,8 @@ class Campaign:
     """Judgments of one language pair, scores oriented so that higher is better.
 
     ``cell_start``/``cell_count`` index ``scores`` per (system, segment) cell;
-    ``system_cells`` (k, max cells) lists each system's cells (-1 pads)."""
+    ``system_cells`` (k, max cells) lists each system's cells (-1 pads), ``cell_segment``
+    each cell's segment code (0 .. segments - 1)."""
 
     systems: list[str]
     scores: NDArray[np.float64]
@@ -54,6 +62,8 @@ class Campaign:
     cells_per_system: NDArray[np.intp]
     cap: NDArray[np.float64]  # judgments per system in the campaign
     full_means: NDArray[np.float64]
+    cell_segment: NDArray[np.intp]
+    segments: int
 
     @property
     def budget(self) -> int:
@@ -77,6 +87,7 @@ def build_campaign(systems: ArrayLike, segments: ArrayLike, scores: ArrayLike) -
         keys[order], return_index=True, return_counts=True
     )
     cell_system = (cell_keys // (int(segment_codes.max()) + 1)).astype(np.intp)
+    cell_segment = (cell_keys % (int(segment_codes.max()) + 1)).astype(np.intp)
     k = len(names)
     cells_per_system = np.bincount(cell_system, minlength=k).astype(np.intp)
     system_cells = np.full((k, int(cells_per_system.max())), -1, dtype=np.intp)
@@ -94,6 +105,8 @@ def build_campaign(systems: ArrayLike, segments: ArrayLike, scores: ArrayLike) -
         cells_per_system=cells_per_system,
         cap=cap,
         full_means=full_means,
+        cell_segment=cell_segment,
+        segments=int(segment_codes.max()) + 1,
     )
 
 
@@ -104,6 +117,7 @@ class Settings:
     min_judgments: int = DEFAULT_MIN_JUDGMENTS
     cold_start: int = DEFAULT_MIN_JUDGMENTS
     tuned_for: float | None = None  # judgments per system; default: half the budget's share
+    paired: bool = False  # paired intervals on a shared segment order (module docstring)
 
     def tuning(self, campaign: Campaign) -> float:
         if self.tuned_for is not None:
@@ -165,10 +179,19 @@ def replay(
     tuned_for = settings.tuning(campaign)
     cold_start = max(settings.cold_start, settings.min_judgments)
 
-    # Each replay's order of each system's cells: least-annotated first, ties at random.
-    keys = rng.random((replays, k, campaign.system_cells.shape[1]))
-    keys[:, campaign.system_cells < 0] = np.inf
+    # Each replay's order of each system's cells: least-annotated first, ties at random
+    # (paired: the segments in one random order for every system).
+    padding = campaign.system_cells < 0
+    if settings.paired:
+        order_of_segment = rng.random((replays, campaign.segments))
+        keys = order_of_segment[
+            :, campaign.cell_segment[np.where(padding, 0, campaign.system_cells)]
+        ]
+    else:
+        keys = rng.random((replays, k, campaign.system_cells.shape[1]))
+    keys[:, padding] = np.inf
     visit = np.argsort(keys, axis=-1)
+    matcher = _PairMatcher(campaign, visit) if settings.paired else None
 
     count = np.zeros((replays, k))
     total = np.zeros((replays, k))
@@ -188,6 +211,7 @@ def replay(
             alpha=settings.alpha,
             delta=settings.delta,
             min_judgments=settings.min_judgments,
+            paired=matcher.sums(rows) if matcher is not None else None,
         )
 
     def errs(pairs: AdjacentPairs) -> NDArray[np.bool_]:
@@ -212,6 +236,8 @@ def replay(
         cell = campaign.system_cells[choice, local]
         pick = (rng.random(active.size) * campaign.cell_count[cell]).astype(np.intp)
         score = campaign.scores[campaign.cell_start[cell] + pick]
+        if matcher is not None:
+            matcher.add(active, choice, done, campaign.cell_segment[cell], score, count)
         count[active, choice] += 1.0
         total[active, choice] += score
         squares[active, choice] += score * score
@@ -243,7 +269,63 @@ def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
         information=pairs.information[rows],
         rho=pairs.rho[rows],
         level=pairs.level,
+        paired_count=None if pairs.paired_count is None else pairs.paired_count[rows],
     )
+
+
+class _PairMatcher:
+    """Paired sums for every pair of systems in every replay: each judgment is stored by its
+    visit index, and a new judgment of system c on segment s in pass r meets the judgment
+    of s in pass r of every system that has already made it."""
+
+    def __init__(self, campaign: Campaign, visit: NDArray[np.intp]) -> None:
+        replays, k, _ = visit.shape
+        self.cells = campaign.cells_per_system
+        # position[replay, system, segment]: where the segment comes in the system's visits
+        # (-1 when the system has no judgment of it); the padding writes to a spare column.
+        position = np.full((replays, k, campaign.segments + 1), -1, dtype=np.intp)
+        cells = np.take_along_axis(
+            np.broadcast_to(campaign.system_cells, visit.shape), visit, axis=-1
+        )
+        segment = np.where(
+            cells >= 0, campaign.cell_segment[np.maximum(cells, 0)], campaign.segments
+        )
+        ranks = np.broadcast_to(np.arange(visit.shape[-1]), visit.shape)
+        np.put_along_axis(position, segment, ranks, axis=-1)
+        self.position = position[..., :-1]
+        self.stored = np.zeros((replays, k, int(campaign.cap.max())))
+        self.count = np.zeros((replays, k, k))
+        self.total = np.zeros((replays, k, k))
+        self.squares = np.zeros((replays, k, k))
+
+    def add(
+        self,
+        rows: NDArray[np.intp],
+        system: NDArray[np.intp],
+        done: NDArray[np.intp],
+        segment: NDArray[np.intp],
+        score: NDArray[np.float64],
+        count: NDArray[np.float64],
+    ) -> None:
+        """Record judgment number ``done`` (0-based) of ``system`` in each of ``rows``, made
+        before ``count`` is incremented."""
+        k = self.cells.size
+        every = np.arange(k)
+        place = self.position[rows[:, None], every[None, :], segment[:, None]]
+        visit = (done // self.cells[system])[:, None] * self.cells[None, :] + place
+        meets = (place >= 0) & (visit < count[rows]) & (every[None, :] != system[:, None])
+        other = self.stored[rows[:, None], every[None, :], np.where(meets, visit, 0)]
+        gap = np.where(meets, score[:, None] - other, 0.0)
+        self.count[rows, system, :] += meets
+        self.count[rows, :, system] += meets
+        self.total[rows, system, :] += gap
+        self.total[rows, :, system] -= gap
+        self.squares[rows, system, :] += gap * gap
+        self.squares[rows, :, system] += gap * gap
+        self.stored[rows, system, done] = score
+
+    def sums(self, rows: NDArray[np.intp]) -> PairSums:
+        return PairSums(count=self.count[rows], total=self.total[rows], squares=self.squares[rows])
 
 
 def summary(result: Replays) -> dict[str, object]:

@@ -11,7 +11,15 @@ of ``metrics.adaptive.confidence`` for mean(upper) - mean(lower) decides:
 
 The task is settled when no adjacent pair is open. Each interval is at level
 alpha / (k (k - 1) / 2) (Bonferroni over every pair: which pairs are adjacent depends on the
-data), so all claims made at any time are right together with probability >= 1 - alpha.
+data), so all claims made at any time are right together with probability >= 1 - alpha --
+provided the mixture is tuned in advance (``tuned_for``, default
+``confidence.DEFAULT_TUNED_FOR``), never to the count of the moment.
+
+Paired (``PairSums``): when the two systems of a pair were judged on the same segments, the
+pair's interval is the one-sample sequence on the per-segment differences (information
+m / v_d over its m paired judgments). The differences of one pair form one i.i.d. sequence
+in their own index whatever the allocation, so the sequence is valid under any adaptive
+choice of what to judge next, and it removes the segments' shared difficulty from v_d.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from metrics.adaptive.confidence import (
+    DEFAULT_TUNED_FOR,
+    _best_ratio,
     mixture_half_width,
     mixture_rho,
     pooled_variance,
@@ -45,7 +55,9 @@ def pair_alpha(alpha: float, systems: int) -> float:
 class AdjacentPairs:
     """Arrays over leading axes (replays) and systems: ``order`` (..., k) system codes best
     first; for the k - 1 adjacent pairs ``status`` (OPEN/RESOLVED/EQUIVALENT), ``difference``
-    (mean of the upper minus the lower, >= 0) and ``half_width`` of its interval."""
+    (upper minus lower: of the means, >= 0; or paired, the mean per-segment difference,
+    which may be negative when the counts differ) and ``half_width`` of its interval.
+    ``paired_count`` (..., k - 1): the pairs' paired judgments, None when unpaired."""
 
     order: NDArray[np.intp]
     status: NDArray[np.int8]
@@ -56,6 +68,39 @@ class AdjacentPairs:
     information: NDArray[np.float64]  # (..., k - 1) 1 / variance of each pair's difference
     rho: NDArray[np.float64]  # (..., 1) the mixture precision used
     level: float  # each pair's alpha
+    paired_count: NDArray[np.float64] | None = None
+
+
+@dataclass(frozen=True)
+class PairSums:
+    """Running sums over every pair of systems judged on the same segment, (..., k, k):
+    ``count`` (symmetric) paired judgments, ``total`` (antisymmetric) sum of row minus
+    column, ``squares`` (symmetric) sum of squared differences."""
+
+    count: NDArray[np.float64]
+    total: NDArray[np.float64]
+    squares: NDArray[np.float64]
+
+
+def _paired_statistics(
+    paired: PairSums, upper: NDArray[np.intp], lower: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """For the adjacent pairs (upper, lower): paired counts, mean differences, their
+    variances shrunk toward the pooled difference variance (VARIANCE_PRIOR_WEIGHT
+    pseudo-judgments, as the systems' own), and that pooled variance (..., 1)."""
+    k = paired.count.shape[-1]
+    flat = (*paired.count.shape[:-2], k * k)
+    index = upper * k + lower
+    m = np.take_along_axis(paired.count.reshape(flat), index, -1)
+    s1 = np.take_along_axis(paired.total.reshape(flat), index, -1)
+    s2 = np.take_along_axis(paired.squares.reshape(flat), index, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        every = np.maximum(paired.squares - paired.total**2 / np.maximum(paired.count, 1.0), 0.0)
+        degrees = np.maximum(paired.count - 1.0, 0.0).sum(axis=(-2, -1))
+        pooled = np.maximum(every.sum(axis=(-2, -1)) / np.maximum(degrees, 1.0), 1e-9)[..., None]
+        difference = np.where(m > 0, s1 / np.maximum(m, 1.0), np.nan)
+    variance = shrunk_variance(m, s1, s2, pooled)
+    return m, difference, variance, pooled
 
 
 def adjacent_pairs(
@@ -67,11 +112,13 @@ def adjacent_pairs(
     alpha: float = DEFAULT_ALPHA,
     delta: float = 0.0,
     min_judgments: int = DEFAULT_MIN_JUDGMENTS,
+    paired: PairSums | None = None,
 ) -> AdjacentPairs:
     """Status of the adjacent pairs from running sums per system (last axis = systems):
     judgment counts, sums of scores and sums of squared scores. ``tuned_for`` is the number
     of judgments per system where the intervals should be narrowest (see
-    ``confidence.mixture_rho``)."""
+    ``confidence.mixture_rho``), fixed in advance. With ``paired`` each pair's interval is
+    the paired one (module docstring); the order stays that of the systems' means."""
     n = np.asarray(count, dtype=np.float64)
     s1 = np.asarray(total, dtype=np.float64)
     s2 = np.asarray(total_squares, dtype=np.float64)
@@ -84,19 +131,30 @@ def adjacent_pairs(
     upper, lower = order[..., :-1], order[..., 1:]
     take = np.take_along_axis
     n_up, n_low = take(n, upper, -1), take(n, lower, -1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        spread = take(variance, upper, -1) / n_up + take(variance, lower, -1) / n_low
-        information = np.where(np.isfinite(spread) & (spread > 0), 1.0 / spread, 0.0)
-        difference = take(means, upper, -1) - take(means, lower, -1)
-    rho = mixture_rho(tuned_for, pooled, level)[..., None]
+    paired_count = None
+    if paired is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = take(variance, upper, -1) / n_up + take(variance, lower, -1) / n_low
+            information = np.where(np.isfinite(spread) & (spread > 0), 1.0 / spread, 0.0)
+            difference = take(means, upper, -1) - take(means, lower, -1)
+        rho = mixture_rho(tuned_for, pooled, level)[..., None]
+        enough = (n_up >= min_judgments) & (n_low >= min_judgments) & np.isfinite(difference)
+    else:
+        paired_count, difference, spread, pooled_difference = _paired_statistics(
+            paired, upper, lower
+        )
+        information = np.where(paired_count > 0, paired_count / spread, 0.0)
+        # tuned_for counts paired judgments (one of each system), as it counts judgments
+        # per system unpaired: rho / I = tuned_for ratio / m at the pooled variance.
+        rho = tuned_for / pooled_difference * _best_ratio(level)
+        enough = (paired_count >= min_judgments) & np.isfinite(difference)
     half = mixture_half_width(information, rho, level)
-    enough = (n_up >= min_judgments) & (n_low >= min_judgments) & np.isfinite(difference)
     difference = np.where(enough, difference, np.nan)
     status = np.full(difference.shape, OPEN, dtype=np.int8)
     with np.errstate(invalid="ignore"):
         # A pair both ordered and within the margin is reported ordered: the order is the
         # stronger claim, and the clusters follow it.
-        status[enough & (difference + half < delta)] = EQUIVALENT
+        status[enough & (np.abs(difference) + half < delta)] = EQUIVALENT
         status[enough & (difference - half > 0)] = RESOLVED
     return AdjacentPairs(
         order=order,
@@ -108,6 +166,7 @@ def adjacent_pairs(
         information=information,
         rho=rho,
         level=level,
+        paired_count=paired_count,
     )
 
 
@@ -116,7 +175,7 @@ def pair_growth(pairs: AdjacentPairs, k: int, delta: float) -> float:
     proportion) for its half-width to fall below max(D, delta - D), if the current means and
     variances hold; NaN for a pair with a system below the minimum, infinite when the pair
     cannot settle (equal means, delta 0)."""
-    difference = pairs.difference[k]
+    difference = abs(float(pairs.difference[k]))
     if not np.isfinite(difference):
         return math.nan
     target = max(difference, delta - difference)
@@ -190,7 +249,9 @@ def ranking_status(
 ) -> RankingStatus:
     """The stopping rule on one task's judgments: ``scores`` maps each system to its scores
     so far (the protocol's per-judgment score: z-score for DA, ESA score, MQM score).
-    ``tuned_for`` defaults to the mean number of judgments per system so far. Differences and
+    ``tuned_for``: judgments per system the mixture is tuned for, fixed in advance (the
+    task's planned size per system; ``DEFAULT_TUNED_FOR`` when None), never the count so far
+    (that would void the guarantee across looks: confidence.py). Differences and
     intervals are reported on the score's own scale (for lower-is-better scores, the upper
     system's score minus the lower one's is negative)."""
     names = sorted(scores)
@@ -200,7 +261,7 @@ def ranking_status(
     total = np.array([v.sum() for v in values])
     squares = np.array([(v * v).sum() for v in values])
     if tuned_for is None:
-        tuned_for = max(float(count.mean()), 1.0)
+        tuned_for = DEFAULT_TUNED_FOR
     pairs = adjacent_pairs(
         count,
         total,

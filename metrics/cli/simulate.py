@@ -52,6 +52,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
     parser.add_argument("--cold-start", type=int, default=10, metavar="N")
+    parser.add_argument(
+        "--pairing",
+        choices=("paired", "unpaired"),
+        default="unpaired",
+        help="paired: every system visits the segments in one order and each pair's interval"
+        " is on its per-segment differences (for every policy alike); unpaired: each system"
+        " its own order, the difference of two means (default)",
+    )
+    parser.add_argument(
+        "--tuned-for",
+        type=float,
+        default=None,
+        metavar="N",
+        help="judgments per system the confidence sequence is tuned for, fixed before the"
+        " replay (default: half the file's judgments per system)",
+    )
     parser.add_argument("--replays", type=int, default=DEFAULT_REPLAYS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -70,6 +86,8 @@ def _refusal(args: argparse.Namespace, policies: list[str]) -> str | None:
         return "--alpha must lie strictly between 0 and 1"
     if args.cold_start < 1:
         return "--cold-start must be at least 1"
+    if args.tuned_for is not None and not args.tuned_for >= 1:
+        return "--tuned-for must be at least 1"
     return None
 
 
@@ -87,7 +105,13 @@ def run(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    settings = Settings(alpha=args.alpha, delta=args.delta, cold_start=args.cold_start)
+    settings = Settings(
+        alpha=args.alpha,
+        delta=args.delta,
+        cold_start=args.cold_start,
+        paired=args.pairing == "paired",
+        tuned_for=args.tuned_for,
+    )
     report: dict[str, Any] = {}
     for pair in sorted(set(judgments.language_pair)):
         try:

@@ -314,3 +314,108 @@ def test_pearmut_draws_systems_in_proportion_to_one_over_rank() -> None:
     # During the cold start it judges the systems that still need it, least-judged first.
     count[:, 2] = 3.0
     assert (pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0)) == 2).all()
+
+
+# -- paired intervals (the two systems of a pair on the same segments) ----------------------
+
+
+def hard_segments(means: list[float], segments: int, seed: int):
+    """One judgment per (system, segment), segments differing far more than the noise: a
+    paired interval removes the difficulty, an unpaired one cannot."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.normal(0.0, 2.0, segments)
+    systems, segment_ids, scores = [], [], []
+    for i, mean in enumerate(means):
+        systems += [f"sys{i}"] * segments
+        segment_ids += [str(s) for s in range(segments)]
+        scores += list(mean + difficulty + rng.normal(0.0, 1.0, segments))
+    return systems, segment_ids, np.asarray(scores)
+
+
+def test_paired_replays_stop_sooner_and_stay_right() -> None:
+    campaign = build_campaign(*hard_segments([0.0, 0.6, 1.2, 3.0], segments=500, seed=31))
+    paired, unpaired = Settings(paired=True), Settings()
+    spent = {}
+    for policy in POLICIES:
+        result = replay(campaign, policy, replays=30, settings=paired, seed=2)
+        assert not result.wrong.any(), policy
+        assert result.resolved.all(), policy
+        spent[policy] = float(np.median(result.judgments_at_stop))
+    alone = replay(campaign, "uniform", replays=30, settings=unpaired, seed=2)
+    assert spent["uniform"] < 0.5 * np.median(alone.judgments_at_stop)
+    assert spent["adaptive"] < spent["uniform"]
+
+
+def test_paired_wrong_order_rate_near_the_null_stays_below_alpha() -> None:
+    campaign = build_campaign(*hard_segments([0.0, 0.03, 0.06, 0.09], segments=400, seed=32))
+    for policy in ("uniform", "adaptive", "pearmut"):
+        result = replay(campaign, policy, replays=200, settings=Settings(paired=True), seed=3)
+        assert result.wrong.mean() <= 0.05, policy
+
+
+def test_pair_matcher_pairs_by_segment_and_pass() -> None:
+    """Uneven coverage and several judgments per cell: the matcher's sums equal pairing
+    each judgment with the other system's judgment of the same segment in the same pass
+    over its segments, computed here by brute force."""
+    from metrics.adaptive.simulate import _PairMatcher
+
+    rng = np.random.default_rng(33)
+    systems, segments, scores = [], [], []
+    for name, own in (("a", range(0, 6)), ("b", range(2, 9)), ("c", range(0, 9, 2))):
+        for segment in own:
+            for _ in range(int(rng.integers(1, 4))):
+                systems.append(name)
+                segments.append(f"s{segment}")
+                scores.append(float(rng.normal()))
+    campaign = build_campaign(systems, segments, scores)
+    replays, k = 3, 3
+    keys = rng.random((replays, campaign.segments))
+    padding = campaign.system_cells < 0
+    keys = keys[:, campaign.cell_segment[np.where(padding, 0, campaign.system_cells)]]
+    keys[:, padding] = np.inf
+    visit = np.argsort(keys, axis=-1)
+    matcher = _PairMatcher(campaign, visit)
+    count = np.zeros((replays, k))
+    made: list[list[list[tuple[int, int, float]]]] = [[[] for _ in range(k)] for _ in range(3)]
+    for _ in range(40):
+        choice = rng.integers(0, k, replays)
+        rows = np.arange(replays)
+        done = count[rows, choice].astype(np.intp)
+        cells = campaign.cells_per_system[choice]
+        cell = campaign.system_cells[choice, visit[rows, choice, done % cells]]
+        segment = campaign.cell_segment[cell]
+        score = rng.normal(size=replays)
+        matcher.add(rows, choice, done, segment, score, count)
+        count[rows, choice] += 1
+        for r in range(replays):
+            made[r][choice[r]].append((int(segment[r]), int(done[r] // cells[r]), score[r]))
+    for r in range(replays):
+        for i in range(k):
+            for j in range(k):
+                mine = {(s, p): x for s, p, x in made[r][i]}
+                theirs = {(s, p): x for s, p, x in made[r][j]}
+                d = (
+                    [mine[key] - theirs[key] for key in mine.keys() & theirs.keys()]
+                    if i != j
+                    else []
+                )
+                assert matcher.count[r, i, j] == len(d)
+                assert matcher.total[r, i, j] == pytest.approx(sum(d), abs=1e-9)
+                assert matcher.squares[r, i, j] == pytest.approx(sum(x * x for x in d), abs=1e-9)
+
+
+def test_cli_pairing_and_tuning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = _write_csv(tmp_path / "j.csv", [0.0, 0.4, 3.0], segments=200, seed=24)
+    base = ["--judgments", str(data), "--replays", "10", "--seed", "1", "--json"]
+    runs = {}
+    for pairing in ("paired", "unpaired"):
+        code, out, _ = _run(capsys, *base, "--pairing", pairing)
+        assert code == 0
+        runs[pairing] = json.loads(out)["language_pairs"]["en-de"]["policies"]
+    assert runs["paired"] != runs["unpaired"]
+    # Unpaired is the default.
+    code, out, _ = _run(capsys, *base)
+    assert json.loads(out)["language_pairs"]["en-de"]["policies"] == runs["unpaired"]
+    code, _, err = _run(capsys, *base, "--tuned-for", "0")
+    assert code == 2
+    assert "--tuned-for" in err

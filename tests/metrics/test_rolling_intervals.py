@@ -79,8 +79,7 @@ def test_system_intervals_equal_the_hand_computation():
         "b": [40.0, 55.0, 61.0, 38.0, 47.0, 52.0],
         "c": [10.0, 30.0, 25.0, 12.0, 27.0, 18.0, 22.0, 15.0, 20.0, 31.0],
     }
-    tuned_for = statistics.fmean(len(v) for v in scores.values())
-    hand = _by_hand(scores, 0.05, tuned_for)
+    hand = _by_hand(scores, 0.05, 100.0)  # the documented default, not the count so far
     ours = system_intervals(scores, alpha=0.05)
     for system, (mean, low, high) in hand.items():
         assert ours[system].mean == pytest.approx(mean, abs=1e-12)
@@ -97,7 +96,7 @@ def test_rolling_intervals_replay_the_recorded_order():
     rolling = rolling_intervals(system, scores, names, looks=30)
     assert rolling.looks[-1] == 300 and rolling.looks.size == 30
     assert list(rolling.looks) == sorted(set(rolling.looks))
-    tuned_for = 100.0  # the final mean per system: one precision for every look
+    tuned_for = 100.0  # the documented default, fixed in advance: one precision for every look
     for row in (4, 17, 29):
         end = int(rolling.looks[row])
         prefix = {n: list(scores[:end][system[:end] == i]) for i, n in enumerate(names)}
@@ -129,7 +128,7 @@ def test_rolling_intervals_standardise_each_prefix():
         end = int(rolling.looks[row])
         z = z_scores(scores[:end], annotator[:end])
         by_system = {n: z[system[:end] == i] for i, n in enumerate(["x", "y"])}
-        hand = _by_hand({n: list(v) for n, v in by_system.items()}, 0.05, 60.0)
+        hand = _by_hand({n: list(v) for n, v in by_system.items()}, 0.05, 100.0)
         for i, name in enumerate(["x", "y"]):
             assert rolling.means[row, i] == pytest.approx(hand[name][0], abs=1e-9)
             assert rolling.low[row, i] == pytest.approx(hand[name][1], rel=1e-3)
