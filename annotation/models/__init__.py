@@ -1,4 +1,4 @@
-from annotation.models.adaptive import SystemPriority, TaskNotice
+from annotation.models.adaptive import ScoreSums, SumsCursor, SystemPriority, TaskNotice
 from annotation.models.campaigns import (
     HUMAN,
     Campaign,
@@ -96,6 +96,7 @@ __all__ = [
     "RunScore",
     "RunStatistics",
     "Scale",
+    "ScoreSums",
     "Segment",
     "SettledReason",
     "SharedTask",
@@ -104,6 +105,7 @@ __all__ = [
     "SkipReason",
     "Slot",
     "SourceMedia",
+    "SumsCursor",
     "System",
     "SystemPriority",
     "SystemRun",

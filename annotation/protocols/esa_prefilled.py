@@ -2,7 +2,7 @@
 annotators keep, change or remove."""
 
 from annotation.models import TaskType
-from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
+from annotation.protocols.base import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS, Protocol
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -25,7 +25,7 @@ PROTOCOL = Protocol(
     task_type=TaskType.ESA_PREFILLED,
     instructions=INSTRUCTIONS,
     answer=esa_answer,
-    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS,
+    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | ADAPTIVE_SETTINGS,
     quality_control=SPAN_QUALITY_CONTROL,
     template=SPAN_TEMPLATE,
     scripts=SPAN_SCRIPTS,

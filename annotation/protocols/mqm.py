@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.models import TaskType
-from annotation.protocols.base import DOCUMENT_SETTINGS, Protocol
+from annotation.protocols.base import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS, Protocol
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -36,7 +36,10 @@ PROTOCOL = Protocol(
     task_type=TaskType.MQM,
     instructions=INSTRUCTIONS,
     answer=answer,
-    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
+    settings=DOCUMENT_SETTINGS
+    | SPAN_SETTINGS
+    | ADAPTIVE_SETTINGS
+    | {"mqm_categories", "mqm_weights"},
     quality_control=SPAN_QUALITY_CONTROL | {"hotw"},
     template=SPAN_TEMPLATE,
     scripts=SPAN_SCRIPTS,
