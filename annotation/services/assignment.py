@@ -160,11 +160,11 @@ def groups_plan(*, items: Sequence[Item], task: Task, rng: random.Random) -> lis
     for item in order:
         strata.setdefault(item_stratum(item=item), []).append(item)
     return in_turns(
-        [[part[i : i + size] for i in range(0, len(part), size)] for part in strata.values()]
+        parts=[[part[i : i + size] for i in range(0, len(part), size)] for part in strata.values()]
     )
 
 
-def in_turns(parts: Sequence[Sequence[Placed]]) -> list[Placed]:
+def in_turns(*, parts: Sequence[Sequence[Placed]]) -> list[Placed]:
     """The groups of each system (part) in turn: the first of each, then the second, ...
     (an adaptive task's launch order is a balanced round)."""
     return [group for turn in zip_longest(*parts) for group in turn if group is not None]

@@ -132,7 +132,7 @@ def document_task_plan(
         stratum = assignment.item_stratum(item=block.pages[0][0]) if adaptive else 0
         strata.setdefault(stratum, []).append(block)
     groups = assignment.in_turns(
-        [_packed(part, assignment.batch_capacity(task=task)) for part in strata.values()]
+        parts=[_packed(part, assignment.batch_capacity(task=task)) for part in strata.values()]
     )
     donors = {system.id: outputs[system.id] for system in systems}
     batches: list[Batch] = []
