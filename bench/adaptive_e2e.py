@@ -12,7 +12,9 @@ judgment) until the task hands them nothing more. Prints the judgments when the 
 rule settled the task (recorded in its notice), the judgments stored in all (those in flight
 when it stopped included), the task's size (items, quality control included), the reason,
 the order, and whether the database holds exactly the acknowledged judgments. ``--json``
-prints the same as one JSON line. Exit code 1 if the task did not stop by itself, a
+prints the same as one JSON line. ``--screenshot FILE.png`` logs the campaign's owner in
+with headless Chromium once the task stopped and saves its human results page (the live
+ranking status and rolling intervals). Exit code 1 if the task did not stop by itself, a
 judgment was lost or duplicated, or an annotator got an item twice.
 """
 
@@ -43,6 +45,7 @@ VAR = ROOT / "var" / "adaptive-e2e"
 # reference ref-B best, ref-A last, as the campaign found): resolvable within its 529
 # segments; the 13 others include pairs 0.05 points apart, which no budget here resolves.
 DEFAULT_SYSTEMS = ("ref-B", "DIDI-NLP", "Online-W", "ref-A")
+OWNER_PASSWORD = "adaptive-e2e-owner-pw"
 
 
 class Annotator(threading.Thread):
@@ -146,7 +149,9 @@ def run(args: argparse.Namespace, url: str) -> dict:
     scores = mqm_segment_scores()
     systems = sorted(scores) if args.systems == "all" else args.systems.split(",")
     segments = common_segments(scores, systems)[: args.segments]
-    owner = get_user_model().objects.create_user(f"adaptive-e2e-{uuid.uuid4().hex[:6]}")
+    owner = get_user_model().objects.create_user(
+        f"adaptive-e2e-{uuid.uuid4().hex[:6]}", password=OWNER_PASSWORD
+    )
     settings = {
         "batch_size": args.batch_size,
         "cold_start": args.cold_start,
@@ -192,6 +197,9 @@ def run(args: argparse.Namespace, url: str) -> dict:
         Judgment.objects.filter(task=task).values_list("item__system__name", flat=True)
     )
     return {
+        "campaign": task.campaign_id,
+        "task": task.id,
+        "owner": owner.username,
         "annotators": args.annotators,
         "systems": len(systems),
         "segments": len(segments),
@@ -214,6 +222,26 @@ def run(args: argparse.Namespace, url: str) -> dict:
     }
 
 
+def results_screenshot(url: str, result: dict, path: str) -> None:
+    """The campaign's human results page as its owner sees it, whole."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"]
+        )
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(f"{url}/login/")
+        page.fill("input[name=username]", result["owner"])
+        page.fill("input[name=password]", OWNER_PASSWORD)
+        page.press("input[name=password]", "Enter")
+        page.wait_for_url(lambda address: "/login/" not in address)
+        page.goto(f"{url}/campaigns/{result['campaign']}/results/human/")
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=path, full_page=True)
+        browser.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--annotators", type=int, default=20)
@@ -232,6 +260,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8231)
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--screenshot", help="PNG file: the results page once the task stopped")
     args = parser.parse_args()
     django_setup()
     queue = f"adaptive-e2e-{uuid.uuid4().hex[:6]}"
@@ -245,6 +274,8 @@ def main() -> int:
         if wait_answering(url, "/healthz", "gunicorn", VAR / "web.log", tries=150) != 0:
             return 1
         result = run(args, url)
+        if args.screenshot:
+            results_screenshot(url, result, args.screenshot)
     finally:
         stop_servers(processes)
     if args.json:

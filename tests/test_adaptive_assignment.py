@@ -77,8 +77,7 @@ def test_a_planned_launch_is_unchanged(launched):
     ("task_type", "settings", "words"),
     [
         ("pairwise", {}, "do not implement assignment"),
-        ("esa", {}, "do not implement assignment"),
-        ("adequacy", {"unit": "document"}, "adaptive assignment chooses single outputs"),
+        ("contrastive_da", {}, "do not implement assignment"),
     ],
 )
 def test_adaptive_is_refused_where_the_protocol_cannot_support_it(

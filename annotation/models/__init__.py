@@ -1,4 +1,4 @@
-from annotation.models.adaptive import SystemPriority, TaskNotice
+from annotation.models.adaptive import ScoreSums, SumsCursor, SystemPriority, TaskNotice
 from annotation.models.campaigns import (
     HUMAN,
     Campaign,
@@ -98,6 +98,7 @@ __all__ = [
     "RunScore",
     "RunStatistics",
     "Scale",
+    "ScoreSums",
     "Segment",
     "SettledReason",
     "SharedTask",
@@ -106,6 +107,7 @@ __all__ = [
     "SkipReason",
     "Slot",
     "SourceMedia",
+    "SumsCursor",
     "System",
     "SystemPriority",
     "SystemRun",

@@ -3,7 +3,7 @@ annotators keep, change or remove."""
 
 from annotation.models import TaskType
 from annotation.protocols.base import Protocol
-from annotation.protocols.settings import DOCUMENT_SETTINGS
+from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -28,7 +28,7 @@ PROTOCOL = Protocol(
     instructions=INSTRUCTIONS,
     answer=esa_answer,
     parse_form=span_form,
-    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS,
+    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | ADAPTIVE_SETTINGS,
     quality_control=SPAN_QUALITY_CONTROL,
     template=SPAN_TEMPLATE,
     scripts=SPAN_SCRIPTS,

@@ -8,7 +8,7 @@ from typing import Any
 
 from annotation.models import TaskType
 from annotation.protocols.base import Protocol
-from annotation.protocols.settings import DOCUMENT_SETTINGS
+from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
@@ -39,7 +39,10 @@ PROTOCOL = Protocol(
     instructions=INSTRUCTIONS,
     answer=answer,
     parse_form=span_form,
-    settings=DOCUMENT_SETTINGS | SPAN_SETTINGS | {"mqm_categories", "mqm_weights"},
+    settings=DOCUMENT_SETTINGS
+    | SPAN_SETTINGS
+    | ADAPTIVE_SETTINGS
+    | {"mqm_categories", "mqm_weights"},
     quality_control=SPAN_QUALITY_CONTROL | {"hotw"},
     template=SPAN_TEMPLATE,
     scripts=SPAN_SCRIPTS,

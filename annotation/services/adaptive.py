@@ -1,6 +1,14 @@
 """Adaptive collection in the loop (issue 23): refreshing the priorities the claim reads,
 stopping a task when its ranking is settled or its budget spent, and continuing it.
 
+Which tasks: every protocol whose screen shows one output and whose results have a ranking
+status (``selectors.human.status_scores``): Likert/DA (z-scores), ESA and ESA^AI (the
+0-100 score), MQM (the MQM score, lower is better), on segments or on document pages (a
+batch then holds one system's documents; a page is one observation). Their declarations
+name ``ADAPTIVE_SETTINGS`` (annotation/protocols/); any other protocol refuses
+``assignment=adaptive`` (``Protocol.unimplemented``): pairwise, n-way ranking and
+post-editing have no score to rank by, and contrastive screens show several systems.
+
 How it fits the loop (annotation/services/assignment.py plans, the SQL claims):
 
 - At launch an adaptive task's items are cut into batches of one system each (its
@@ -13,9 +21,35 @@ How it fits the loop (annotation/services/assignment.py plans, the SQL claims):
   the claim's own statement, with ``SKIP LOCKED`` on the batch; nothing is computed there.
 - The priorities are refreshed by a job (``Job.Kind.REFRESH_PRIORITIES``, target the task),
   requested (``jobs.task_priorities_request``) each time a batch of the task closes, i.e.
-  every ``batch_size`` judgments on average; it is idempotent (it recomputes from the
-  judgments), queued after commit (``jobs.job_request``), and bounded by Celery's time
-  limit. A job already queued absorbs later requests; a running one runs once more.
+  every ``batch_size`` judgments on average; queued after commit (``jobs.job_request``), and
+  bounded by Celery's time limit. A job already queued absorbs later requests; a running one
+  runs once more.
+
+The refresh is incremental: it costs the judgments recorded since the last one, not the
+task. Running sums of the ranking status's statistic per (measure, system, annotator)
+(``ScoreSums``) and a cursor (``SumsCursor``) hold what was counted:
+
+- Which judgments are new: those with ids above ``counted_to``, up to a bound read from the
+  judgment sequence. Ids are drawn before their transaction commits, so a lower id may
+  still commit after a higher one was seen; the bound is therefore taken with the
+  transactions in flight just then (``selectors.adaptive.judgments_horizon``), and ids up
+  to it are counted only once those have ended: at once when they end within a quarter of
+  a second (judging is one short transaction), else at the next refresh (the bound waits
+  in the cursor as its ``candidate``, and the job asks to run once more). Exact, never
+  counted twice: each id range is counted once, in the transaction that moves
+  ``counted_to``, under the cursor's lock.
+- A document page is one observation: a page whose judgments straddle the bound is counted
+  whole, its ids above the bound kept in ``carried`` and passed over next time.
+- Edits: recorded judgments are only inserted by the annotator loop; a statement that
+  updates or deletes judgments or spans (a crowd participant's restart excludes their
+  earlier judgments) marks the task's cursor stale through a trigger
+  (sql/0042_adapt_sums_stale.sql), as does a change of the MQM weights (``fingerprint``),
+  and the next refresh counts from the start: a full recompute, once.
+- Annotators left out of the task or campaign are left out when the figures are read (the
+  sums are per annotator), so an exclusion needs no recount; DA's z-scores follow exactly
+  from each annotator's sums (``selectors.adaptive.system_moments``).
+- Each system's ``judged`` (all its judgments, quality control included) grows with the
+  same ranges; ``pending`` is read from the task's leased batches (what is left of them).
 
 The rule (``metrics.adaptive.policies.adaptive``): the system whose next judgment most
 reduces the variance of the adjacent pairs still open, relative to each pair's variance.
@@ -40,20 +74,32 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import connection, transaction
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from annotation.models import (
     Assignment,
+    Batch,
     Campaign,
+    Job,
+    ScoreSums,
     SettledReason,
-    Slot,
+    SumsCursor,
     SystemPriority,
     Task,
     TaskNotice,
 )
-from annotation.selectors.adaptive import AdaptiveFigures, adaptive_figures
+from annotation.selectors.adaptive import (
+    AdaptiveFigures,
+    Horizon,
+    NewObservations,
+    figures_from_sums,
+    judgments_horizon,
+    new_observations,
+    scores_fingerprint,
+    xids_running,
+)
 from annotation.services.task_rules import TaskError
 from annotation.services.tasks import task_locked
 
@@ -61,46 +107,136 @@ logger = logging.getLogger(__name__)
 
 
 def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], None]) -> None:
-    """The refresh job: the task's priorities and per-system counts rewritten from its
-    judgments, then the stopping rule. A task gone, planned or not running is left alone."""
+    """The refresh job: the judgments recorded since the last refresh added to the task's
+    sums, its priorities and per-system counts rewritten from them, then the stopping rule.
+    A task gone, planned or not running is left alone."""
     task = Task.objects.filter(id=target_id).first()
     if task is None or task.assignment != Assignment.ADAPTIVE:
         return
     if task.state != Task.State.LAUNCHED:
         return
-    figures = adaptive_figures(task)
+    horizon = judgments_horizon()
+    cursor = task_sums_count(task=task, horizon=horizon)
+    figures = figures_from_sums(task, judgments=cursor.judgments)
     report_progress(60)
     priorities_store(task=task, figures=figures)
     task_settle_if_done(task_id=task.id, figures=figures)
+    if cursor.counted_to < horizon.bound:
+        # Judgments up to the bound were still being written: this job runs once more when
+        # it ends (as when it is asked for while running), so that a task's last batch is
+        # counted even if no batch closes after it.
+        Job.objects.filter(
+            kind=Job.Kind.REFRESH_PRIORITIES, target_id=task.id, state=Job.State.RUNNING
+        ).update(rerun_requested=True)
+
+
+@transaction.atomic
+def task_sums_count(*, task: Task, horizon: Horizon) -> SumsCursor:
+    """Adds the judgments that are final since the last refresh to the task's sums (from the
+    start when they are stale); returns the cursor (how far, how many judgments)."""
+    cursor, _ = SumsCursor.objects.select_for_update().get_or_create(task=task)
+    fingerprint = scores_fingerprint(task)
+    if cursor.stale or cursor.fingerprint != fingerprint:
+        ScoreSums.objects.filter(task=task).delete()
+        SystemPriority.objects.filter(task=task).update(judged=0)
+        cursor.counted_to, cursor.carried, cursor.judgments = 0, [], 0
+        cursor.stale, cursor.fingerprint = False, fingerprint
+    target = None
+    if horizon.settled:
+        target = horizon.bound
+        cursor.candidate, cursor.candidate_xids = None, []
+    elif cursor.candidate is not None and not xids_running(cursor.candidate_xids):
+        target = cursor.candidate
+        cursor.candidate, cursor.candidate_xids = horizon.bound, horizon.xids
+    elif cursor.candidate is None:
+        cursor.candidate, cursor.candidate_xids = horizon.bound, horizon.xids
+    if target is not None and target > cursor.counted_to:
+        found = new_observations(task, after=cursor.counted_to, upto=target, carried=cursor.carried)
+        _sums_add(task=task, found=found)
+        cursor.carried = [i for i in cursor.carried if i > target] + found.carried
+        cursor.counted_to = target
+        cursor.judgments += found.judgments
+    cursor.save()
+    return cursor
+
+
+_SUMS_ADD_SQL = """
+INSERT INTO annotation_scoresums
+    (task_id, measure, label, annotator_id, stratum, count, total, squares)
+SELECT %s, * FROM unnest(%s::varchar[], %s::varchar[], %s::bigint[], %s::bigint[],
+                         %s::bigint[], %s::float8[], %s::float8[])
+ON CONFLICT (task_id, measure, label, annotator_id) DO UPDATE SET
+    count = annotation_scoresums.count + EXCLUDED.count,
+    total = annotation_scoresums.total + EXCLUDED.total,
+    squares = annotation_scoresums.squares + EXCLUDED.squares
+"""
+_JUDGED_ADD_SQL = """
+UPDATE annotation_systempriority p SET judged = p.judged + added.judged
+  FROM unnest(%s::bigint[], %s::bigint[]) AS added (stratum, judged)
+ WHERE p.task_id = %s AND p.stratum = added.stratum
+"""
+
+
+def _sums_add(*, task: Task, found: NewObservations) -> None:
+    keys = sorted(found.sums)
+    with connection.cursor() as cursor:
+        if keys:
+            cursor.execute(
+                _SUMS_ADD_SQL,
+                [
+                    task.id,
+                    [key[0] for key in keys],
+                    [key[1] for key in keys],
+                    [key[2] for key in keys],
+                    [found.stratum[key[1]] for key in keys],
+                    [found.sums[key][0] for key in keys],
+                    [found.sums[key][1] for key in keys],
+                    [found.sums[key][2] for key in keys],
+                ],
+            )
+        strata = sorted(found.judged)
+        if strata:
+            cursor.execute(
+                _JUDGED_ADD_SQL, [strata, [found.judged[key] for key in strata], task.id]
+            )
 
 
 @transaction.atomic
 def priorities_store(*, task: Task, figures: AdaptiveFigures) -> None:
-    """Each system's priority, judged slots and slots claimed but not done, in one
-    transaction (rows in stratum order: claims lock one row each, so no deadlock)."""
-    counts = {
-        row["batch__stratum"]: (row["done"], row["leased"])
-        for row in Slot.objects.filter(task=task)
-        .values("batch__stratum")
-        .annotate(
-            done=Count("id", filter=Q(state=Slot.State.DONE)),
-            leased=Count("id", filter=Q(state=Slot.State.LEASED)),
-        )
-    }
-    now = timezone.now()
+    """Each system's priority and the slots claimed but not judged (what is left of the
+    task's leased batches), in one transaction. The rows are locked first, in stratum order
+    (claims lock one row each, so no deadlock), so that a claim's pending count is either
+    read here or added after."""
     stored = list(SystemPriority.objects.select_for_update().filter(task=task).order_by("stratum"))
+    pending = dict(
+        Batch.objects.filter(task=task, state=Batch.State.LEASED)
+        .values("stratum")
+        .annotate(left=Sum(F("size") - F("judged") - F("skipped")))
+        .values_list("stratum", "left")
+    )
+    now = timezone.now()
     for row in stored:
-        row.judged, row.pending = counts.get(row.stratum, (0, 0))
+        row.pending = max(0, pending.get(row.stratum) or 0)
         # A system with no counted judgment yet is in the cold start (judged + pending).
         row.priority = figures.priorities.get(row.stratum, 0.0)
         row.updated_at = now
-    SystemPriority.objects.bulk_update(stored, ["priority", "judged", "pending", "updated_at"])
+    SystemPriority.objects.bulk_update(stored, ["priority", "pending", "updated_at"])
 
 
 @transaction.atomic
 def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures) -> bool:
     """Marks the task settled (and records the notice) when its ranking is settled or its
-    budget spent; True if it settled now. Idempotent: a settled or continued task stays."""
+    budget spent; True if it settled now. Idempotent: a settled or continued task stays.
+    The task's row is locked only to settle it: every judgment's insert takes a key-share
+    lock on it, which a lock at each refresh would make wait."""
+    budget, settled_at, continued_at = (
+        Task.objects.filter(id=task_id)
+        .values_list("judgment_budget", "settled_at", "continued_at")
+        .get()
+    )
+    stays = settled_at is not None or continued_at is not None
+    if stays or not (figures.settled or (budget and figures.judgments >= budget)):
+        return False
     task = Task.objects.select_for_update().get(id=task_id)
     if task.settled_at is not None or task.continued_at is not None:
         return False

@@ -160,8 +160,15 @@ def groups_plan(*, items: Sequence[Item], task: Task, rng: random.Random) -> lis
     strata: dict[int, list[Item]] = {}
     for item in order:
         strata.setdefault(item_stratum(item=item), []).append(item)
-    cut = [[part[i : i + size] for i in range(0, len(part), size)] for part in strata.values()]
-    return [group for turn in zip_longest(*cut) for group in turn if group is not None]
+    return in_turns(
+        parts=[[part[i : i + size] for i in range(0, len(part), size)] for part in strata.values()]
+    )
+
+
+def in_turns(*, parts: Sequence[Sequence[Placed]]) -> list[Placed]:
+    """The groups of each system (part) in turn: the first of each, then the second, ...
+    (an adaptive task's launch order is a balanced round)."""
+    return [group for turn in zip_longest(*parts) for group in turn if group is not None]
 
 
 def item_stratum(*, item: Item) -> int:
@@ -269,12 +276,17 @@ def batches_create(
     Batch.objects.bulk_create(batches)
     Slot.objects.bulk_create(slots)
     if adaptive:
-        # Every system starts in the cold start (judged 0): the claim serves them in turn.
-        SystemPriority.objects.bulk_create(
-            SystemPriority(task=task, stratum=stratum)
-            for stratum in sorted({batch.stratum for batch in batches})
-        )
+        priorities_create(task=task, batches=batches)
     return sum(len(group) for group in groups)
+
+
+def priorities_create(*, task: Task, batches: Sequence[Batch]) -> None:
+    """An adaptive task's priorities row per system of its batches. Every system starts in
+    the cold start (judged 0): the claim serves them in turn."""
+    SystemPriority.objects.bulk_create(
+        SystemPriority(task=task, stratum=stratum)
+        for stratum in sorted({batch.stratum for batch in batches})
+    )
 
 
 def _units(group: Sequence[Item]) -> list[list[Entry]]:

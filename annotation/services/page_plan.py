@@ -41,6 +41,7 @@ from annotation.models import (
     CONTRASTIVE_TYPES,
     HUMAN,
     LIKERT_TYPES,
+    Assignment,
     Batch,
     Item,
     ItemType,
@@ -125,16 +126,15 @@ def document_task_plan(
         blocks = _output_blocks(task, segments, systems, outputs, reference, rng)
     create_items([item for block in blocks for page in block.pages for item in page])
     rng.shuffle(blocks)
-    capacity = assignment.batch_capacity(task=task)
-    groups: list[list[_Block]] = []
-    filled = capacity
+    # An adaptive task's batches hold one system's documents each (assignment.py).
+    adaptive = task.assignment == Assignment.ADAPTIVE
+    strata: dict[int, list[_Block]] = {}
     for block in blocks:
-        size = sum(len(page) for page in block.pages)
-        if filled + size > capacity:
-            groups.append([])
-            filled = 0
-        groups[-1].append(block)
-        filled += size
+        stratum = assignment.item_stratum(item=block.pages[0][0]) if adaptive else 0
+        strata.setdefault(stratum, []).append(block)
+    groups = assignment.in_turns(
+        parts=[_packed(part, assignment.batch_capacity(task=task)) for part in strata.values()]
+    )
     donors = {system.id: outputs[system.id] for system in systems}
     batches: list[Batch] = []
     slots: list[Slot] = []
@@ -156,12 +156,33 @@ def document_task_plan(
             for page in (entry.pages if isinstance(entry, _Block) else (entry.page,))
         ]
         laid = replica_batches_build(
-            task=task, number=number, groups=len(groups), screens=screens, paged=True
+            task=task,
+            number=number,
+            groups=len(groups),
+            screens=screens,
+            stratum=assignment.item_stratum(item=group[0].pages[0][0]) if adaptive else 0,
+            paged=True,
         )
         batches += laid[0]
         slots += laid[1]
     _plan_save(repeated=repeated, batches=batches, slots=slots)
+    if adaptive:
+        assignment.priorities_create(task=task, batches=batches)
     return sum(len(page) for group in groups for block in group for page in block.pages)
+
+
+def _packed(blocks: Sequence[_Block], capacity: int) -> list[list[_Block]]:
+    """Whole documents cut into groups of about ``capacity`` segments."""
+    groups: list[list[_Block]] = []
+    filled = capacity
+    for block in blocks:
+        size = sum(len(page) for page in block.pages)
+        if filled + size > capacity:
+            groups.append([])
+            filled = 0
+        groups[-1].append(block)
+        filled += size
+    return groups
 
 
 def _output_blocks(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import CONTRASTIVE_TYPES, Assignment, Campaign, System, Task, TaskType, Unit
+from annotation.models import CONTRASTIVE_TYPES, Campaign, System, Task, TaskType, Unit
 from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
@@ -76,11 +76,6 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
             "a document unit needs document ids, and this campaign has none (a source "
             "without them is one implicit document); choose the segment unit, or upload a "
             "source with document ids to a new campaign"
-        )
-    if task.assignment == Assignment.ADAPTIVE and task.unit == Unit.DOCUMENT:
-        raise TaskError(
-            "adaptive assignment chooses single outputs, and a document page shows a whole "
-            "document: choose the segment unit, or planned assignment"
         )
     if task.unit == Unit.DOCUMENT and task.shuffle_rate:
         raise TaskError(
