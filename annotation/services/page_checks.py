@@ -126,9 +126,9 @@ def checks_apart(
     is_check: Callable[[Entry], bool],
 ) -> list[Entry]:
     """``order`` (a group's documents and companion pages, as ``assignment.group_order``
-    placed them) with every check page moved, when the page before it shows its segments,
-    to the nearest later place where no check page is (else the nearest earlier one after
-    its document)."""
+    placed them) with every check page that follows a page of its segments moved to the
+    nearest later place where no check page does (else the nearest earlier one after its
+    document)."""
     placed = list(order)
 
     def clash(before: Entry, entry: Entry) -> bool:
