@@ -110,8 +110,8 @@ def test_a_check_page_shows_a_page_again_with_one_outputs_segments_shuffled(laun
         assert original.item_type == ItemType.TGT and original.segment_id == item.segment_id
         assert all(c["systems"] == [] for c in item.candidates)  # counted for no system
         assert sorted(c for cand in item.candidates for c in cand["columns"]) == [0, 1, 2]
-        before = sorted(column_texts(original))
-        after = column_texts(item)
+        before = sorted(column_texts(item=original))
+        after = column_texts(item=item)
         bad = shuffled_place(item)
         if bad is None:  # too short to damage: shown as it was
             assert sorted(after) == before

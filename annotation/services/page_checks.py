@@ -28,7 +28,7 @@ Entry = TypeVar("Entry")
 Page = Sequence[Item]
 
 
-def column_texts(item: Item) -> list[str]:
+def column_texts(*, item: Item) -> list[str]:
     """A contrastive segment's text in each of the page's places (A first): identical
     outputs are one candidate in several places (``columns``)."""
     texts: dict[int, str] = {}
@@ -42,7 +42,7 @@ def shuffled_page(*, task: Task, page: Page, rng: random.Random) -> list[Item]:
     """The check page of ``page`` (unsaved items, one per segment), or [] when no output of
     it is long enough to be damaged."""
     language = task.campaign.target_language
-    texts = [column_texts(item) for item in page]
+    texts = [column_texts(item=item) for item in page]
     columns = len(texts[0]) if texts else 0
     fit = [c for c in range(columns) if any(fits_shuffle_check(t[c], language) for t in texts)]
     if columns < 2 or not fit:

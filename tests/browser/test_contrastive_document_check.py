@@ -108,7 +108,7 @@ def test_the_results_show_a_contrastive_tasks_page_scores(
     else:
         page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/campaigns/{loaded_campaign.id}/results/human/")
-    table = page.locator(f"#document-scores-{task.id} + table")
+    table = page.locator(f"#document-scores-{task.id} + .table-wrap table")
     assert table.locator("tbody tr").count() == 3
     assert table.locator("tbody tr").first.locator("td").nth(3).inner_text() == "6"
     link = page.locator(f"a[href*='judgments.pages.csv?task={task.id}']")
