@@ -11,14 +11,9 @@ from typing import Any
 
 from django.http import StreamingHttpResponse
 
-from annotation.exports import (
-    batched,
-    csv_stream,
-    judgment_annotators,
-    pseudonym,
-    streaming_response,
-)
+from annotation.exports import batched, csv_stream, pseudonym, streaming_response
 from annotation.models import Campaign, Task
+from annotation.selectors.exports import judgment_annotators
 from annotation.selectors.page_scores import PAGE_SCORE_COLUMNS, page_score_rows
 
 PAGE_FORMATS = frozenset({"pages.csv", "pages.jsonl"})
