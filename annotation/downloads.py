@@ -8,6 +8,7 @@ from django.http import StreamingHttpResponse
 from annotation.errors import ApplicationError
 from annotation.exports import judgments_download
 from annotation.models import Campaign, Task, TaskType
+from annotation.page_exports import PAGE_FORMATS, page_scores_download
 from annotation.selectors.pearmut import pearmut_output_lines
 from annotation.selectors.spans import span_judgments
 from annotation.span_exports import (
@@ -26,6 +27,8 @@ JUDGMENT_FORMATS = {
     "mqm.tsv": "ESA / MQM: Google's MQM TSV, one line per error",
     "spans.jsonl": "ESA / MQM: JSON Lines, one object per judged item with its spans",
     "pearmut.jsonl": "Pearmut's results JSONL, a line per annotator and document (?task=)",
+    "pages.csv": "document pages: every page score, a row per output of a contrastive page",
+    "pages.jsonl": "document pages: JSON Lines, one object per page score (per output)",
 }
 SPAN_FORMATS = frozenset({"esa.csv", "mqm.tsv", "spans.jsonl"})
 RANKED_TYPES = (TaskType.PAIRWISE, TaskType.RANKING)
@@ -50,6 +53,14 @@ def judgments_file(
             task=task, included_only=included_only, pseudonymise=pseudonymise
         )
         return span_download(lines, fmt=fmt, name=name)
+    if fmt in PAGE_FORMATS:
+        return page_scores_download(
+            campaign=campaign,
+            fmt=fmt,
+            task=task,
+            included_only=included_only,
+            pseudonymise=pseudonymise,
+        )
     if fmt not in SPAN_FORMATS:
         return judgments_download(
             campaign=campaign,

@@ -27,11 +27,12 @@ def page_slots(*, slot: Slot, skipped: bool = False) -> list[Slot]:
 def page_outputs(*, item: Item) -> list[str]:
     """A contrastive page's systems in their places on the page (A first), read from one of
     its segments: each candidate's ``columns`` (an Appraise page has none: its candidates'
-    order is the page's)."""
+    order is the page's). A check page's outputs name no system: "" in their places."""
     names: dict[int, str] = {}
     for index, candidate in enumerate(item.candidates):
         columns = candidate.get("columns", [index])
-        for column, name in zip(columns, candidate["systems"], strict=True):
+        systems = candidate["systems"] or [""] * len(columns)
+        for column, name in zip(columns, systems, strict=True):
             names[column] = name
     return [names[column] for column in sorted(names)]
 

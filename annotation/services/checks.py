@@ -16,7 +16,9 @@ The checks (planned at launch by ``assignment``/``tasks``, declared per protocol
 - contrastive (WMT26; a ``CHK`` item whose candidates include one of type ``CHK``, made by
   ``lib.perturb.shuffled`` and planned by ``contrastive.shuffle_check_items``): that
   candidate scored below every clean one (``contrastive_result``; contrastive MQM: a larger
-  penalty than each).
+  penalty than each); on a contrastive document page (``page_checks``) the shuffled
+  output's mean over its shuffled segments below every clean output's
+  (``page_check_result``), its outcome on the page's first slot.
 
 A check whose original the annotator did not judge (a batch taken over half-way) is not
 scored for "lower" (the mark alone decides) nor, for a repeat, recorded at all.
@@ -132,6 +134,57 @@ def contrastive_result(*, scores: Sequence[float | None], shuffled: int) -> Chec
     passed = bad is not None and all(score is not None and bad < score for score in clean)
     reason = "" if passed else f"the shuffled candidate scored {bad}, not below {clean}"
     return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
+
+
+def page_check_result(
+    *,
+    task: Task,
+    slots: Sequence[Slot],
+    answers: Sequence[tuple[dict[str, Any], list[CheckedSpan]]],
+) -> CheckResult | None:
+    """WMT26's check on a contrastive document page (``page_checks``): over the segments whose
+    output was shuffled, that output's mean segment score (contrastive MQM: its mean negated
+    penalty) below every clean output's mean over the same segments. The segments' scores,
+    not the page scores: every contrastive page has them (a page score is the task's option),
+    contrastive MQM scores by its spans alone, and one comparison per page (as WMT26 makes
+    one per item) does not fail an attentive annotator over a single tie on a long page.
+    None for a page that is no such check."""
+    shuffled: list[float | None] = []
+    clean: dict[int, list[float | None]] = {}
+    for slot, (values, spans) in zip(slots, answers, strict=True):
+        check = slot_check(slot=slot)
+        if check is None or check.kind != CheckKind.CONTRASTIVE or check.shuffled is None:
+            continue
+        shown = [(checked.span, checked.candidate) for checked in spans]
+        scores = _candidate_values(task, values, shown, check.candidates)
+        if not scores or len(scores) != check.candidates:
+            continue
+        shuffled.append(scores[check.shuffled])
+        for index, candidate in enumerate(slot.item.candidates):
+            if index != check.shuffled:
+                for column in candidate.get("columns", [index]):
+                    clean.setdefault(column, []).append(scores[index])
+    if not shuffled:
+        return None
+    means = [_mean(values) for _, values in sorted(clean.items())]
+    bad = _mean(shuffled)
+    passed = bad is not None and all(mean is not None and bad < mean for mean in means)
+    said = ", ".join("-" if mean is None else f"{mean:.4g}" for mean in means)
+    reason = (
+        ""
+        if passed
+        else (
+            f"the shuffled translation's {len(shuffled)} segments averaged "
+            f"{'-' if bad is None else f'{bad:.4g}'}, not below the others' ({said})"
+        )
+    )
+    return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
+
+
+def _mean(values: list[float | None]) -> float | None:
+    if not values or any(value is None for value in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
 
 
 def _marked(spans: list[Any], damage: tuple[int, int]) -> bool:

@@ -11,6 +11,8 @@ nothing is recorded twice.
 A contrastive page (cESA, contrastive MQM, contrastive DA) is recorded the same way: each
 segment's judgment then gets its rows per output (``contrastive.output_judgments_create``, as
 a contrastive screen's), and its page score is one score per output, in the page's order.
+A page that is WMT26's shuffled-translation check (``page_checks``) is judged whole
+(``checks.page_check_result``), loud or silent as a screen, its outcome on its first slot.
 """
 
 from __future__ import annotations
@@ -38,11 +40,18 @@ from annotation.models import (
 from annotation.protocols.contrastive import CONTRASTIVE_SCORE_RANGE
 from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.selectors.pages import output_labels, page_outputs, page_slots
+from annotation.services.checks import (
+    CheckResult,
+    check_outcome_record,
+    check_warns,
+    page_check_result,
+)
 from annotation.services.contrastive import output_judgments_create
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim
 from annotation.services.judgments import (
     CLAIM_NEXT,
     CLAIM_NONE,
+    CheckWarning,
     JudgmentError,
     _same_answer_or_error,
     _validated,
@@ -210,6 +219,7 @@ def page_record_and_claim_next(
         if done.outcome != "valid":
             raise judgment_refusal(reason=done.outcome) from None
         raise
+    check = _shuffle_check(task, slots, checked, annotator_id, now)
     with transaction.atomic():
         recorded_ids: list[int] = []
         durations: list[int] = []
@@ -245,10 +255,41 @@ def page_record_and_claim_next(
             _durations_set(recorded_ids[-len(durations) :], durations)
         if scores is not None:
             _page_scores_record(task, slots, annotator_id, scores, outputs, now)
+        if created and check is not None:
+            check_outcome_record(
+                task=task, slot_id=slot.id, annotator_id=annotator_id, result=check, final=True
+            )
     recorded = PageRecorded(recorded_ids, created, done.batch_closed)
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress
+
+
+def _shuffle_check(
+    task: Task,
+    slots: list[Slot],
+    checked: list[tuple[dict[str, Any], list[CheckedSpan]]],
+    annotator_id: int,
+    now: datetime,
+) -> CheckResult | None:
+    """A shuffled-translation check page's outcome (``checks.page_check_result``), or None.
+    Loud and failed the first time: the outcome is recorded on the page's first slot and the
+    page refused with the warning (``CheckWarning``), nothing else recorded; answered again,
+    the page is recorded whatever it is."""
+    if not (task.task_type in CONTRASTIVE_TYPES and task.shuffle_rate):
+        return None
+    result = page_check_result(task=task, slots=slots, answers=checked)
+    first = slots[0].id
+    if result is not None and check_warns(task=task, slot_id=first, result=result):
+        probe = slot_judge_and_claim(
+            task_id=task.id, slot_id=first, annotator_id=annotator_id, values=None, now=now
+        )
+        if probe.outcome == "valid":  # their page, not recorded yet: warn, record the outcome
+            check_outcome_record(
+                task=task, slot_id=first, annotator_id=annotator_id, result=result, final=False
+            )
+            raise CheckWarning(result.warning)
+    return result
 
 
 def _durations_set(judgment_ids: list[int], durations: list[int]) -> None:

@@ -14,8 +14,10 @@ Drawn from the task's seed:
 - quality control comes at page granularity, on top of the capacity: a share
   ``repeat_rate`` of each group's pages comes back as a repeat page, and (Likert) a share
   ``bad_reference_rate`` as a bad-reference page (each segment of the page degraded where
-  it can be, each pointing at its original), at least ``QC_GAP`` places after its original
-  where the group allows (``assignment.group_order``, placing blocks and pages);
+  it can be, each pointing at its original), and (contrastive) a share ``shuffle_rate`` as
+  WMT26's shuffled-translation check pages (``page_checks``), at least ``QC_GAP`` places
+  after its original where the group allows (``assignment.group_order``, placing blocks and
+  pages), a check page never right after a page of its segments;
 - each group becomes one batch per replica; a page's slots are consecutive and share
   ``Slot.page`` (the position of the page's first slot), which the claim serves together.
 
@@ -52,6 +54,7 @@ from annotation.models import (
 from annotation.services import assignment
 from annotation.services.batch_layout import replica_batches_build
 from annotation.services.contrastive import BalancedPlan, screen_candidates
+from annotation.services.page_checks import check_pages, checks_apart
 
 Page = list[Item]
 
@@ -69,6 +72,7 @@ class _Companion:
 
     page: tuple[Item, ...]
     is_repeat: bool
+    shuffled: bool = False  # a shuffled-translation check (page_checks)
 
 
 def page_sizes(*, segments: int, page_size: int) -> list[int]:
@@ -149,7 +153,11 @@ def document_task_plan(
             if isinstance(entry, _Companion) and entry.is_repeat
             for item in entry.page
         ]
-        order = assignment.group_order(units=units, rng=rng)
+        order = checks_apart(
+            order=assignment.group_order(units=units, rng=rng),
+            pages_of=_entry_pages,
+            is_check=lambda entry: isinstance(entry, _Companion) and entry.shuffled,
+        )
         screens = [
             (page, isinstance(entry, _Companion) and entry.is_repeat)
             for entry in order
@@ -252,7 +260,7 @@ def _group_units(
     task: Task, group: list[_Block], donors: dict[int, list[str]], rng: random.Random
 ) -> tuple[list[list[_Block | _Companion]], list[Item]]:
     """Each block with the quality-control pages of its pages (placed after it), and the
-    bad-reference items made for them (to be saved)."""
+    items made for them (bad references, shuffled-translation checks: to be saved)."""
     pages = [(b, page) for b, block in enumerate(group) for page in block.pages]
     originals = [(b, page) for b, page in pages if page[0].item_type != ItemType.BAD]
     companions: list[list[_Block | _Companion]] = [[block] for block in group]
@@ -266,7 +274,17 @@ def _group_units(
         if bad_page:
             made += bad_page
             companions[b].append(_Companion(tuple(bad_page), is_repeat=False))
+    if task.task_type in CONTRASTIVE_TYPES and task.shuffle_rate:
+        wanted = round(task.shuffle_rate * len(originals))
+        documents = [block.pages for block in group]
+        for b, check in check_pages(task=task, documents=documents, wanted=wanted, rng=rng):
+            made += check
+            companions[b].append(_Companion(tuple(check), is_repeat=False, shuffled=True))
     return companions, made
+
+
+def _entry_pages(entry: _Block | _Companion) -> tuple[tuple[Item, ...], ...]:
+    return entry.pages if isinstance(entry, _Block) else (entry.page,)
 
 
 def _bad_page(

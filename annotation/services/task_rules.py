@@ -77,11 +77,6 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
             "without them is one implicit document); choose the segment unit, or upload a "
             "source with document ids to a new campaign"
         )
-    if task.unit == Unit.DOCUMENT and task.shuffle_rate:
-        raise TaskError(
-            "shuffled-translation checks are planned on segment screens: set shuffle_rate to 0 "
-            "for a document unit"
-        )
     if task.unit == Unit.DOCUMENT and task.context_size:
         raise TaskError(
             "a document page shows its document in reading order: set context to 0 (context "

@@ -18,7 +18,7 @@ from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, T
 from annotation.permissions import CAN_ANNOTATE, authorize
 from annotation.selectors.annotation import progress_from_row
 from annotation.selectors.pages import page_display, page_slots
-from annotation.services.judgments import CLAIM_NONE, JudgmentError
+from annotation.services.judgments import CLAIM_NONE, CheckWarning, JudgmentError
 from annotation.services.page_judgments import (
     IDLE_CAP_MS,
     page_record_and_claim_next,
@@ -95,7 +95,9 @@ def page_submit(request, task_id: int):
             claim=CLAIM_NONE,
         )
     except JudgmentError as error:
-        return error_json(f"Not saved: {error}.", status=error_status(error), next_url=next_url)
+        # A loud attention check's warning asks to answer the page again.
+        said = f"{error}." if isinstance(error, CheckWarning) else f"Not saved: {error}."
+        return error_json(said, status=error_status(error), next_url=next_url)
     stop = recorded.batch_closed and not progress_from_row(progress_row).finished
     return JsonResponse(
         {

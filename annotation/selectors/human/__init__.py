@@ -231,6 +231,8 @@ def task_results(
         rank_resamples=resamples,
         # Contrastive ESA and DA: the candidates' scores (pairwise and n-way ranking: none).
         ranking_status=task_statuses(task, rolling=True),
+        # Contrastive document pages: each output's page score (none without pages).
+        document_scores=document_scores(task, excluded=excluded),
         agreement=comparison_agreement(judged, excluded),
         quality=quality,
         reliability=reliability,

@@ -269,6 +269,7 @@ def span_task_results(
         result = SpanTaskResults(task=task, judgments=0)
         contrastive_mqm_fill(result, excluded=excluded, passing_only=passing_only, n_boot=N_BOOT)
         result.ranking_status = task_statuses(task, rolling=True)
+        result.document_scores = document_scores(task, excluded=excluded)
         return result
     every = list(span_judgments(campaign=task.campaign, task_id=task.id))
     rows = [row for row in every if not row.excluded]
