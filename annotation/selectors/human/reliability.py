@@ -100,6 +100,23 @@ class ReliabilityRow:
         return not self.reasons
 
 
+class ReliabilityTable(list[ReliabilityRow]):
+    """A task's rows, and which of the columns that only some protocols fill have a figure
+    in some row (the page leaves an empty one out)."""
+
+    @property
+    def bad_reference(self) -> bool:
+        return any(row.bad_reference_verdict for row in self)
+
+    @property
+    def tutorial(self) -> bool:
+        return any(row.tutorial for row in self)
+
+    @property
+    def identical(self) -> bool:
+        return any(row.straight_lining is not None for row in self)
+
+
 def reliability_rows(
     data: ReliabilityInput,
     *,
@@ -159,7 +176,7 @@ def reliability_rows(
             missed=tuple(missed.get(annotator_id, Counter()).most_common()),
         )
         rows.append(_with_reasons(row))
-    return sorted(rows, key=lambda r: r.username.lower())
+    return ReliabilityTable(sorted(rows, key=lambda r: r.username.lower()))
 
 
 def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
