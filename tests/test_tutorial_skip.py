@@ -30,7 +30,7 @@ def _as_expected(item: TutorialItem) -> dict:
             spans.append({"start": None, "end": None, "severity": severity})
         else:
             spans.append({"start": span["start"][0], "end": span["end"][0], "severity": severity})
-    return {"score": rule["score"][0], "spans": spans}
+    return {"score": int(rule["score"][0]), "spans": spans}
 
 
 @pytest.fixture

@@ -113,6 +113,10 @@ class ReliabilityTable(list[ReliabilityRow]):
         return any(row.tutorial for row in self)
 
     @property
+    def others(self) -> bool:
+        return any(row.others.pairs for row in self)
+
+    @property
     def identical(self) -> bool:
         return any(row.straight_lining is not None for row in self)
 
