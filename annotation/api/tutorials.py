@@ -38,6 +38,7 @@ class TutorialItemSerializer(serializers.Serializer):
     source = serializers.CharField()
     reference = serializers.CharField()
     candidates = TutorialCandidateSerializer(many=True)
+    skippable = serializers.BooleanField(help_text="may be skipped, not counted (skip: true)")
 
 
 class TutorialStateSerializer(serializers.Serializer):
@@ -90,6 +91,7 @@ def state_body(state: TutorialState) -> dict[str, object]:
             "instructions": item.instructions,
             "source": item.source,
             "reference": item.reference,
+            "skippable": item.skippable,
             "candidates": [
                 {
                     "label": chr(ord("A") + i) if letters else str(i + 1),
@@ -139,6 +141,9 @@ class TutorialAnswerApi(APIView):
         score = StrictIntegerField(required=False)
         spans = serializers.ListField(child=serializers.DictField(), required=False)
         candidates = serializers.ListField(child=serializers.DictField(), required=False)
+        skip = serializers.BooleanField(
+            required=False, default=False, help_text="skip a skippable item (no answer)"
+        )
 
     @extend_schema(
         request=TutorialAnswerInputSerializer,
@@ -158,6 +163,7 @@ class TutorialAnswerApi(APIView):
             task=request.task,
             annotator_id=request.user.id,
             item_id=answer.pop("item"),
+            skip=answer.pop("skip"),
             answer=answer,
         )
         return Response(feedback_body(feedback), status=status.HTTP_201_CREATED)

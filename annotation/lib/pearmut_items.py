@@ -56,6 +56,12 @@ class PearmutItem:
             return "tutorial"
         return "attention" if any("warning" in rule for rule in rules) else "silent"
 
+    @property
+    def allow_skip(self) -> bool:
+        """A tutorial item the annotator may skip without failing the tutorial: ``allow_skip``
+        in its validation (or Pearmut's later item-level ``skippable``)."""
+        return self.check == "tutorial" or (self.skippable and self.check is not None)
+
 
 def no_unknown(data: dict[str, Any], known: set[str], message: str) -> None:
     unknown = sorted(set(data) - known)

@@ -1,5 +1,6 @@
 """Pearmut files as tutorials: every item's ``validation`` read as its expected answer
-(annotation/lib/tutorials.py), each rule's ``warning`` as the explanation."""
+(annotation/lib/tutorials.py), each rule's ``warning`` as the explanation; an item with
+``allow_skip`` may be skipped without failing the tutorial."""
 
 from __future__ import annotations
 
@@ -97,6 +98,7 @@ def tutorial_from_pearmut(
                     {k: v for k, v in rules.items() if v}, candidates, f"{where}: validation"
                 ),
                 explanation=html_text(" ".join(warnings)),
+                skippable=item.allow_skip,
             )
         )
     if campaign.instructions:

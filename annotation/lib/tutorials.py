@@ -35,6 +35,7 @@ LINE_KEYS = {
     "expected",
     "explanation",
     "prefilled",
+    "skippable",
 }
 RULE_KEYS = {"score", "spans", "above"}
 SPAN_KEYS = {"start", "end", "text", "tolerance", "severity", "category", "missing"}
@@ -57,6 +58,7 @@ class TutorialDraft:
     candidates: list[dict[str, Any]]
     expected: dict[str, dict[str, Any]]
     explanation: str
+    skippable: bool = False  # may be skipped, not counted (Pearmut's allow_skip)
 
 
 @dataclass
@@ -250,6 +252,9 @@ def tutorial_lines_parse(lines: Sequence[str], *, name: str = "tutorial") -> Tut
             if len(candidates) != 1 or not isinstance(prefilled, list):
                 raise TutorialFormatError(f"{where}: prefilled is a list of spans (one target)")
             candidates[0]["prefilled"] = prefilled
+        skippable = data.get("skippable", False)
+        if not isinstance(skippable, bool):
+            raise TutorialFormatError(f"{where}: skippable must be true or false")
         parsed.items.append(
             TutorialDraft(
                 language=_language(data.get("language"), where),
@@ -260,6 +265,7 @@ def tutorial_lines_parse(lines: Sequence[str], *, name: str = "tutorial") -> Tut
                 candidates=candidates,
                 expected=expected_rules(data.get("expected"), candidates, where),
                 explanation=_text(data.get("explanation"), f"{where}: explanation"),
+                skippable=skippable,
             )
         )
     check_size(parsed, name)

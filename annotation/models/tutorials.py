@@ -16,6 +16,8 @@ from annotation.models.tasks import Task
 # A share of the graded tutorial items answered as expected passes an attempt.
 DEFAULT_PASS_SHARE = 0.8
 DEFAULT_ATTEMPTS = 3
+# The stored answer of a skippable tutorial item the annotator skipped.
+SKIPPED = {"skipped": True}
 
 
 class Tutorial(models.Model):
@@ -32,7 +34,8 @@ class TutorialItem(models.Model):
     the order shown; ``expected``: per candidate name ``{"score"?: [low, high], "spans"?:
     [{"start": [low, high], "end": [low, high] (exclusive), "severity"?, "category"?} or
     {"missing": true, "severity"?}], "above"?: other name}``; none: a practice screen, not
-    graded. ``explanation`` (the manager's words) is shown after the answer."""
+    graded. ``explanation`` (the manager's words) is shown after the answer. ``skippable``:
+    the annotator may skip it, unanswered and not counted (Pearmut's ``allow_skip``)."""
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="tutorial_items")
     language = models.CharField(max_length=35, blank=True, default="")
@@ -44,6 +47,7 @@ class TutorialItem(models.Model):
     candidates = models.JSONField(default=list)
     expected = models.JSONField(default=dict)
     explanation = models.TextField(blank=True, default="")
+    skippable = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -102,7 +106,8 @@ class TutorialAttempt(models.Model):
 
 class TutorialAnswer(models.Model):
     """An annotator's answer to one tutorial item in one attempt, and whether it was as
-    expected (``passed``: None for a practice screen); ``failures`` say what was not."""
+    expected (``passed``: None for a practice screen or a skipped item, whose ``answer`` is
+    ``SKIPPED``); ``failures`` say what was not."""
 
     attempt = models.ForeignKey(TutorialAttempt, on_delete=models.CASCADE, related_name="answers")
     # Kept (the outcome counts) when the manager replaces the tutorial's items.

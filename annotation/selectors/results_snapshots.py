@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 # Part of every version: a snapshot stored by code that computed (or pickled) results
 # differently is never read as current. Raise it when what a snapshot holds changes.
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2  # 2: reliability rows name the checks failed (ReliabilityTable)
 
 
 @dataclass(frozen=True)

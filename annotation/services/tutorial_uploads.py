@@ -105,6 +105,7 @@ def tutorial_store(
                 candidates=draft.candidates,
                 expected=draft.expected,
                 explanation=draft.explanation,
+                skippable=draft.skippable,
             )
         )
     TutorialItem.objects.bulk_create(rows)

@@ -33,6 +33,7 @@ from annotation.models import (
     TutorialAttempt,
     TutorialItem,
 )
+from annotation.models.tutorials import SKIPPED
 from annotation.selectors.tutorials import tutorial_items, tutorial_language, tutorial_rules
 from annotation.services.spans import ESA_SCORE_RANGE, spans_checked
 from metrics.spans import Span
@@ -168,10 +169,12 @@ def _feedback(
 
 @transaction.atomic
 def tutorial_answer_record(
-    *, task: Task, annotator_id: int, item_id: int, answer: dict
+    *, task: Task, annotator_id: int, item_id: int, answer: dict, skip: bool = False
 ) -> TutorialFeedback:
     """Grades and stores the answer to the attempt's next item; after the last item the
     attempt passes when at least the task's share of its graded items were as expected.
+    ``skip``: a skippable item (Pearmut's ``allow_skip``) left unanswered, stored as
+    ``SKIPPED`` and not graded, so it cannot fail the attempt; any other item is refused.
     Sending the same item again returns its feedback and changes nothing."""
     if task.state != Task.State.LAUNCHED:
         raise TutorialError(f"The task is {task.get_state_display().lower()}.", kind="conflict")
@@ -191,19 +194,26 @@ def tutorial_answer_record(
             kind="conflict",
         )
     item = waiting[0]
-    read = tutorial_answer_read(task=task, item=item, answer=answer)
-    failures = (
-        tutorial_grade(expected=item.expected, candidates=item.candidates, answers=read)
-        if item.graded
-        else []
-    )
-    stored = TutorialAnswer.objects.create(
-        attempt=attempt,
-        item=item,
-        answer=answer,
-        passed=(not failures) if item.graded else None,
-        failures=failures,
-    )
+    if skip:
+        if not item.skippable:
+            raise TutorialError("This tutorial item cannot be skipped: answer it.")
+        stored = TutorialAnswer.objects.create(
+            attempt=attempt, item=item, answer=SKIPPED, passed=None, failures=[]
+        )
+    else:
+        read = tutorial_answer_read(task=task, item=item, answer=answer)
+        failures = (
+            tutorial_grade(expected=item.expected, candidates=item.candidates, answers=read)
+            if item.graded
+            else []
+        )
+        stored = TutorialAnswer.objects.create(
+            attempt=attempt,
+            item=item,
+            answer=answer,
+            passed=(not failures) if item.graded else None,
+            failures=failures,
+        )
     if len(waiting) == 1:
         _finish(task, attempt)
     return _feedback(stored, item, attempt, len(items))

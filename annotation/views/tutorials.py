@@ -26,7 +26,7 @@ from annotation.models import (
     TutorialAnswer,
     TutorialItem,
 )
-from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE
+from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE, SKIPPED
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.protocols import protocol_for
 from annotation.selectors.tutorials import tutorial_overview, tutorial_state
@@ -114,13 +114,14 @@ def _result_context(request, task: Task, state) -> dict[str, object]:
 @refused_to("tutorial", "Not saved: {error}.", url_kwargs=("task_id",))
 def tutorial_answer(request, task_id: int):
     task = request.task
+    skip = request.POST.get("skip") == "1"  # a skippable item's Skip button
     try:
         item_id = int(request.POST.get("tutorial_item", ""))
-        answer = answer_from_post(task, request.POST)
+        answer = {} if skip else answer_from_post(task, request.POST)
     except ValueError:
         raise TutorialError("The form was incomplete; please answer again.") from None
     feedback = tutorial_answer_record(
-        task=task, annotator_id=request.user.id, item_id=item_id, answer=answer
+        task=task, annotator_id=request.user.id, item_id=item_id, answer=answer, skip=skip
     )
     url = reverse("tutorial-feedback", args=[task.id, feedback.answer_id])
     if request.headers.get("X-Requested-With") == "fetch":
@@ -151,6 +152,7 @@ def tutorial_feedback(request, task_id: int, answer_id: int):
             "item": item,
             "answer": answer,
             "expected": expected_said(expected=item.expected, candidates=item.candidates),
+            "skipped": answer.answer == SKIPPED,
             "given": answer_said(answer=answer.answer, candidates=item.candidates),
             "attempt": attempt,
             "state": state,

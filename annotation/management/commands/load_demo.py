@@ -4,7 +4,9 @@ test set, so context stays inside each news story) and their users; idempotent.
 The first campaign is for trying the annotator pages; the second has been judged already by
 simulated raters, so that its human results page shows rankings, agreement and quality
 control on a fresh stack. A third (WMT21 en-de, 30 segments, judged by the same simulated raters)
-joins the second in a shared task, whose page reads the two pairs together.
+joins the second in a shared task, whose page reads the two pairs together. A fourth
+(``load_demo_reliability``) has ESA and MQM tasks judged by careful and careless simulated
+raters, each careless one caught by a different reliability check.
 """
 
 from datetime import timedelta
@@ -13,6 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
@@ -151,6 +154,7 @@ class Command(BaseCommand):
                 autorank_metrics=DEMO_AUTORANK,
             )
         self.stdout.write(f"demo shared task {SHARED_TASK!r} ready")
+        call_command("load_demo_reliability", stdout=self.stdout)
 
     def _raters(self, campaign):
         User = get_user_model()

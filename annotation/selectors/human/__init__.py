@@ -249,7 +249,7 @@ def _reliability(
     excluded: set[int],
 ) -> list[ReliabilityRow]:
     # The attention checks the loop recorded (services.checks), first answers.
-    checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
+    checks = [(row.annotator_id, row.passed, row.kind) for row in check_outcomes(task)]
     return reliability_rows(
         dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={row.annotator_id: row.quality for row in quality},

@@ -7,6 +7,7 @@ comes from the quality control already computed (``metrics.quality``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -39,6 +40,13 @@ from metrics.reliability import (
 
 # Kinds whose judgments are the annotator's own view of an output (straight-lining, repeats).
 SCORED_KINDS = frozenset({"TGT", "BAD", "REF", "REPEAT"})
+# The attention checks' kinds (``CheckKind``) as a failure reason names them, one and many.
+CHECK_NAMES = {
+    "bad_reference": ("bad reference", "bad references"),
+    "repeat": ("repeat", "repeats"),
+    "hotw": ("HOTW error", "HOTW errors"),
+    "contrastive": ("shuffled translation", "shuffled translations"),
+}
 
 
 @dataclass(frozen=True)
@@ -48,8 +56,8 @@ class ReliabilityInput:
     judgment: its own output); ``score`` is None for protocols without one score per
     judgment. ``screens`` are (annotator, screen, system, score) rows of candidates scored
     side by side; ``tutorial`` (annotator, passed) per tutorial item answered; ``checks``
-    (annotator, passed) per attention check the loop recorded (``selectors.checks``): when a
-    task has any, they are its attention checks, else its bad references are.
+    (annotator, passed, kind) per attention check the loop recorded (``selectors.checks``):
+    when a task has any, they are its attention checks, else its bad references are.
     ``repeat_scores`` (annotator, output code, score), one per output of every screen judged,
     repeats included: where a judgment scores several outputs (``score`` None), the repeats'
     differences are read from them. ``lines``: whether identical scores flag straight-lining
@@ -63,7 +71,7 @@ class ReliabilityInput:
     seconds: NDArray[np.float64]
     screens: Sequence[tuple[int, Hashable, Hashable, float]] = ()
     tutorial: Sequence[tuple[int, bool]] = ()
-    checks: Sequence[tuple[int, bool]] = ()
+    checks: Sequence[tuple[int, bool, str]] = ()
     repeat_scores: Sequence[tuple[int, int, float]] = ()
     lines: bool = True
 
@@ -83,11 +91,34 @@ class ReliabilityRow:
     time: ItemTime
     too_fast: bool
     straight_lining: StraightLining | None  # None: no score to compare
+    # The attention checks failed, by kind (``CHECK_NAMES``), most first.
+    missed: tuple[tuple[str, int], ...] = field(default=())
     reasons: tuple[str, ...] = field(default=())
 
     @property
     def passes(self) -> bool:
         return not self.reasons
+
+
+class ReliabilityTable(list[ReliabilityRow]):
+    """A task's rows, and which of the columns that only some protocols fill have a figure
+    in some row (the page leaves an empty one out)."""
+
+    @property
+    def bad_reference(self) -> bool:
+        return any(row.bad_reference_verdict for row in self)
+
+    @property
+    def tutorial(self) -> bool:
+        return any(row.tutorial for row in self)
+
+    @property
+    def others(self) -> bool:
+        return any(row.others.pairs for row in self)
+
+    @property
+    def identical(self) -> bool:
+        return any(row.straight_lining is not None for row in self)
 
 
 def reliability_rows(
@@ -106,8 +137,12 @@ def reliability_rows(
     else:
         score = np.zeros(int(scored.sum()))  # no score: no check, repeat or line to read
     annotator, kind = data.annotator[scored], data.kind[scored]
+    missed: dict[int, Counter[str]] = {}
     if data.checks:
-        checks = pass_rates([a for a, _ in data.checks], [ok for _, ok in data.checks])
+        checks = pass_rates([c[0] for c in data.checks], [c[1] for c in data.checks])
+        for annotator_id, passed, check_kind in data.checks:
+            if not passed:
+                missed.setdefault(annotator_id, Counter())[check_kind] += 1
     elif data.score is not None:
         checks = pass_rates(*bad_reference_checks(annotator, data.original[scored], kind, score))
     else:
@@ -142,9 +177,10 @@ def reliability_rows(
             straight_lining=lining.get(annotator_id, StraightLining(0, None, False))
             if lines
             else None,
+            missed=tuple(missed.get(annotator_id, Counter()).most_common()),
         )
         rows.append(_with_reasons(row))
-    return sorted(rows, key=lambda r: r.username.lower())
+    return ReliabilityTable(sorted(rows, key=lambda r: r.username.lower()))
 
 
 def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
@@ -155,7 +191,10 @@ def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
         reasons.append(f"failed the bad-reference test{p}")
     if attention_failed(row.attention):
         assert row.attention is not None
-        reasons.append(f"passed {row.attention.passed} of {row.attention.total} attention checks")
+        reasons.append(
+            f"passed {row.attention.passed} of {row.attention.total} attention checks"
+            + (f" (missed {missed_said(row.missed)})" if row.missed else "")
+        )
     if row.consensus is not None and not row.consensus.kept:
         reasons.append(
             f"consensus likelihood {row.consensus.likelihood:.2f} < {CONSENSUS_THRESHOLD}"
@@ -168,6 +207,15 @@ def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
         share = row.straight_lining.identical_share or 0.0
         reasons.append(f"straight-lining: {share:.0%} of scores identical")
     return ReliabilityRow(**{**row.__dict__, "reasons": tuple(reasons)})
+
+
+def missed_said(missed: Sequence[tuple[str, int]]) -> str:
+    """The checks failed in words, e.g. "4 bad references, 1 HOTW error"."""
+    words = []
+    for kind, count in missed:
+        one, many = CHECK_NAMES.get(kind, (kind, kind))
+        words.append(f"{count} {one if count == 1 else many}")
+    return ", ".join(words)
 
 
 def failing(rows: Sequence[ReliabilityRow]) -> set[int]:

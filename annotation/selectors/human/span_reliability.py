@@ -101,7 +101,7 @@ def task_reliability(
 ) -> list[ReliabilityRow]:
     """The reliability table of an error-span or contrastive MQM task: every annotator,
     with the attention checks the loop recorded (first answers) and their tutorial answers."""
-    checks = [(row.annotator_id, row.passed) for row in check_outcomes(task)]
+    checks = [(row.annotator_id, row.passed, row.kind) for row in check_outcomes(task)]
     return reliability_rows(
         dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={},

@@ -1,0 +1,195 @@
+"""Adds to the demo a campaign whose ESA and MQM tasks were judged by simulated raters, some of
+them careless, each kind caught by a different reliability check (issue 24): the reliability
+table of its human results page shows who to trust. Idempotent; ``load_demo`` runs it.
+
+- ``careful`` (three raters): errors marked as the output's quality has them, the damage of
+  bad references and HOTW errors marked, 8-40 s an item;
+- ``unmarked``: scores like the careful ones but never marks an error (fails the bad
+  references, and in MQM the HOTW errors: attention checks);
+- ``drifting``: careful, but answers a repeated item far from the first time (repeats);
+- ``hasty``: careful-looking answers in about a second each (too fast);
+- ``constant`` (ESA): 80 for every translation, the bad references' damage marked
+  (straight-lining).
+
+They judge through the same services as people (claim, then record), at simulated times,
+up to ``items_per_annotator`` each, so that part of each task is still open, as during a
+campaign.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.demo import QUALITY
+from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType
+from annotation.services.assignment import slot_claim_next
+from annotation.services.campaigns import campaign_create, membership_set
+from annotation.services.imports import WMT_XML, upload_import
+from annotation.services.judgments import judgment_record
+from annotation.services.tasks import task_create, task_launch
+
+CAMPAIGN = "WMT21 de-fr demo, careless raters caught"
+CATEGORY = "Accuracy/Mistranslation"
+# One rater of each careless kind among three careful ones; ``constant`` on ESA only (MQM
+# has no straight-lining flag: many good translations rightly have no error).
+RATERS = {
+    "qc-careful-1": "careful",
+    "qc-careful-2": "careful",
+    "qc-careful-3": "careful",
+    "qc-unmarked": "unmarked",
+    "qc-drifting": "drifting",
+    "qc-hasty": "hasty",
+    "qc-constant": "constant",
+}
+CHECKS = {"bad_reference_rate": 0.1, "repeat_rate": 0.15, "batch_size": 20}
+TASKS: dict[str, dict[str, Any]] = {
+    TaskType.MQM: {**CHECKS, "hotw_rate": 0.1, "items_per_annotator": 40, "seed": 41},
+    TaskType.ESA: {**CHECKS, "items_per_annotator": 40, "seed": 42},
+}
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in re.finditer(r"\S+", text)]
+
+
+def _damage(slot: Slot) -> list[dict[str, Any]]:
+    """A check's damage (bad reference, HOTW error) marked as a major error, and for a bad
+    reference another major one beside it, so that its MQM penalty is above any original's."""
+    item = slot.item
+    if item.item_type not in (ItemType.BAD, ItemType.CHK) or not item.check_span:
+        return []
+    start, end = (int(offset) for offset in item.check_span)
+    spans = [{"start": start, "end": end, "severity": "major"}]
+    if item.item_type == ItemType.BAD:
+        beside = [w for w in _words(item.candidates[0]["text"]) if w[1] <= start or w[0] >= end]
+        spans += [{"start": s, "end": e, "severity": "major"} for s, e in beside[:1]]
+    return spans
+
+
+def _errors(slot: Slot, quality: float) -> list[dict[str, Any]]:
+    """Errors a careful rater marks on an output of this quality (1-5): a major one more
+    often the worse the output, a minor one now and then, on separate words; the same
+    each time the item is shown (a careful rater's repeat agrees)."""
+    rng = random.Random(slot.item_id)
+    words = _words(slot.item.candidates[0]["text"])
+    spans = []
+    if len(words) > 1 and rng.random() < max(0.0, (4.4 - quality) / 2.5):
+        start, end = words[1]
+        spans.append({"start": start, "end": end, "severity": "major"})
+    if len(words) > 3 and rng.random() < 0.3:
+        start, end = words[3]
+        spans.append({"start": start, "end": end, "severity": "minor"})
+    return spans
+
+
+def _answer(rng: random.Random, task: Task, slot: Slot, behaviour: str) -> dict[str, Any]:
+    """The rater's answer: MQM spans with a category, or an ESA score with its spans."""
+    item = slot.item
+    damage = _damage(slot)
+    if damage:
+        quality, spans = 1.6, damage
+    else:
+        quality = QUALITY.get(item.system.name if item.system else "Human", 3.4)
+        spans = _errors(slot, quality)
+    if behaviour == "unmarked":
+        spans = []
+    if behaviour == "drifting" and slot.is_repeat:
+        words = _words(item.candidates[0]["text"])
+        quality, spans = 1.0, [{"start": s, "end": e, "severity": "major"} for s, e in words[:3]]
+    if task.task_type == TaskType.MQM:
+        return {"spans": [{**span, "category": CATEGORY} for span in spans]}
+    if behaviour == "constant":
+        return {"score": 30 if damage else 80, "spans": damage}
+    score = round(min(100, max(0, (quality - 1) * 25 + rng.gauss(0, 5))))
+    return {"score": score, "spans": spans}
+
+
+def raters_judge(*, task: Task, raters: dict[Any, str], start: datetime, seed: int) -> int:
+    """The raters (user -> behaviour) take turns until none gets a slot; returns the
+    judgments recorded."""
+    rng = random.Random(seed)
+    now = start
+    active = list(raters)
+    recorded = 0
+    while active:
+        for user in list(active):
+            now += timedelta(seconds=rng.uniform(2, 10))
+            claimed = slot_claim_next(task=task, annotator_id=user.id, now=now)
+            if claimed is None:
+                active.remove(user)
+                continue
+            slot = Slot.objects.select_related("item__system").get(id=claimed.id)
+            behaviour = raters[user]
+            seconds = rng.uniform(0.4, 1.5) if behaviour == "hasty" else rng.uniform(8, 40)
+            judgment_record(
+                task_id=task.id,
+                slot_id=slot.id,
+                annotator_id=user.id,
+                answer=_answer(rng, task, slot, behaviour),
+                now=now + timedelta(seconds=seconds),
+            )
+            recorded += 1
+    return recorded
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    @transaction.atomic
+    def handle(self, *args, **options):
+        from annotation.management.commands.load_demo import DEMO_XML, demo_password
+
+        if Campaign.objects.filter(name=CAMPAIGN).exists():
+            self.stdout.write(f"demo campaign {CAMPAIGN!r} ready")
+            return
+        User = get_user_model()
+        manager, _ = User.objects.get_or_create(username="manager")
+        organiser, created = User.objects.get_or_create(username="organiser")
+        if created:
+            organiser.set_password(demo_password("organiser"))
+            organiser.save()
+        campaign = campaign_create(
+            name=CAMPAIGN,
+            source_language="de",
+            target_language="fr",
+            owner=manager,
+            description="ESA and MQM with attention checks (bad references, HOTW errors, "
+            "repeats), judged by three careful simulated raters and careless ones, each "
+            "caught by a different check: see the reliability table of the human results.",
+        )
+        upload_import(
+            campaign=campaign,
+            kind=WMT_XML,
+            files=[(DEMO_XML.name, DEMO_XML.read_bytes())],
+            user=manager,
+        )
+        membership_set(campaign=campaign, user=organiser, role=Role.ORGANISER)
+        users = {}
+        for username, behaviour in RATERS.items():
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_unusable_password()
+                user.save()
+            membership_set(campaign=campaign, user=user, role=Role.ANNOTATOR)
+            users[user] = behaviour
+        start = timezone.now() - timedelta(days=1)
+        for task_type, settings in TASKS.items():
+            task = task_create(campaign=campaign, task_type=task_type, **settings)
+            task_launch(task_id=task.id)
+            task.refresh_from_db()
+            raters = {
+                user: behaviour
+                for user, behaviour in users.items()
+                if behaviour != "constant" or task_type == TaskType.ESA
+            }
+            done = raters_judge(task=task, raters=raters, start=start, seed=settings["seed"])
+            self.stdout.write(f"{task.name}: {done} judgments by {len(raters)} simulated raters")
+        self.stdout.write(f"demo campaign {CAMPAIGN!r} ready")

@@ -1,0 +1,43 @@
+"""The demo's careless raters (``load_demo_reliability``, run by ``load_demo``): on its ESA and
+MQM tasks the three careful simulated raters pass every reliability check and each careless
+one is caught, by the check meant for them, with the failed checks named by kind."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from annotation.management.commands.load_demo_reliability import CAMPAIGN
+from annotation.models import Campaign, CheckOutcome, Judgment
+from annotation.selectors.human.spans import span_task_results
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_careless_demo_rater_is_caught_by_its_check():
+    call_command("load_demo_reliability")
+    campaign = Campaign.objects.get(name=CAMPAIGN)
+    judgments = Judgment.objects.filter(task__campaign=campaign).count()
+    call_command("load_demo_reliability")  # idempotent
+    assert Judgment.objects.filter(task__campaign=campaign).count() == judgments
+    tables = {}
+    for task in campaign.tasks.all():
+        assert task.slots.exclude(state="done").exists()  # still running, as a campaign does
+        rows = {row.username: row for row in span_task_results(task).reliability}
+        tables[task.task_type] = {name: "; ".join(row.reasons) for name, row in rows.items()}
+    assert set(tables) == {"esa", "mqm"}
+    for task_type, reasons in tables.items():
+        for careful in ("qc-careful-1", "qc-careful-2", "qc-careful-3"):
+            assert reasons[careful] == "", (task_type, careful, reasons[careful])
+        assert "attention checks (missed" in reasons["qc-unmarked"]
+        assert "bad reference" in reasons["qc-unmarked"]
+        assert (
+            "repeats)" in reasons["qc-drifting"] and "bad reference" not in reasons["qc-drifting"]
+        )
+        assert reasons["qc-hasty"].startswith("too fast")
+    assert "HOTW error" in tables["mqm"]["qc-unmarked"]
+    assert tables["esa"]["qc-constant"].startswith("straight-lining")
+    assert "qc-constant" not in tables["mqm"]
+    # Every kind of check was answered in the MQM task, and silently (recorded only).
+    kinds = set(CheckOutcome.objects.filter(task__campaign=campaign).values_list("kind", flat=True))
+    assert kinds == {"bad_reference", "repeat", "hotw"}
