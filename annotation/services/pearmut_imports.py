@@ -61,6 +61,7 @@ from annotation.services.pearmut_media import (
     pearmut_media_read,
     pearmut_media_store,
 )
+from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.span_imports import SpanImportError, rater_accounts
 from annotation.services.spans import error_span_row
 from annotation.services.tasks import task_create, task_launch_items, task_launch_pages
@@ -227,6 +228,7 @@ def pearmut_import(
         task_launch_items(task=task, items=list(unique.values()))
     answers = _answers(task, parsed, items, annotations, annotations_name)
     _store_answers(task, answers, annotations_name)
+    results_snapshots_prepare(campaign_id=task.campaign_id)  # its results computed ahead
     return task
 
 
