@@ -201,7 +201,7 @@ def human_results_page(request, campaign_id: int):
 def being_computed_response(request, campaign, judgments: int):
     """A large campaign's results not computed yet: the refresh job computes them; the page
     says so and reloads itself until they are there."""
-    response = render(
+    return render(
         request,
         "results/being_computed.html",
         {
@@ -210,8 +210,6 @@ def being_computed_response(request, campaign, judgments: int):
             "refresh_seconds": PENDING_REFRESH_SECONDS,
         },
     )
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 def page_span_context(page: HumanPage, procedure: str) -> dict[str, Any]:
