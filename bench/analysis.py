@@ -16,10 +16,12 @@ judgments) it builds, in a database of its own (the connection's name + ``_bench
 created and dropped by the bench; ``--keep`` keeps it and a later run reuses its data), a
 shared task of that many campaigns, one adequacy task each (every segment's output of every
 system judged that many times, plus bad references and repeats), in bulk SQL, then prints
-per page (the shared-task page and pair results pages) the first request of a fresh web
-process (cold: imports, connection, snapshot read) and the next ones (warm), the process's
-peak RSS, the snapshot computation per pair (the refresh job) and a page served while its
-snapshot is stale (``scale`` figures, targets <= 1 s warm, <= 5 s cold, <= 1 GB).
+per page (the shared-task page, pair results pages, the results API of a pair and of the
+shared task) the first request of a fresh web process (cold: imports, connection, snapshot
+read) and the next ones (warm), the process's peak RSS: with no snapshot (a page answers
+"being computed" and asks the job; the API computes), with snapshots current, and with one
+pair stale; and the snapshot computation per pair (the refresh job) (targets <= 1 s warm,
+<= 5 s cold, <= 1 GB).
 
 Each measurement runs twice: once for the time, once under tracemalloc for the peak of
 Python and NumPy allocations (tracing slows the code down). Peak RSS is the process's.
@@ -466,7 +468,8 @@ def main() -> int:
 
 def fresh_process_requests(url: str, username: str, repeat: int, *, compute: bool) -> int:
     """One web process's first request (cold) and ``repeat`` more (warm), as a JSON line;
-    ``compute``: every request without stored snapshots (as every request was before)."""
+    ``compute``: every request without stored snapshots (a large campaign's page answers
+    "being computed" and asks the job; the API computes)."""
     django_setup()
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -482,7 +485,9 @@ def fresh_process_requests(url: str, username: str, repeat: int, *, compute: boo
 
     client = Client(HTTP_HOST="127.0.0.1", raise_request_exception=True)
     client.force_login(get_user_model().objects.get(username=username))
-    times, stale = [], []
+    times: list[float] = []
+    stale: list[bool] = []
+    pending: list[bool] = []
     for _ in range(1 + repeat):
         if compute:
             ResultsSnapshot.objects.all().delete()
@@ -492,7 +497,14 @@ def fresh_process_requests(url: str, username: str, repeat: int, *, compute: boo
         if response.status_code != 200:
             raise RuntimeError(f"GET {url} answered {response.status_code}")
         stale.append(b'id="results-as-of"' in response.content)
-    figures = {"cold": times[0], "warm": times[1:], "rss": peak_rss_mb(), "stale": stale}
+        pending.append(b'-being-computed"' in response.content)
+    figures = {
+        "cold": times[0],
+        "warm": times[1:],
+        "rss": peak_rss_mb(),
+        "stale": stale,
+        "pending": pending,
+    }
     print(json.dumps({**figures, "preload": preload}))
     return 0
 
@@ -589,6 +601,7 @@ def page_line(label: str, figures: dict[str, Any]) -> str:
     warm = statistics.median(figures["warm"]) if figures["warm"] else float("nan")
     ok = warm <= WARM_TARGET and figures["cold"] <= COLD_TARGET and figures["rss"] <= RSS_TARGET_MB
     stale = " (served stale, marked 'as of')" if figures["stale"][0] else ""
+    stale += " (answered 'being computed', job asked)" if figures.get("pending", [0])[0] else ""
     return (
         f"{label}: cold {figures['cold']:5.2f} s, warm {warm:5.2f} s (median of "
         f"{len(figures['warm'])}), peak RSS {figures['rss']:6.1f} MB{stale}  "
@@ -630,14 +643,26 @@ def shared_task_bench(args: argparse.Namespace) -> int:
         owner = shared_task.owner.username
         print(f"shared task {shared_task.id}: {len(campaigns)} pairs, {total:,} judgments")
 
-        # Snapshots computed from nothing, as the refresh job does them (per pair: the
-        # human results page and the shared-task pair table).
-        ResultsSnapshot.objects.filter(campaign__in=campaigns).delete()
         first = campaigns[0]
         pair_url = f"/campaigns/{first.id}/results/human/"
-        uncached = in_fresh_process(pair_url, owner, repeat=1, compute=True)
-        label = f"pair results page {first.language_pair}, computed on each request (no snapshot)"
-        print(page_line(label, uncached))
+        shared_url = f"/shared-tasks/{shared_task.id}/"
+        api_url = f"/api/v1/campaigns/{first.id}/results/human"
+        shared_api_url = f"/api/v1/shared-tasks/{shared_task.id}"
+
+        # No snapshot (every request deletes them first): the pages answer "being computed"
+        # and ask the job; the API, which never answers with older figures, computes.
+        ResultsSnapshot.objects.filter(campaign__in=campaigns).delete()
+        for label, url, repeat in (
+            ("shared-task page, no snapshot", shared_url, 3),
+            (f"pair results page {first.language_pair}, no snapshot", pair_url, 3),
+            (f"results API {first.language_pair}, no snapshot (computed)", api_url, 1),
+            ("shared-task API, no snapshot (30 pairs computed)", shared_api_url, 0),
+        ):
+            print(page_line(label, in_fresh_process(url, owner, repeat, compute=True)))
+        Job.objects.filter(kind=Job.Kind.RESULTS_SNAPSHOT).delete()
+
+        # Snapshots computed from nothing, as the refresh job does them (per pair: the
+        # human results page and the shared-task pair table).
         ResultsSnapshot.objects.filter(campaign__in=campaigns).delete()
         seconds = []
         peak_rss_mb(reset=True)
@@ -651,7 +676,6 @@ def shared_task_bench(args: argparse.Namespace) -> int:
             f"{sum(seconds):.1f} s for all {len(seconds)}; peak RSS {peak_rss_mb():.1f} MB"
         )
 
-        shared_url = f"/shared-tasks/{shared_task.id}/"
         print(page_line("shared-task page", in_fresh_process(shared_url, owner)))
         for campaign in (campaigns[0], campaigns[len(campaigns) // 2], campaigns[-1]):
             url = f"/campaigns/{campaign.id}/results/human/"
@@ -660,15 +684,21 @@ def shared_task_bench(args: argparse.Namespace) -> int:
                     f"pair results page {campaign.language_pair}", in_fresh_process(url, owner)
                 )
             )
+        print(page_line(f"results API {first.language_pair}", in_fresh_process(api_url, owner)))
+        print(page_line("shared-task API", in_fresh_process(shared_api_url, owner)))
 
         # New judgments (the loop's counter moves): the pages show the snapshot they have,
-        # marked, and ask the refresh job once.
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE annotation_batch SET judged = judged + 1 WHERE task_id IN "
-                "(SELECT id FROM annotation_task WHERE campaign_id = %s)",
-                [first.id],
-            )
+        # marked, and ask the refresh job once; the API computes the current figures (and
+        # stores them: its next request reads them).
+        def judged_once_more() -> None:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "UPDATE annotation_batch SET judged = judged + 1 WHERE task_id IN "
+                    "(SELECT id FROM annotation_task WHERE campaign_id = %s)",
+                    [first.id],
+                )
+
+        judged_once_more()
         print(page_line("shared-task page, one pair stale", in_fresh_process(shared_url, owner)))
         print(
             page_line(
@@ -677,6 +707,19 @@ def shared_task_bench(args: argparse.Namespace) -> int:
         )
         asked = Job.objects.filter(kind=Job.Kind.RESULTS_SNAPSHOT, target_id=first.id)
         print(f"refresh jobs asked for the stale pair: {asked.count()} ({asked.first()})")
+        print(
+            page_line(
+                f"results API {first.language_pair}, stale (computed, then read)",
+                in_fresh_process(api_url, owner),
+            )
+        )
+        judged_once_more()
+        print(
+            page_line(
+                "shared-task API, one pair stale (computed, then read)",
+                in_fresh_process(shared_api_url, owner),
+            )
+        )
     finally:
         if args.keep:
             print(f"kept database {urlsplit(bench_database_url()).path.lstrip('/')}")

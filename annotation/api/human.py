@@ -18,12 +18,11 @@ from annotation.api.fields import (
 )
 from annotation.api.human_serializers import HumanResultsSerializer
 from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
-from annotation.models import Task
+from annotation.models import ResultsSnapshot, Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
-from annotation.selectors.human import human_results
-from annotation.selectors.human.meta import meta_evaluation
-from annotation.selectors.human.spans import span_results
+from annotation.selectors.results_snapshots import HumanVariant, page_of_task
 from annotation.services.exclusions import annotator_exclude
+from annotation.services.results_snapshots import results_snapshot_read
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
 
@@ -59,24 +58,24 @@ class HumanResultsApi(APIView):
         campaign = request.campaign
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        results = human_results(
-            campaign,
-            weights=query.validated_data.get("weights"),
-            task_id=query.validated_data.get("task"),
-            passing_only=query.validated_data["passing"],
+        values = query.validated_data
+        # Current results only, from the campaign's snapshot of these choices when current.
+        variant = HumanVariant(
+            procedure=values["procedure"], weights=values.get("weights"), passing=values["passing"]
         )
+        (snapshot,) = results_snapshot_read(
+            kind=ResultsSnapshot.Kind.HUMAN,
+            campaigns=[campaign],
+            variants=[variant.key],
+            stale_ok=False,
+        )
+        page = page_of_task(snapshot.value, values.get("task"))
         body = {
-            "tasks": results.tasks,
-            "span_rankings": span_results(
-                campaign,
-                task_id=query.validated_data.get("task"),
-                agreement=False,
-                procedure=query.validated_data["procedure"],
-                passing_only=query.validated_data["passing"],
-            ),
-            "excluded": sorted(results.excluded),
-            "correlations": results.correlations,
-            "meta_evaluation": meta_evaluation(campaign, results.excluded),
+            "tasks": page.results.tasks,
+            "span_rankings": page.span_results,
+            "excluded": sorted(page.results.excluded),
+            "correlations": page.results.correlations,
+            "meta_evaluation": page.meta_rows,
         }
         return Response(HumanResultsSerializer(body).data)
 
@@ -170,5 +169,11 @@ class SpanResultsApi(APIView):
     def get(self, request, campaign_id: int):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        results = span_results(request.campaign, procedure=query.validated_data["procedure"])
+        (snapshot,) = results_snapshot_read(
+            kind=ResultsSnapshot.Kind.HUMAN,
+            campaigns=[request.campaign],
+            variants=[HumanVariant(procedure=query.validated_data["procedure"]).key],
+            stale_ok=False,
+        )
+        results = snapshot.value.span_results
         return Response({"tasks": [result.as_dict() for result in results]})

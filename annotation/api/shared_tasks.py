@@ -19,9 +19,9 @@ from annotation.api.schema import ErrorSerializer
 from annotation.models import ResultsSnapshot
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task
+from annotation.selectors.shared_task_pairs import PairResults
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
-    PairResults,
     SharedTaskResults,
     shared_task_results,
     visible_shared_tasks,

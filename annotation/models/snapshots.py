@@ -32,17 +32,27 @@ class ResultsSnapshot(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
+    # Which of the kind's query choices it holds (annotation.selectors.results_snapshots:
+    # "" the page as first shown, else e.g. "procedure=wmt24&passing=1"; a pair: the WMT
+    # procedure its shared task chose).
+    variant = models.CharField(max_length=64, default="", blank=True)
     # Digest of what it was computed from (annotation.selectors.results_snapshots.Version).
     version = models.CharField(max_length=64)
     judgments = models.BigIntegerField()  # the loop's count when computed: "as of N judgments"
     started_at = models.DateTimeField()  # when its computation read the data
     computed_at = models.DateTimeField()
     seconds = models.FloatField()  # how long the computation took
-    payload = models.BinaryField()
+    payload = models.BinaryField()  # empty: asked for, not computed yet
+    # When a reader last asked for this variant to be brought current: the refresh job keeps
+    # the page as first shown and the shared tasks' pairs current, and other variants only
+    # when asked since their last computation.
+    asked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "kind"], name="one_snapshot_per_kind")
+            models.UniqueConstraint(
+                fields=["campaign", "kind", "variant"], name="one_snapshot_per_variant"
+            )
         ]
 
     def __str__(self) -> str:

@@ -8,7 +8,9 @@ import math
 from dataclasses import dataclass
 
 from annotation.selectors.results import better, metric_label
-from annotation.selectors.shared_tasks import PairResults, SharedTaskResults, procedure_name
+from annotation.selectors.shared_task_pairs import PairResults
+from annotation.selectors.shared_task_procedures import procedure_name
+from annotation.selectors.shared_tasks import SharedTaskResults
 from metrics.report.grid import Grid, GridRow
 from metrics.report.shared_task import autorank
 from metrics.report.tables import PROTOCOLS, number, rank_text

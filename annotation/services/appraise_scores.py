@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ESA_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.span_imports import SpanImportError, rater_accounts
 from annotation.services.spans import ESA_SCORE_RANGE, error_span_row
 from metrics.spans import AppraiseScore, SpanError
@@ -131,7 +132,9 @@ def appraise_scores_import(*, task: Task, rows: list[AppraiseScore]) -> Appraise
         for row in own:
             _check_row(row, items[(number, row.item_id)])
     accounts = rater_accounts(usernames=sorted(by_login))
-    return _write(task, chosen, by_login, accounts, superseded)
+    imported = _write(task, chosen, by_login, accounts, superseded)
+    results_snapshots_prepare(campaign_id=task.campaign_id)  # its results computed ahead
+    return imported
 
 
 def _free_batches(task: Task) -> dict[int, list[Batch]]:

@@ -26,6 +26,7 @@ from annotation.models import (
     SystemRun,
 )
 from annotation.services.jobs import job_request
+from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.upload_plans import (
     ImportedFile,
     PlannedFile,
@@ -317,4 +318,6 @@ def upload_import(
         documents=documents,
         names=names,
     )
-    return _apply(campaign, plan, user)
+    imported = _apply(campaign, plan, user)
+    results_snapshots_prepare(campaign_id=campaign.id)  # its results computed ahead
+    return imported

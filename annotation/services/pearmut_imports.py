@@ -46,6 +46,7 @@ from annotation.services.pearmut_media import (
     pearmut_media_read,
     pearmut_media_store,
 )
+from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.tasks import task_create, task_launch_items, task_launch_pages
 
 
@@ -174,6 +175,7 @@ def pearmut_import(
     pearmut_answers_store(
         task=task, parsed=parsed, items=items, lines=annotations, name=annotations_name
     )
+    results_snapshots_prepare(campaign_id=task.campaign_id)  # its results computed ahead
     return task
 
 

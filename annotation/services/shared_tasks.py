@@ -15,12 +15,9 @@ from django.db import IntegrityError, transaction
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, SharedTask, SharedTaskCampaign
 from annotation.permissions import may_create_shared_task, results_campaign_ids
-from annotation.selectors.shared_tasks import (
-    PAIR_PROCEDURES,
-    pair_task,
-    shared_task_pair,
-    task_protocol,
-)
+from annotation.selectors.shared_task_pairs import pair_task
+from annotation.selectors.shared_task_procedures import PAIR_PROCEDURES, task_protocol
+from annotation.selectors.shared_tasks import shared_task_pair
 from annotation.services.results_snapshots import results_snapshot_refresh_request
 
 NAME_MAX_LENGTH = SharedTask._meta.get_field("name").max_length
@@ -138,4 +135,6 @@ def shared_task_pair_procedure_set(
             )
     link.procedure = procedure
     link.save(update_fields=["procedure"])
+    # The pair's table by this procedure is part of the pair's snapshots, computed ahead.
+    results_snapshot_refresh_request(campaign_id=campaign_id)
     return link

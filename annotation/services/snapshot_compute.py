@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Generic, TypeVar
 
 from django.db import connection
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Campaign, ResultsSnapshot, SharedTaskCampaign
@@ -41,16 +42,18 @@ class Snapshotted(Generic[T]):
         return not self.current
 
 
-def _store(*, kind: str, campaign_id: int, version: Version, seconds: float, value) -> None:
+def _store(
+    *, kind: str, variant: str, campaign_id: int, version: Version, seconds: float, value
+) -> None:
     """Keeps these results unless newer ones (whose version was read later) were stored
     meanwhile."""
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO annotation_resultssnapshot
-                   (campaign_id, kind, version, judgments, started_at, computed_at, seconds,
-                    payload)
-               VALUES (%s, %s, %s, %s, %s, now(), %s, %s)
-               ON CONFLICT (campaign_id, kind) DO UPDATE
+                   (campaign_id, kind, variant, version, judgments, started_at, computed_at,
+                    seconds, payload)
+               VALUES (%s, %s, %s, %s, %s, %s, now(), %s, %s)
+               ON CONFLICT (campaign_id, kind, variant) DO UPDATE
                   SET version = EXCLUDED.version, judgments = EXCLUDED.judgments,
                       started_at = EXCLUDED.started_at, computed_at = EXCLUDED.computed_at,
                       seconds = EXCLUDED.seconds, payload = EXCLUDED.payload
@@ -58,6 +61,7 @@ def _store(*, kind: str, campaign_id: int, version: Version, seconds: float, val
             [
                 campaign_id,
                 kind,
+                variant,
                 version.digest,
                 version.judgments,
                 version.read_at,
@@ -67,13 +71,16 @@ def _store(*, kind: str, campaign_id: int, version: Version, seconds: float, val
         )
 
 
-def snapshot_compute(*, kind: str, campaign: Campaign, version: Version) -> Snapshotted:
+def snapshot_compute(
+    *, kind: str, campaign: Campaign, version: Version, variant: str = ""
+) -> Snapshotted:
     """Computes and stores; ``version`` was read before, so newer data only makes it stale."""
     clock = time.perf_counter()
-    value = COMPUTE[kind](campaign)
+    value = COMPUTE[kind](campaign, variant)
     seconds = time.perf_counter() - clock
     _store(
         kind=kind,
+        variant=variant,
         campaign_id=campaign.id,
         version=version,
         seconds=seconds,
@@ -82,28 +89,41 @@ def snapshot_compute(*, kind: str, campaign: Campaign, version: Version) -> Snap
     return Snapshotted(value, version.judgments, timezone.now(), current=True)
 
 
-def _kinds(campaign_id: int) -> list[str]:
-    """What to keep current: the human results page, and the pair table of a campaign that
-    is a shared task's pair."""
-    kinds: list[str] = [ResultsSnapshot.Kind.HUMAN]
-    if SharedTaskCampaign.objects.filter(campaign_id=campaign_id).exists():
-        kinds.append(ResultsSnapshot.Kind.PAIR)
-    return kinds
+def _kept(campaign_id: int) -> set[tuple[str, str]]:
+    """The (kind, variant)s kept current: the human results page as first shown, the pair
+    table by each procedure its shared tasks chose, and any other variant a reader asked for
+    since its last computation (the others are left stale until asked for)."""
+    kept = {(ResultsSnapshot.Kind.HUMAN.value, "")}
+    kept |= {
+        (ResultsSnapshot.Kind.PAIR.value, procedure)
+        for procedure in SharedTaskCampaign.objects.filter(campaign_id=campaign_id).values_list(
+            "procedure", flat=True
+        )
+    }
+    asked = ResultsSnapshot.objects.filter(
+        campaign_id=campaign_id, asked_at__isnull=False, asked_at__gt=F("started_at")
+    ).values_list("kind", "variant")
+    return kept | set(asked)
 
 
 def results_snapshots_refresh(
     *, target_id: int, report_progress: Callable[[int], None] | None = None
 ) -> None:
-    """The job: brings the campaign's snapshots to its current version (those already
-    current are left alone: running it twice does the work once)."""
+    """The job: brings the campaign's kept snapshots to its current version (those already
+    current are left alone: running it twice does the work once); pair tables by a procedure
+    no shared task chooses any more are dropped."""
     campaign = Campaign.objects.filter(id=target_id).first()
     if campaign is None:
         return  # deleted since it was asked for
     version = results_versions([campaign.id])[campaign.id]
-    kinds = _kinds(campaign.id)
-    for done, kind in enumerate(kinds):
-        snapshot = stored_snapshots(kind, [campaign.id]).get(campaign.id)
-        if snapshot is None or snapshot.version != version.digest:
-            snapshot_compute(kind=kind, campaign=campaign, version=version)
+    kept = sorted(_kept(campaign.id))
+    pair = ResultsSnapshot.Kind.PAIR.value
+    ResultsSnapshot.objects.filter(campaign_id=campaign.id, kind=pair).exclude(
+        variant__in=[variant for kind, variant in kept if kind == pair]
+    ).delete()
+    for done, (kind, variant) in enumerate(kept):
+        snapshot = stored_snapshots(kind, [(campaign.id, variant)]).get((campaign.id, variant))
+        if snapshot is None or snapshot.version != version.digest or not snapshot.payload:
+            snapshot_compute(kind=kind, campaign=campaign, version=version, variant=variant)
         if report_progress is not None:
-            report_progress(100 * (done + 1) // len(kinds))
+            report_progress(100 * (done + 1) // len(kept))

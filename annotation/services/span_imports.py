@@ -35,6 +35,7 @@ from annotation.models import (
 )
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.logins import UsernameError, username_clean
+from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.spans import error_span_row
 from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
 
@@ -221,4 +222,5 @@ def mqm_ratings_import(
         for judgment, rating in zip(judgments, ratings, strict=True)
         for span in rating.spans
     )
+    results_snapshots_prepare(campaign_id=task.campaign_id)  # its results computed ahead
     return task

@@ -31,21 +31,22 @@ from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
 from annotation.plots.rolling import status_plots
 from annotation.plots.spans import error_bar_plot, has_categories
-from annotation.selectors.hotw import hotw_results
-from annotation.selectors.human import HumanResults, human_results
+from annotation.selectors.human import HumanResults
 from annotation.selectors.human.correlation import (
     CORPUS_SCORE,
     METRIC_SYSTEM_SCORES,
     SENTENCE_MEAN,
     scatter_points,
 )
-from annotation.selectors.human.meta import meta_evaluation
-from annotation.selectors.human.spans import span_results
 from annotation.selectors.members import annotator_in_campaign
 from annotation.selectors.results import better, metric_label
-from annotation.selectors.results_snapshots import HumanPage
+from annotation.selectors.results_snapshots import HumanPage, HumanVariant
 from annotation.services.exclusions import annotator_exclude
-from annotation.services.results_snapshots import results_snapshot_read, snapshot_context
+from annotation.services.results_snapshots import (
+    PENDING_REFRESH_SECONDS,
+    results_snapshot_read,
+    snapshot_context,
+)
 from annotation.views.errors import error_response, refused_to
 from annotation.views.reliability import passing_context
 from metrics.agreement.coefficients import Weights
@@ -155,19 +156,22 @@ def human_results_page(request, campaign_id: int):
         return _unknown_procedure(request)
     weights = _weights(request)
     passing = request.GET.get("passing") == "1"
-    # The page as first shown reads the campaign's results snapshot; other choices compute.
-    snapshots = (
-        results_snapshot_read(kind=ResultsSnapshot.Kind.HUMAN, campaigns=[campaign])
-        if weights is None and not passing and procedure == DEFAULT_PROCEDURE
-        else []
+    # Every choice of the page is a snapshot of its own; a large campaign's that is not
+    # computed yet is left to the refresh job, and the page says so and reloads itself.
+    variant = HumanVariant(procedure=procedure, weights=weights, passing=passing)
+    snapshots = results_snapshot_read(
+        kind=ResultsSnapshot.Kind.HUMAN,
+        campaigns=[campaign],
+        variants=[variant.key],
+        placeholder=lambda campaign, variant: None,
     )
-    page: HumanPage | None = snapshots[0].value if snapshots else None
-    results = (
-        page.results if page else human_results(campaign, weights=weights, passing_only=passing)
-    )
+    if snapshots[0].pending:
+        return being_computed_response(request, campaign, snapshots[0].judgments)
+    page: HumanPage = snapshots[0].value
+    results = page.results
     human_names = list(results.human)
     chosen = chosen_human(results, request.GET.get("human"))
-    spans = page_span_context(campaign, procedure, passing, page)
+    spans = page_span_context(page, procedure)
     return render(
         request,
         "results/human.html",
@@ -185,7 +189,7 @@ def human_results_page(request, campaign_id: int):
             "chosen_human": chosen,
             "scatters": page_scatters(results, chosen) if chosen else [],
             "metric_labels": {metric: metric_label(metric) for metric in results.automatic},
-            "meta_rows": page.meta_rows if page else meta_evaluation(campaign, results.excluded),
+            "meta_rows": page.meta_rows,
             "corpus_score": METRIC_SYSTEM_SCORES[CORPUS_SCORE],
             "sentence_mean": METRIC_SYSTEM_SCORES[SENTENCE_MEAN],
             **spans,
@@ -194,16 +198,24 @@ def human_results_page(request, campaign_id: int):
     )
 
 
-def page_span_context(
-    campaign, procedure: str, passing: bool = False, page: HumanPage | None = None
-) -> dict[str, Any]:
-    """The error-span tasks' section (templates/results/_human_spans.html), from the page's
-    snapshot when there is one (the page as first shown: no ``passing``)."""
-    results = (
-        page.span_results
-        if page
-        else span_results(campaign, procedure=procedure, passing_only=passing)
+def being_computed_response(request, campaign, judgments: int):
+    """A large campaign's results not computed yet: the refresh job computes them; the page
+    says so and reloads itself until they are there."""
+    return render(
+        request,
+        "results/being_computed.html",
+        {
+            "campaign": campaign,
+            "judgments": judgments,
+            "refresh_seconds": PENDING_REFRESH_SECONDS,
+        },
     )
+
+
+def page_span_context(page: HumanPage, procedure: str) -> dict[str, Any]:
+    """The error-span tasks' section (templates/results/_human_spans.html), from the page's
+    snapshot (of the variant shown: ``procedure`` is its ranking procedure)."""
+    results = page.span_results
     plots = [
         (
             r.task.id,
@@ -223,11 +235,7 @@ def page_span_context(
         for i, plot in enumerate(status_plots(r.task.get_task_type_display(), r.ranking_status))
         if plot
     ]
-    hotw = (
-        page.hotw
-        if page
-        else [(r.task.id, checks) for r in results if (checks := hotw_results(task=r.task))]
-    )
+    hotw = page.hotw
     return {
         "span_results": results,
         "span_plots": plots,
@@ -320,9 +328,14 @@ def rankings_export(request, campaign_id: int, fmt: str):
     procedure = _procedure(request)
     if procedure is None:
         return _unknown_procedure(request)
-    rows = ranking_rows(
-        human_results(campaign), span_results(campaign, agreement=False, procedure=procedure)
+    # Current results only (a file cannot say how old they are), stored when current.
+    (snapshot,) = results_snapshot_read(
+        kind=ResultsSnapshot.Kind.HUMAN,
+        campaigns=[campaign],
+        variants=[HumanVariant(procedure=procedure).key],
+        stale_ok=False,
     )
+    rows = ranking_rows(snapshot.value.results, snapshot.value.span_results)
     name = f"evalsite-{campaign.id}-human-rankings.{fmt}"
     if fmt == "json":
         document = json.dumps({"campaign": campaign.name, "systems": rows}, indent=1)

@@ -11,7 +11,7 @@ from annotation.models import ResultsSnapshot
 from annotation.permissions import CAN_SEE_RESULTS, authorize
 from annotation.plots.files import standalone_svg, svg_pdf
 from annotation.selectors.results import automatic_results
-from annotation.selectors.results_snapshots import HumanPage
+from annotation.selectors.results_snapshots import HumanPage, HumanVariant
 from annotation.services.results_snapshots import results_snapshot_read
 from annotation.views.human import (
     SPAN_PLOT_KEYS,
@@ -46,17 +46,19 @@ def _check_format(fmt: str) -> None:
 def human_plot(request, campaign_id: int, key: str, fmt: str):
     _check_format(fmt)
     campaign = request.campaign
+    procedure = request.GET.get("procedure") or DEFAULT_PROCEDURE
+    if procedure not in PROCEDURES:
+        raise Http404("no such ranking procedure")
     # The page's results, current (a file cannot say how old they are): stored when current.
     (snapshot,) = results_snapshot_read(
-        kind=ResultsSnapshot.Kind.HUMAN, campaigns=[campaign], stale_ok=False
+        kind=ResultsSnapshot.Kind.HUMAN,
+        campaigns=[campaign],
+        variants=[HumanVariant(procedure=procedure).key],
+        stale_ok=False,
     )
     page: HumanPage = snapshot.value
     if key.startswith(SPAN_PLOT_KEYS):
-        procedure = request.GET.get("procedure") or DEFAULT_PROCEDURE
-        if procedure not in PROCEDURES:
-            raise Http404("no such ranking procedure")
-        stored = page if procedure == DEFAULT_PROCEDURE else None
-        span_plots = page_span_context(campaign, procedure, page=stored)["span_plots"]
+        span_plots = page_span_context(page, procedure)["span_plots"]
         plots = {k: plot for _, k, plot in span_plots}
         return _plot_response(campaign.id, key, fmt, plots.get(key))
     results = page.results

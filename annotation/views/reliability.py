@@ -15,11 +15,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.exports import csv_stream, streaming_response
+from annotation.models import ResultsSnapshot
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.human import HumanResults, TaskResults, human_results
 from annotation.selectors.human.reliability import reliability_record
 from annotation.selectors.human.spans import SpanTaskResults, span_results
 from annotation.services.exclusions import annotators_exclude
+from annotation.services.results_snapshots import results_snapshot_read
 from annotation.views.errors import refused_to
 
 
@@ -161,7 +163,11 @@ def reliability_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("the reliability table downloads as .csv or .json")
-    rows = reliability_rows(human_results(campaign), span_results(campaign, agreement=False))
+    # Current results only (a file cannot say how old they are), stored when current.
+    (snapshot,) = results_snapshot_read(
+        kind=ResultsSnapshot.Kind.HUMAN, campaigns=[campaign], stale_ok=False
+    )
+    rows = reliability_rows(snapshot.value.results, snapshot.value.span_results)
     name = f"evalsite-{campaign.id}-reliability.{fmt}"
     if fmt == "json":
         document = json.dumps({"campaign": campaign.name, "annotators": rows}, indent=1)

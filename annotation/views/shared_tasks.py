@@ -11,14 +11,18 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.models import ResultsSnapshot
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task, may_create_shared_task
+from annotation.selectors.shared_task_pairs import unranked_pair
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
     readable_campaigns,
     shared_task_results,
-    unranked_pair,
     visible_shared_tasks,
 )
-from annotation.services.results_snapshots import SnapshotReader, snapshot_context
+from annotation.services.results_snapshots import (
+    PENDING_REFRESH_SECONDS,
+    SnapshotReader,
+    snapshot_context,
+)
 from annotation.services.shared_tasks import (
     shared_task_campaign_add,
     shared_task_campaign_remove,
@@ -92,6 +96,7 @@ def shared_task_detail(request, shared_task_id: int):
             "table_sets": TABLE_SETS,
             **snapshot_context(snapshots=pairs.read),
             "pending_pairs": pairs.pending,
+            "refresh_seconds": PENDING_REFRESH_SECONDS,
         },
     )
 
