@@ -5,6 +5,7 @@ itself when its ranking is settled or its budget spent, and the organiser's "con
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 
 import pytest
@@ -227,6 +228,12 @@ def test_only_a_manager_may_continue(launched, loaded_campaign, make_annotator):
     assert answer.status_code == 403
 
 
+# A scripted annotator's pause between answers. People take seconds per item; a twentieth of
+# a second still outpaces any of them many times over, while leaving the refresh job (behind
+# the judgments by design) its turn on a loaded 2-core machine.
+THINK_SECONDS = 0.05
+
+
 def _annotate(task_id: int, token: str, scores, acknowledged: list, errors: list) -> None:
     """A scripted annotator over the API: judges until the task gives it nothing more."""
     api = APIClient()
@@ -245,6 +252,7 @@ def _annotate(task_id: int, token: str, scores, acknowledged: list, errors: list
                 return
             acknowledged.append(response.json()["id"])
             item = response.json()["next"] or {"done": True}
+            time.sleep(THINK_SECONDS)
     finally:
         connection.close()
 
