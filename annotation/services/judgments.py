@@ -16,6 +16,7 @@ from annotation.errors import ApplicationError
 from annotation.models import Item, Judgment, SkipReason, Slot, Task
 from annotation.protocols import AnswerError, protocol_for
 from annotation.services.checks import (
+    CheckResult,
     check_outcome_record,
     check_result,
     check_warns,
@@ -192,6 +193,25 @@ _REFUSALS = {
 }
 
 
+def check_warning_raise(
+    *, task: Task, slot_id: int, annotator_id: int, result: CheckResult | None, now: datetime
+) -> None:
+    """A loud check's first answer that failed it: when the slot is the annotator's and not
+    judged yet, its outcome is recorded (not final) and the answer refused with the warning
+    (``CheckWarning``); nothing else is written. Otherwise it returns and the answer goes on
+    (a silent check, a passed one, a second answer). Screens and document pages alike."""
+    if result is None or not check_warns(task=task, slot_id=slot_id, result=result):
+        return
+    probe = slot_judge_and_claim(
+        task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
+    )
+    if probe.outcome == "valid":
+        check_outcome_record(
+            task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=False
+        )
+        raise CheckWarning(result.warning)
+
+
 def judgment_refusal(*, reason: str) -> JudgmentError:
     if reason.startswith("task_"):
         label = Task.State(reason.removeprefix("task_")).label.lower()
@@ -272,15 +292,9 @@ def judgment_record_and_claim_next(
         result = check_result(
             task=task, check=check, annotator_id=annotator_id, values=values, spans=spans
         )
-    if result is not None and check_warns(task=task, slot_id=slot_id, result=result):
-        probe = slot_judge_and_claim(
-            task_id=task.id, slot_id=slot_id, annotator_id=annotator_id, values=None, now=now
-        )
-        if probe.outcome == "valid":  # their slot, not judged yet: warn, record nothing else
-            check_outcome_record(
-                task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=False
-            )
-            raise CheckWarning(result.warning)
+    check_warning_raise(
+        task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, now=now
+    )
     with transaction.atomic() if spans or contrastive or result else nullcontext():
         done = slot_judge_and_claim(
             task_id=task.id,

@@ -43,7 +43,6 @@ from annotation.selectors.pages import output_labels, page_outputs, page_slots
 from annotation.services.checks import (
     CheckResult,
     check_outcome_record,
-    check_warns,
     page_check_result,
 )
 from annotation.services.contrastive import output_judgments_create
@@ -51,10 +50,10 @@ from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_cla
 from annotation.services.judgments import (
     CLAIM_NEXT,
     CLAIM_NONE,
-    CheckWarning,
     JudgmentError,
     _same_answer_or_error,
     _validated,
+    check_warning_raise,
     judgment_refusal,
     skip_record,
 )
@@ -280,15 +279,8 @@ def _shuffle_check(
         return None
     result = page_check_result(task=task, slots=slots, answers=checked)
     first = slots[0].id
-    if result is not None and check_warns(task=task, slot_id=first, result=result):
-        probe = slot_judge_and_claim(
-            task_id=task.id, slot_id=first, annotator_id=annotator_id, values=None, now=now
-        )
-        if probe.outcome == "valid":  # their page, not recorded yet: warn, record the outcome
-            check_outcome_record(
-                task=task, slot_id=first, annotator_id=annotator_id, result=result, final=False
-            )
-            raise CheckWarning(result.warning)
+    # The page's outcome sits on its first slot.
+    check_warning_raise(task=task, slot_id=first, annotator_id=annotator_id, result=result, now=now)
     return result
 
 
