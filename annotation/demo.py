@@ -7,7 +7,8 @@ days. The system qualities below are made up for the demo; they are not WMT's fi
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -67,6 +68,41 @@ def _answer(rng: random.Random, task: Task, slot: Slot, careless: bool) -> dict[
     return {"score": _likert(rng, slot, careless, low, high)}
 
 
+def raters_take_turns(
+    *,
+    task: Task,
+    raters: Sequence[Any],
+    start: datetime,
+    rng: random.Random,
+    gap: tuple[float, float],
+    respond: Callable[[Any, Slot], tuple[dict[str, Any], float]],
+) -> Counter[Any]:
+    """Simulated raters take turns, ``gap`` seconds apart (uniform), each claiming their next
+    slot and answering it with ``respond(user, slot)`` (the answer, and the seconds it took)
+    until none gets a slot; returns the judgments recorded per rater."""
+    now = start
+    active = list(raters)
+    recorded: Counter[Any] = Counter()
+    while active:
+        for user in list(active):
+            now += timedelta(seconds=rng.uniform(*gap))
+            claimed = slot_claim_next(task=task, annotator_id=user.id, now=now)
+            if claimed is None:
+                active.remove(user)
+                continue
+            slot = Slot.objects.select_related("item__system").get(id=claimed.id)
+            answer, seconds = respond(user, slot)
+            judgment_record(
+                task_id=task.id,
+                slot_id=slot.id,
+                annotator_id=user.id,
+                answer=answer,
+                now=now + timedelta(seconds=seconds),
+            )
+            recorded[user] += 1
+    return recorded
+
+
 def demo_task_simulate(
     *, task: Task, annotators: Sequence[Any], careless: Sequence[Any], start: datetime, seed: int
 ) -> int:
@@ -76,24 +112,12 @@ def demo_task_simulate(
     """
     rng = random.Random(seed)
     careless_ids = {user.id for user in careless}
-    now = start
-    active = list(annotators)
-    recorded = 0
-    while active:
-        for user in list(active):
-            now += timedelta(seconds=rng.uniform(5, 40))
-            slot = slot_claim_next(task=task, annotator_id=user.id, now=now)
-            if slot is None:
-                active.remove(user)
-                continue
-            slot = Slot.objects.select_related("item__system").get(id=slot.id)
-            answer = _answer(rng, task, slot, user.id in careless_ids)
-            judgment_record(
-                task_id=task.id,
-                slot_id=slot.id,
-                annotator_id=user.id,
-                answer=answer,
-                now=now + timedelta(seconds=rng.uniform(8, 60)),
-            )
-            recorded += 1
-    return recorded
+
+    def respond(user: Any, slot: Slot) -> tuple[dict[str, Any], float]:
+        answer = _answer(rng, task, slot, user.id in careless_ids)
+        return answer, rng.uniform(8, 60)
+
+    turns = raters_take_turns(
+        task=task, raters=annotators, start=start, rng=rng, gap=(5, 40), respond=respond
+    )
+    return sum(turns.values())

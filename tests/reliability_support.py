@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from annotation.demo import QUALITY
+from annotation.demo import QUALITY, raters_take_turns
 from annotation.lib.scales import scale_range
 from annotation.models import Slot, Task, TaskType
-from annotation.services.assignment import slot_claim_next
-from annotation.services.judgments import judgment_record
 
 BEHAVIOURS = ("careful", "random", "constant", "fast")
 
@@ -44,27 +42,18 @@ def raters_judge(
     """The raters (user -> behaviour) take turns until the task is done; returns the
     judgments recorded per behaviour."""
     rng = random.Random(seed)
-    now = start
-    active = list(raters)
+
+    def respond(user: Any, slot: Slot) -> tuple[dict[str, Any], float]:
+        behaviour = raters[user]
+        seconds = rng.uniform(0.4, 1.5) if behaviour == "fast" else rng.uniform(8, 40)
+        return _answer(rng, task, slot, behaviour), seconds
+
+    turns = raters_take_turns(
+        task=task, raters=list(raters), start=start, rng=rng, gap=(2, 10), respond=respond
+    )
     recorded = dict.fromkeys(BEHAVIOURS, 0)
-    while active:
-        for user in list(active):
-            behaviour = raters[user]
-            now += timedelta(seconds=rng.uniform(2, 10))
-            slot = slot_claim_next(task=task, annotator_id=user.id, now=now)
-            if slot is None:
-                active.remove(user)
-                continue
-            slot = Slot.objects.select_related("item__system").get(id=slot.id)
-            seconds = rng.uniform(0.4, 1.5) if behaviour == "fast" else rng.uniform(8, 40)
-            judgment_record(
-                task_id=task.id,
-                slot_id=slot.id,
-                annotator_id=user.id,
-                answer=_answer(rng, task, slot, behaviour),
-                now=now + timedelta(seconds=seconds),
-            )
-            recorded[behaviour] += 1
+    for user, count in turns.items():
+        recorded[raters[user]] += count
     return recorded
 
 

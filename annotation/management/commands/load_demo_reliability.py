@@ -28,12 +28,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.demo import QUALITY
+from annotation.demo import QUALITY, raters_take_turns
 from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType
-from annotation.services.assignment import slot_claim_next
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
-from annotation.services.judgments import judgment_record
 from annotation.services.tasks import task_create, task_launch
 
 CAMPAIGN = "WMT21 de-fr demo, careless raters caught"
@@ -116,28 +114,16 @@ def raters_judge(*, task: Task, raters: dict[Any, str], start: datetime, seed: i
     """The raters (user -> behaviour) take turns until none gets a slot; returns the
     judgments recorded."""
     rng = random.Random(seed)
-    now = start
-    active = list(raters)
-    recorded = 0
-    while active:
-        for user in list(active):
-            now += timedelta(seconds=rng.uniform(2, 10))
-            claimed = slot_claim_next(task=task, annotator_id=user.id, now=now)
-            if claimed is None:
-                active.remove(user)
-                continue
-            slot = Slot.objects.select_related("item__system").get(id=claimed.id)
-            behaviour = raters[user]
-            seconds = rng.uniform(0.4, 1.5) if behaviour == "hasty" else rng.uniform(8, 40)
-            judgment_record(
-                task_id=task.id,
-                slot_id=slot.id,
-                annotator_id=user.id,
-                answer=_answer(rng, task, slot, behaviour),
-                now=now + timedelta(seconds=seconds),
-            )
-            recorded += 1
-    return recorded
+
+    def respond(user: Any, slot: Slot) -> tuple[dict[str, Any], float]:
+        behaviour = raters[user]
+        seconds = rng.uniform(0.4, 1.5) if behaviour == "hasty" else rng.uniform(8, 40)
+        return _answer(rng, task, slot, behaviour), seconds
+
+    turns = raters_take_turns(
+        task=task, raters=list(raters), start=start, rng=rng, gap=(2, 10), respond=respond
+    )
+    return sum(turns.values())
 
 
 class Command(BaseCommand):
