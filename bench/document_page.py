@@ -13,6 +13,10 @@ session, the claim, which resumes the page they hold, the reads and the template
 web server would run it; no network. Prints the median, p95 and max of the wall time per
 request and the page's size, and the median of a segment-level ESA item page of the same
 campaign timed right after (a loaded machine slows both). The campaign is deleted afterwards.
+
+Measured 2026-11-26 on a quiet machine, 50 requests each: contrastive ESA, 20 segments × 3
+outputs, median 37.0 ms, p95 57.3 ms, max 114 ms (75.6 KB); ESA, 20 segments × 1 output,
+median 37.5 ms, p95 65.4 ms, max 251 ms (31.6 KB). Target: <= 100 ms.
 """
 
 from __future__ import annotations
