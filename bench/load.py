@@ -35,8 +35,7 @@ Planned against adaptive assignment (issue 23: within 20%), measured 2026-11-26 
 machine, 50 annotators, closed loop, 30 s, the two modes alternating against one ``make up``
 stack (its worker refreshing the priorities): planned 240.1, 230.4, 284.0 judgments/s (a
 first, cold run at 148.6 left out), adaptive 259.1, 244.9, 252.9, 294.4. Adaptive's mean is
-4% above planned's: its claim reads one priorities row per system and takes the first open
-batch of the best one, where a planned claim walks the batches in order. Every run exact.
+4% above planned's, inside the run-to-run spread of either (±10%). Every run exact.
 """
 
 from __future__ import annotations
