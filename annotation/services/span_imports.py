@@ -7,7 +7,11 @@ cannot log in (no usable password), named as in the file.
 HOTW attention checks (Anthea's ``HOTW-test`` rows) are never errors: each is stored on the
 item it was given on (``Item.source_meta["hotw"]``: rater, found, the injected text and its
 kind), and ``annotation.selectors.hotw.hotw_results`` counts them per rater for the pages.
-A rating made of HOTW rows only gives no judgment.
+Anthea shows the injected error in place of the segment the rater is rating, so each is also
+an attention-check outcome (``CheckOutcome``, kind ``hotw``) on the slot of that rating: the
+raters' accounts then have their HOTW checks in the reliability table like any annotator's.
+A rating made of HOTW rows only gives no judgment (and no slot: its checks stay in the
+per-rater panel only).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import (
     Batch,
+    CheckKind,
+    CheckOutcome,
     Document,
     ErrorSpan,
     Item,
@@ -37,7 +43,7 @@ from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.logins import UsernameError, username_clean
 from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.spans import error_span_row
-from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
+from metrics.spans import GOOGLE_MQM_CATEGORIES, HotwCheck, MqmRating
 
 
 class SpanImportError(ApplicationError):
@@ -87,6 +93,28 @@ def _account_name(rater: str) -> str:
     """The account of a rater named in an MQM file. Anthea writes ``project:rater``; a colon
     cannot stand in a username, so it becomes a dot (``project.rater``)."""
     return rater.replace(":", ".")
+
+
+def _hotw_outcome(
+    task: Task, slot: Slot, rater: User, checks: tuple[HotwCheck, ...]
+) -> CheckOutcome:
+    """The HOTW checks given with one rating as the outcome of its slot: passed when the
+    rater found every injected error (Anthea gives a segment one)."""
+    missed = sum(1 for check in checks if not check.found)
+    reason = ""
+    if missed:
+        kinds = ", ".join(sorted({check.kind for check in checks if check.kind}))
+        reason = f"missed {missed} of {len(checks)} injected errors" + (
+            f" ({kinds})" if kinds else ""
+        )
+    return CheckOutcome(
+        task=task,
+        slot=slot,
+        annotator=rater,
+        kind=CheckKind.HOTW,
+        passed=not missed,
+        reason=reason[:200],
+    )
 
 
 @transaction.atomic
@@ -217,6 +245,11 @@ def mqm_ratings_import(
         )
     Slot.objects.bulk_create(slots)
     Judgment.objects.bulk_create(judgments)
+    CheckOutcome.objects.bulk_create(
+        _hotw_outcome(task, slot, raters[rating.rater], rating.checks)
+        for slot, rating in zip(slots, ratings, strict=True)
+        if rating.checks
+    )
     ErrorSpan.objects.bulk_create(
         error_span_row(judgment=judgment, span=span)
         for judgment, rating in zip(judgments, ratings, strict=True)
