@@ -5,10 +5,13 @@ manager's overview."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 
 from annotation.models import (
+    AnnotatorRestart,
     Task,
     Tutorial,
     TutorialAnswer,
@@ -28,6 +31,20 @@ class TutorialRules:
 def tutorial_rules(*, task: Task) -> TutorialRules:
     row = Tutorial.objects.filter(task=task).values_list("pass_share", "attempts").first()
     return TutorialRules(*row) if row else TutorialRules(DEFAULT_PASS_SHARE, DEFAULT_ATTEMPTS)
+
+
+def restarted_at(*, task: Task, annotator_id: int) -> datetime | None:
+    """When a manager last let the annotator start again (None: never)."""
+    restarts = AnnotatorRestart.objects.filter(task=task, annotator_id=annotator_id)
+    return restarts.order_by("-attempt").values_list("created_at", flat=True).first()
+
+
+def tutorial_attempts_used(*, task: Task, annotator_id: int) -> int:
+    """The attempts at the tutorial that count against the task's limit: those started
+    since the annotator was last let start again (all, if never)."""
+    attempts = TutorialAttempt.objects.filter(task=task, annotator_id=annotator_id)
+    since = restarted_at(task=task, annotator_id=annotator_id)
+    return (attempts if since is None else attempts.filter(started_at__gte=since)).count()
 
 
 def tutorial_language(*, task: Task) -> str:
@@ -105,7 +122,7 @@ def tutorial_state(*, task: Task, annotator_id: int) -> TutorialState:
         )
     waiting = [item for item in items if item.id not in answered_ids]
     running = attempt is None or attempt.passed is None
-    used = len(attempts)
+    used = tutorial_attempts_used(task=task, annotator_id=annotator_id) if attempts else 0
     return TutorialState(
         required=required,
         passed=passed,
@@ -169,3 +186,26 @@ def tutorial_overview(*, task: Task) -> TutorialOverview:
         passed=passed,
         failed_out=failed_out,
     )
+
+
+def tutorial_failed_out(*, task: Task) -> list[tuple[int, str]]:
+    """(annotator, username) of those who failed every attempt the tutorial allows (counted
+    since a manager last let them start again): the real work stays closed to them until a
+    manager lets them start again (``services.restarts``)."""
+    if not tutorial_rules(task=task).attempts:
+        return []  # no limit: they may always try again themselves
+    never_passed = (
+        TutorialAttempt.objects.filter(task=task)
+        .values("annotator_id")
+        .annotate(passes=Count("id", filter=Q(passed=True)))
+        .filter(passes=0)
+        .values_list("annotator_id", flat=True)
+    )
+    out = [
+        annotator_id
+        for annotator_id in never_passed
+        if not (state := tutorial_state(task=task, annotator_id=annotator_id)).may_retry
+        and state.failed
+    ]
+    names = dict(get_user_model().objects.filter(id__in=out).values_list("id", "username"))
+    return sorted(((a, names[a]) for a in out), key=lambda row: row[1].lower())
