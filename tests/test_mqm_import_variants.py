@@ -73,7 +73,8 @@ def test_results_page_shows_the_hotw_checks_per_rater(manager, client):
 def test_imported_raters_have_their_hotw_checks_in_the_reliability_table(manager, client):
     """Each rater of an Anthea export is an account whose HOTW checks are attention-check
     outcomes: the table, the API and the download say "missed N HOTW errors" (README: rater1
-    found 2 of 3, rater2 0 of 1). Failed before: the checks were only in the per-rater panel."""
+    found 2 of 3, rater2 0 of 1); their time per item is read from the rows' times. Failed
+    before: the checks were only in the per-rater panel, and every rating took 0 s."""
     call_command(
         "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"
     )
@@ -86,6 +87,10 @@ def test_imported_raters_have_their_hotw_checks_in_the_reliability_table(manager
     assert (second.attention.passed, second.attention.total) == (0, 1)
     assert second.missed == (("hotw", 1),)
     assert missed_said(first.missed) == "1 HOTW error"
+    # Time per rating from Anthea's row times: rater1's ratings end at 2, 4, 6 and 7 s (the
+    # first began at its first row, 0 s), rater2's at 101, 102, 103 and 105 s (from 100).
+    assert (first.time.mean_seconds, first.time.median_seconds) == (1.75, 2.0)
+    assert (second.time.mean_seconds, second.time.median_seconds) == (1.25, 1.0)
     client.force_login(manager)
     page = client.get(reverse("results-human", args=[campaign.id])).content.decode()
     table = page[page.index(f'id="reliability-{task.id}"') :]
