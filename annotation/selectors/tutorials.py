@@ -156,7 +156,12 @@ class TutorialOverview:
     instructions: list[TutorialInstructions]
     annotators: int
     passed: int
-    failed_out: int  # failed with no attempt left
+    # (annotator, username): failed with no attempt left (a manager may let them restart)
+    failed_out_annotators: list[tuple[int, str]]
+
+    @property
+    def failed_out(self) -> int:
+        return len(self.failed_out_annotators)
 
 
 def tutorial_overview(*, task: Task) -> TutorialOverview:
@@ -172,11 +177,6 @@ def tutorial_overview(*, task: Task) -> TutorialOverview:
         )
     )
     passed = sum(1 for row in per_annotator if row["passes"])
-    failed_out = sum(
-        1
-        for row in per_annotator
-        if not row["passes"] and rules.attempts and row["fails"] >= rules.attempts
-    )
     return TutorialOverview(
         items=items,
         languages=sorted({item.language for item in items}),
@@ -184,7 +184,7 @@ def tutorial_overview(*, task: Task) -> TutorialOverview:
         instructions=list(TutorialInstructions.objects.filter(task=task).order_by("language")),
         annotators=len(per_annotator),
         passed=passed,
-        failed_out=failed_out,
+        failed_out_annotators=tutorial_failed_out(task=task),
     )
 
 

@@ -29,7 +29,7 @@ from annotation.models import (
 from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE, SKIPPED
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.protocols import protocol_for
-from annotation.selectors.tutorials import tutorial_failed_out, tutorial_overview, tutorial_state
+from annotation.selectors.tutorials import tutorial_overview, tutorial_state
 from annotation.services.spans import ESA_WARN_BELOW, task_mqm_weights
 from annotation.services.tutorial_uploads import (
     MAX_ATTEMPTS,
@@ -216,7 +216,6 @@ def tutorial_manage(request, campaign_id: int, task_id: int):
             "campaign": request.campaign,
             "task": task,
             "overview": overview,
-            "failed_out": tutorial_failed_out(task=task),
             "upload_form": TutorialUploadForm(),
             "rules_form": rules,
         },
