@@ -119,6 +119,11 @@ def test_only_a_manager_restarts_and_is_asked_first(
     # The annotator cannot restart themselves, nor can an organiser.
     assert _client(careless).post(url, {"confirmed": "1"}).status_code == 403
     assert _client(organiser).post(url, {"confirmed": "1"}).status_code == 403
+    # CSRF: a POST without the token is refused.
+    forged = Client(enforce_csrf_checks=True)
+    forged.force_login(manager)
+    assert forged.post(url, {"confirmed": "1"}).status_code == 403
+    assert not AnnotatorRestart.objects.exists()
     boss = _client(manager)
     assert boss.get(url).status_code == 405
     # Without "confirmed": the confirm page asks, nothing is done.
