@@ -59,6 +59,18 @@ def confirmation(change: str, subject: Campaign | Task) -> Confirmation:
     return Confirmation(*texts[change])
 
 
+def restart_confirmation(task: Task, username: str) -> Confirmation:
+    """The question before letting an annotator who failed start a task again."""
+    return Confirmation(
+        f"Let {username} start {_task_name(task)} again?",
+        "Their judgments so far are kept but excluded: left out of the rankings and "
+        "agreement, marked in the downloads. Their attention checks and tutorial answers are "
+        "kept under their earlier attempt. They get a new attempt at the tutorial if they "
+        "failed it, and new items (never one they had).",
+        "Let them start again",
+    )
+
+
 def needs_confirmation(change: str, subject: Campaign | Task) -> bool:
     try:
         confirmation(change, subject)

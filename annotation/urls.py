@@ -12,6 +12,7 @@ from annotation.views import (
     media,
     members,
     pearmut,
+    restarts,
     results,
     spans,
     tasks,
@@ -86,6 +87,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/participants/<int:participant_id>/restart/",
         crowd.crowd_participant_restart_view,
         name="crowd-participant-restart",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:task_id>/annotators/<int:annotator_id>/restart/",
+        restarts.annotator_restart_view,
+        name="annotator-restart",
     ),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:task_id>/edit/",

@@ -20,11 +20,15 @@ def test_each_careless_demo_rater_is_caught_by_its_check():
     judgments = Judgment.objects.filter(task__campaign=campaign).count()
     call_command("load_demo_reliability")  # idempotent
     assert Judgment.objects.filter(task__campaign=campaign).count() == judgments
-    tables = {}
+    tables, tutorials = {}, {}
     for task in campaign.tasks.all():
         assert task.slots.exclude(state="done").exists()  # still running, as a campaign does
         rows = {row.username: row for row in span_task_results(task).reliability}
         tables[task.task_type] = {name: "; ".join(row.reasons) for name, row in rows.items()}
+        tutorials[task.task_type] = {
+            name: (row.tutorial.passed, row.tutorial.total) if row.tutorial else None
+            for name, row in rows.items()
+        }
     assert set(tables) == {"esa", "mqm"}
     for task_type, reasons in tables.items():
         for careful in ("qc-careful-1", "qc-careful-2", "qc-careful-3"):
@@ -38,6 +42,11 @@ def test_each_careless_demo_rater_is_caught_by_its_check():
     assert "HOTW error" in tables["mqm"]["qc-unmarked"]
     assert tables["esa"]["qc-constant"].startswith("straight-lining")
     assert "qc-constant" not in tables["mqm"]
+    # The ESA task's tutorial: passed by all, "hasty" at the second attempt (1 of 2 items
+    # as expected, then 2 of 2); the MQM task has none.
+    assert tutorials["esa"]["qc-hasty"] == (3, 4)
+    assert {tutorials["esa"][name] for name in tutorials["esa"] if name != "qc-hasty"} == {(2, 2)}
+    assert set(tutorials["mqm"].values()) == {None}
     # Every kind of check was answered in the MQM task, and silently (recorded only).
     kinds = set(CheckOutcome.objects.filter(task__campaign=campaign).values_list("kind", flat=True))
     assert kinds == {"bad_reference", "repeat", "hotw"}

@@ -1,11 +1,15 @@
 """import_mqm on Anthea's export (Marot's layout): HOTW checks stored per rater, never as spans."""
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Campaign, ErrorSpan, Judgment
 from annotation.selectors.hotw import hotw_results
+from annotation.selectors.human.reliability import missed_said
+from annotation.selectors.human.spans import span_task_results
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +68,44 @@ def test_results_page_shows_the_hotw_checks_per_rater(manager, client):
     table = table[: table.index("</table>")]
     assert 'Demo-Project:rater1</td><td class="num">2</td><td class="num">1</td>' in table
     assert 'Demo-Project:rater2</td><td class="num">0</td><td class="num">1</td>' in table
+
+
+def test_imported_raters_have_their_hotw_checks_in_the_reliability_table(manager, client):
+    """Each rater of an Anthea export is an account whose HOTW checks are attention-check
+    outcomes: the table, the API and the download say "missed N HOTW errors" (README: rater1
+    found 2 of 3, rater2 0 of 1); their time per item is read from the rows' times. Failed
+    before: the checks were only in the per-rater panel, and every rating took 0 s."""
+    call_command(
+        "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"
+    )
+    campaign = Campaign.objects.get(name="Anthea")
+    task = campaign.tasks.get()
+    rows = {row.username: row for row in span_task_results(task).reliability}
+    first, second = rows["Demo-Project.rater1"], rows["Demo-Project.rater2"]
+    assert (first.attention.passed, first.attention.total) == (2, 3)
+    assert first.missed == (("hotw", 1),)
+    assert (second.attention.passed, second.attention.total) == (0, 1)
+    assert second.missed == (("hotw", 1),)
+    assert missed_said(first.missed) == "1 HOTW error"
+    # Time per rating from Anthea's row times: rater1's ratings end at 2, 4, 6 and 7 s (the
+    # first began at its first row, 0 s), rater2's at 101, 102, 103 and 105 s (from 100).
+    assert (first.time.mean_seconds, first.time.median_seconds) == (1.75, 2.0)
+    assert (second.time.mean_seconds, second.time.median_seconds) == (1.25, 1.0)
+    client.force_login(manager)
+    page = client.get(reverse("results-human", args=[campaign.id])).content.decode()
+    table = page[page.index(f'id="reliability-{task.id}"') :]
+    table = table[: table.index("</table>")]
+    assert f'data-annotator="{first.annotator_id}"' in table
+    assert "2 / 3" in table and "0 / 1" in table
+    assert table.count("missed 1 HOTW error") == 2
+    body = client.get(f"/api/v1/campaigns/{campaign.id}/results/human").json()
+    (spans,) = body["span_rankings"]
+    api = {row["annotator"]: row for row in spans["reliability"]}
+    assert (
+        api["Demo-Project.rater1"]["attention_passed"],
+        api["Demo-Project.rater1"]["attention_total"],
+    ) == (2, 3)
+    download = client.get(f"/campaigns/{campaign.id}/results/human/reliability.json")
+    document = json.loads(b"".join(download.streaming_content))
+    exported = {row["annotator"]: row for row in document["annotators"]}
+    assert exported["Demo-Project.rater2"]["attention_rate"] == 0.0

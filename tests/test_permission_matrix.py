@@ -398,6 +398,20 @@ CASES = [
         POST_ONLY_PAGE,
         lambda w: {**task_in_campaign("adequacy")(w), "participant_id": 999_999},
     ),
+    # The organiser is no annotator: the manager passes and is sent back with the reason.
+    Case(
+        "annotator-restart",
+        "post",
+        manager_page(302),
+        lambda w: {**task_in_campaign("adequacy")(w), "annotator_id": w.users[ORG].id},
+        data=lambda w: {"confirmed": "1"},
+    ),
+    Case(
+        "annotator-restart",
+        "get",
+        POST_ONLY_PAGE,
+        lambda w: {**task_in_campaign("adequacy")(w), "annotator_id": w.users[ORG].id},
+    ),
     *(
         Case(
             "campaign-state",

@@ -16,7 +16,7 @@ from annotation.models.campaigns import (
     SystemRun,
     is_reserved_system_name,
 )
-from annotation.models.checks import CheckKind, CheckOutcome
+from annotation.models.checks import AnnotatorRestart, CheckKind, CheckOutcome
 from annotation.models.contrastive import OutputJudgment
 from annotation.models.jobs import Job
 from annotation.models.logins import LoginFailure
@@ -67,6 +67,7 @@ __all__ = [
     "REFERENCE_STRATUM",
     "SPAN_TYPES",
     "AnnotatorExclusion",
+    "AnnotatorRestart",
     "Assignment",
     "Batch",
     "Campaign",

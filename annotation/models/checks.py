@@ -23,7 +23,7 @@ class CheckOutcome(models.Model):
 
     ``passed``: their first answer passed; ``warned``: it failed on a loud task, so they
     were warned and answered again (``passed_again``: that answer passed, None while they
-    have not). ``attempt``: a crowd participant's attempt (they may be let start again).
+    have not). ``attempt``: the annotator's attempt (a manager may let them start again).
     ``reason``: why it failed, in words for the organiser.
     """
 
@@ -43,3 +43,30 @@ class CheckOutcome(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["task", "annotator"], name="check_task_annotator_idx")]
+
+
+class AnnotatorRestart(models.Model):
+    """A manager let an invited annotator of the task start again after they failed its
+    tutorial or its checks (Appraise #54, Pearmut #253; a crowd participant's restarts are
+    counted on ``CrowdParticipant.attempts``). ``attempt``: the attempt it opens (2, 3, …).
+    Their earlier judgments are kept, marked excluded; their check outcomes keep the
+    earlier attempt's number, their tutorial attempts started before ``created_at``; each
+    restart also gives them another ``items_per_annotator`` (the loop's quota)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="restarts")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    attempt = models.PositiveSmallIntegerField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # Also the index the quota (evalsite_annotator_quota) probes.
+            models.UniqueConstraint(
+                fields=["task", "annotator", "attempt"], name="one_restart_per_attempt"
+            )
+        ]

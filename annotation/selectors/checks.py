@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.models import CheckOutcome, Task
+from django.db.models import Max
+
+from annotation.models import AnnotatorRestart, CheckOutcome, CrowdParticipant, Task
 
 # A crowd participant passes the checks when at least this share of those they answered
 # passed on the first answer (no check answered: passed; nothing to blame them for).
@@ -89,3 +91,28 @@ def check_summaries(
             continue
         by_annotator.setdefault(row.annotator_id, []).append(row)
     return {annotator: check_summary(rows) for annotator, rows in by_annotator.items()}
+
+
+def current_attempts(task: Task) -> dict[int, int]:
+    """The attempt of each annotator a manager let start again (an invited annotator: 1 +
+    their restarts; a crowd participant: their attempts); anyone else is on attempt 1."""
+    attempts = dict(
+        AnnotatorRestart.objects.filter(task=task)
+        .values("annotator_id")
+        .annotate(latest=Max("attempt"))
+        .values_list("annotator_id", "latest")
+    )
+    crowd = CrowdParticipant.objects.filter(task=task, attempts__gt=1)
+    attempts.update(crowd.values_list("user_id", "attempts"))
+    return attempts
+
+
+def reliability_checks(task: Task) -> list[tuple[int, bool, str]]:
+    """(annotator, first answer passed, kind) per check answered in each annotator's current
+    attempt: the reliability table's attention checks (earlier attempts' are kept, apart)."""
+    attempt = current_attempts(task)
+    return [
+        (row.annotator_id, row.passed, row.kind)
+        for row in check_outcomes(task)
+        if row.attempt == attempt.get(row.annotator_id, 1)
+    ]

@@ -5,10 +5,13 @@ manager's overview."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 
 from annotation.models import (
+    AnnotatorRestart,
     Task,
     Tutorial,
     TutorialAnswer,
@@ -28,6 +31,20 @@ class TutorialRules:
 def tutorial_rules(*, task: Task) -> TutorialRules:
     row = Tutorial.objects.filter(task=task).values_list("pass_share", "attempts").first()
     return TutorialRules(*row) if row else TutorialRules(DEFAULT_PASS_SHARE, DEFAULT_ATTEMPTS)
+
+
+def restarted_at(*, task: Task, annotator_id: int) -> datetime | None:
+    """When a manager last let the annotator start again (None: never)."""
+    restarts = AnnotatorRestart.objects.filter(task=task, annotator_id=annotator_id)
+    return restarts.order_by("-attempt").values_list("created_at", flat=True).first()
+
+
+def tutorial_attempts_used(*, task: Task, annotator_id: int) -> int:
+    """The attempts at the tutorial that count against the task's limit: those started
+    since the annotator was last let start again (all, if never)."""
+    attempts = TutorialAttempt.objects.filter(task=task, annotator_id=annotator_id)
+    since = restarted_at(task=task, annotator_id=annotator_id)
+    return (attempts if since is None else attempts.filter(started_at__gte=since)).count()
 
 
 def tutorial_language(*, task: Task) -> str:
@@ -105,7 +122,7 @@ def tutorial_state(*, task: Task, annotator_id: int) -> TutorialState:
         )
     waiting = [item for item in items if item.id not in answered_ids]
     running = attempt is None or attempt.passed is None
-    used = len(attempts)
+    used = tutorial_attempts_used(task=task, annotator_id=annotator_id) if attempts else 0
     return TutorialState(
         required=required,
         passed=passed,
@@ -139,7 +156,12 @@ class TutorialOverview:
     instructions: list[TutorialInstructions]
     annotators: int
     passed: int
-    failed_out: int  # failed with no attempt left
+    # (annotator, username): failed with no attempt left (a manager may let them restart)
+    failed_out_annotators: list[tuple[int, str]]
+
+    @property
+    def failed_out(self) -> int:
+        return len(self.failed_out_annotators)
 
 
 def tutorial_overview(*, task: Task) -> TutorialOverview:
@@ -155,11 +177,6 @@ def tutorial_overview(*, task: Task) -> TutorialOverview:
         )
     )
     passed = sum(1 for row in per_annotator if row["passes"])
-    failed_out = sum(
-        1
-        for row in per_annotator
-        if not row["passes"] and rules.attempts and row["fails"] >= rules.attempts
-    )
     return TutorialOverview(
         items=items,
         languages=sorted({item.language for item in items}),
@@ -167,5 +184,28 @@ def tutorial_overview(*, task: Task) -> TutorialOverview:
         instructions=list(TutorialInstructions.objects.filter(task=task).order_by("language")),
         annotators=len(per_annotator),
         passed=passed,
-        failed_out=failed_out,
+        failed_out_annotators=tutorial_failed_out(task=task),
     )
+
+
+def tutorial_failed_out(*, task: Task) -> list[tuple[int, str]]:
+    """(annotator, username) of those who failed every attempt the tutorial allows (counted
+    since a manager last let them start again): the real work stays closed to them until a
+    manager lets them start again (``services.restarts``)."""
+    if not tutorial_rules(task=task).attempts:
+        return []  # no limit: they may always try again themselves
+    never_passed = (
+        TutorialAttempt.objects.filter(task=task)
+        .values("annotator_id")
+        .annotate(passes=Count("id", filter=Q(passed=True)))
+        .filter(passes=0)
+        .values_list("annotator_id", flat=True)
+    )
+    out = [
+        annotator_id
+        for annotator_id in never_passed
+        if not (state := tutorial_state(task=task, annotator_id=annotator_id)).may_retry
+        and state.failed
+    ]
+    names = dict(get_user_model().objects.filter(id__in=out).values_list("id", "username"))
+    return sorted(((a, names[a]) for a in out), key=lambda row: row[1].lower())

@@ -36,12 +36,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max
 
 from annotation.lib.scales import scale_range
 from annotation.models import (
     CONTRASTIVE_TYPES,
     ESA_TYPES,
     LIKERT_TYPES,
+    AnnotatorRestart,
     CheckFeedback,
     CheckKind,
     CheckOutcome,
@@ -352,15 +354,18 @@ def _said(task: Task, value: float) -> str:
 
 
 def _attempt(task: Task, annotator_id: int) -> int:
-    """The crowd participant's attempt (1 for everyone else, without a query)."""
-    if not task.crowd_secret:
-        return 1
-    attempts = (
-        CrowdParticipant.objects.filter(task_id=task.id, user_id=annotator_id)
-        .values_list("attempts", flat=True)
-        .first()
-    )
-    return attempts or 1
+    """The annotator's attempt: a crowd participant's, or 1 plus the restarts a manager
+    gave them (one probe of one_restart_per_attempt; read for checks only)."""
+    if task.crowd_secret:
+        attempts = (
+            CrowdParticipant.objects.filter(task_id=task.id, user_id=annotator_id)
+            .values_list("attempts", flat=True)
+            .first()
+        )
+        if attempts:
+            return attempts
+    restarts = AnnotatorRestart.objects.filter(task_id=task.id, annotator_id=annotator_id)
+    return restarts.aggregate(latest=Max("attempt"))["latest"] or 1
 
 
 @transaction.atomic

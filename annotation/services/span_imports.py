@@ -7,13 +7,17 @@ cannot log in (no usable password), named as in the file.
 HOTW attention checks (Anthea's ``HOTW-test`` rows) are never errors: each is stored on the
 item it was given on (``Item.source_meta["hotw"]``: rater, found, the injected text and its
 kind), and ``annotation.selectors.hotw.hotw_results`` counts them per rater for the pages.
-A rating made of HOTW rows only gives no judgment.
+Anthea shows the injected error in place of the segment the rater is rating, so each is also
+an attention-check outcome (``CheckOutcome``, kind ``hotw``) on the slot of that rating: the
+raters' accounts then have their HOTW checks in the reliability table like any annotator's.
+A rating made of HOTW rows only gives no judgment (and no slot: its checks stay in the
+per-rater panel only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -22,6 +26,8 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import (
     Batch,
+    CheckKind,
+    CheckOutcome,
     Document,
     ErrorSpan,
     Item,
@@ -37,7 +43,11 @@ from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.logins import UsernameError, username_clean
 from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.spans import error_span_row
-from metrics.spans import GOOGLE_MQM_CATEGORIES, MqmRating
+from metrics.spans import GOOGLE_MQM_CATEGORIES, HotwCheck, MqmRating
+
+# The most time one imported rating is given (a gap beyond it between two ratings was a break;
+# the reliability table caps idle time far below it anyway).
+LONGEST_RATING = timedelta(hours=1)
 
 
 class SpanImportError(ApplicationError):
@@ -87,6 +97,49 @@ def _account_name(rater: str) -> str:
     """The account of a rater named in an MQM file. Anthea writes ``project:rater``; a colon
     cannot stand in a username, so it becomes a dot (``project.rater``)."""
     return rater.replace(":", ".")
+
+
+def _rating_times(ratings: list[MqmRating], now: datetime) -> list[tuple[datetime, datetime]]:
+    """(served, submitted) per rating. Anthea's rows carry their times: a rating was
+    submitted at its last row's and served when the rater's previous rating (in time) was
+    submitted (their first: at its first row's; a longer gap than ``LONGEST_RATING`` was a
+    break), so the reliability table's time per item is the rater's; a file without times
+    gives every rating the import's time (0 s)."""
+    stamped: dict[str, list[tuple[datetime, datetime, int]]] = {}
+    for index, rating in enumerate(ratings):
+        if rating.timestamps is not None:
+            first, last = (datetime.fromtimestamp(t / 1000, tz=UTC) for t in rating.timestamps)
+            stamped.setdefault(rating.rater, []).append((last, first, index))
+    times = [(now, now)] * len(ratings)
+    for rows in stamped.values():
+        previous = None
+        for last, first, index in sorted(rows):
+            served = first if previous is None else max(previous, last - LONGEST_RATING)
+            times[index] = (served, last)
+            previous = last
+    return times
+
+
+def _hotw_outcome(
+    task: Task, slot: Slot, rater: User, checks: tuple[HotwCheck, ...]
+) -> CheckOutcome:
+    """The HOTW checks given with one rating as the outcome of its slot: passed when the
+    rater found every injected error (Anthea gives a segment one)."""
+    missed = sum(1 for check in checks if not check.found)
+    reason = ""
+    if missed:
+        kinds = ", ".join(sorted({check.kind for check in checks if check.kind}))
+        reason = f"missed {missed} of {len(checks)} injected errors" + (
+            f" ({kinds})" if kinds else ""
+        )
+    return CheckOutcome(
+        task=task,
+        slot=slot,
+        annotator=rater,
+        kind=CheckKind.HOTW,
+        passed=not missed,
+        reason=reason[:200],
+    )
 
 
 @transaction.atomic
@@ -188,7 +241,8 @@ def mqm_ratings_import(
     replicas: dict[tuple[str, str, str], int] = {}
     positions: dict[str, int] = {}
     slots, judgments = [], []
-    for rating in ratings:
+    times = _rating_times(ratings, now)
+    for rating, (served_at, submitted_at) in zip(ratings, times, strict=True):
         key = (rating.system, rating.doc, rating.seg_id)
         replica = replicas[key] = replicas.get(key, -1) + 1
         position = positions[rating.rater] = positions.get(rating.rater, -1) + 1
@@ -200,7 +254,7 @@ def mqm_ratings_import(
             replica=replica,
             state=Slot.State.DONE,
             annotator=raters[rating.rater],
-            served_at=now,
+            served_at=served_at,
         )
         slots.append(slot)
         judgments.append(
@@ -210,13 +264,18 @@ def mqm_ratings_import(
                 item=items[key],
                 annotator=raters[rating.rater],
                 task_type=TaskType.MQM,
-                served_at=now,
-                submitted_at=now,
-                duration_ms=0,
+                served_at=served_at,
+                submitted_at=submitted_at,
+                duration_ms=round((submitted_at - served_at).total_seconds() * 1000),
             )
         )
     Slot.objects.bulk_create(slots)
     Judgment.objects.bulk_create(judgments)
+    CheckOutcome.objects.bulk_create(
+        _hotw_outcome(task, slot, raters[rating.rater], rating.checks)
+        for slot, rating in zip(slots, ratings, strict=True)
+        if rating.checks
+    )
     ErrorSpan.objects.bulk_create(
         error_span_row(judgment=judgment, span=span)
         for judgment, rating in zip(judgments, ratings, strict=True)

@@ -34,7 +34,12 @@ from annotation.models import (
     TutorialItem,
 )
 from annotation.models.tutorials import SKIPPED
-from annotation.selectors.tutorials import tutorial_items, tutorial_language, tutorial_rules
+from annotation.selectors.tutorials import (
+    tutorial_attempts_used,
+    tutorial_items,
+    tutorial_language,
+    tutorial_rules,
+)
 from annotation.services.spans import ESA_SCORE_RANGE, spans_checked
 from metrics.spans import Span
 from metrics.spans.jsonl import span_from_dict
@@ -236,7 +241,8 @@ def _finish(task: Task, attempt: TutorialAttempt) -> None:
 
 @transaction.atomic
 def tutorial_retry(*, task: Task, annotator_id: int) -> TutorialAttempt:
-    """A new attempt after a failed one, while the task's attempts allow it."""
+    """A new attempt after a failed one, while the task's attempts allow it (counted since
+    a manager last let the annotator start again)."""
     last = (
         TutorialAttempt.objects.select_for_update()
         .filter(task=task, annotator_id=annotator_id)
@@ -248,7 +254,7 @@ def tutorial_retry(*, task: Task, annotator_id: int) -> TutorialAttempt:
     if last.passed:
         raise TutorialError("You passed the tutorial already.", kind="conflict")
     allowed = tutorial_rules(task=task).attempts
-    if allowed and last.number >= allowed:
+    if allowed and tutorial_attempts_used(task=task, annotator_id=annotator_id) >= allowed:
         raise TutorialError(
             f"You have used all {allowed} attempts at this tutorial.", kind="forbidden"
         )

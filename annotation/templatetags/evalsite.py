@@ -25,7 +25,18 @@ def confirm_attrs(change: str, subject) -> str:
     dialog from them); without JavaScript the server asks on a confirm page."""
     from annotation.confirmations import confirmation
 
-    asked = confirmation(change, subject)
+    return _confirm_data(confirmation(change, subject))
+
+
+@register.simple_tag
+def restart_confirm_attrs(task, username: str) -> str:
+    """``confirm_attrs`` of the form that lets an annotator start a task again."""
+    from annotation.confirmations import restart_confirmation
+
+    return _confirm_data(restart_confirmation(task, username))
+
+
+def _confirm_data(asked) -> str:
     return format_html(
         'data-confirm="{}" data-confirm-detail="{}" data-confirm-button="{}"',
         asked.question,

@@ -49,6 +49,8 @@ MQM_COLUMNS = (
 MAROT_COLUMNS = ("system", "doc", "docSegId", "globalSegId", *MQM_COLUMNS[4:])
 COMMENT_COLUMN = "comment"
 METADATA_COLUMN = "metadata"
+# Anthea's row times beyond this (the end of year 9999, in ms) are not times.
+LAST_TIMESTAMP_MS = 253_402_300_800_000
 NO_ERROR = "No-error"
 HOTW_SEVERITY = "hotw-test"
 HOTW_RESULTS = {"found": "found", "missed": "missed"}
@@ -272,6 +274,9 @@ class MqmRating:
     # rates the segment at all (a rating made of HOTW rows only does not).
     checks: tuple[HotwCheck, ...] = ()
     rated: bool = True
+    # The first and last of its rows' times (Anthea's ``timestamp``, ms since the epoch);
+    # None when the file has none (Google's TED/WMT layout).
+    timestamps: tuple[int, int] | None = None
 
     def rows(self) -> list[MqmRow]:
         """The TSV rows of this rating: one per span, or a single No-error row."""
@@ -291,6 +296,8 @@ def group_ratings(rows: Iterable[MqmRow]) -> Iterator[MqmRating]:
         spans = () if row.span is None else (row.span,)
         checks = () if row.hotw is None else (HotwCheck.from_row(row),)
         rated = row.hotw is None
+        stamp = _timestamp(row)
+        times = None if stamp is None else (stamp, stamp)
         if current is not None and key == current_key:
             current = MqmRating(
                 *key,
@@ -299,13 +306,31 @@ def group_ratings(rows: Iterable[MqmRow]) -> Iterator[MqmRating]:
                 current.spans + spans,
                 current.checks + checks,
                 current.rated or rated,
+                _widened(current.timestamps, times),
             )
             continue
         if current is not None:
             yield current
-        current, current_key = MqmRating(*key, row.source, row.target, spans, checks, rated), key
+        current = MqmRating(*key, row.source, row.target, spans, checks, rated, times)
+        current_key = key
     if current is not None:
         yield current
+
+
+def _timestamp(row: MqmRow) -> int | None:
+    """Anthea's time of a row (ms since the epoch), if its metadata gives one."""
+    value = (row.metadata or {}).get("timestamp")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not 0 < value < LAST_TIMESTAMP_MS:  # NaN too
+        return None
+    return int(value)
+
+
+def _widened(times: tuple[int, int] | None, more: tuple[int, int] | None) -> tuple[int, int] | None:
+    if times is None or more is None:
+        return times or more
+    return min(times[0], more[0]), max(times[1], more[1])
 
 
 def hotw_by_rater(rows: Iterable[MqmRow]) -> dict[str, tuple[int, int]]:

@@ -63,3 +63,33 @@ def plain_static_names(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture
+def check_task(page, live_server, launched, loaded_campaign, make_annotator):
+    """A loud or silent attention-check task opened by its annotator: ``check_task("esa",
+    "loud", bad_reference_rate=0.2, …)`` launches it with that ``check_feedback`` and logs
+    "ann" in on its first screen; returns the task (the browser tests of each check)."""
+    from tests.browser.test_annotate_keyboard import start
+
+    def open_task(task_type: str, feedback: str, **settings):
+        task = launched(task_type, check_feedback=feedback, **settings)
+        annotator = make_annotator(loaded_campaign, "ann")
+        start(page, live_server, task, annotator, "ann-pw-123")
+        return task
+
+    return open_task
+
+
+def to_first_check(page, found, answer, *, screens: int, what: str):
+    """Answers each screen with ``answer(page)`` until ``found(slot_id)`` is truthy on the
+    one shown; returns (that slot id, what ``found`` said). ``what`` names the check."""
+    from tests.browser.test_annotate_keyboard import current_slot, next_item
+
+    for _ in range(screens):
+        slot = current_slot(page)
+        if hit := found(slot):
+            return slot, hit
+        answer(page)
+        next_item(page, slot)
+    raise AssertionError(f"no {what} in the batch")

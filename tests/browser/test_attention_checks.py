@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import CheckOutcome, ItemType, Judgment, Slot
-from tests.browser.test_annotate_keyboard import current_slot, next_item, start
+from tests.browser.conftest import to_first_check
+from tests.browser.test_annotate_keyboard import current_slot, next_item
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -33,28 +34,15 @@ def _score(page, value: str):
 
 def _to_first_check(page):
     """Answers clean outputs (90, no error) until a bad reference is on screen."""
-    for _ in range(12):
-        slot = current_slot(page)
-        if _is_check(slot):
-            return slot
-        _score(page, "90")
-        next_item(page, slot)
-    raise AssertionError("no bad reference in the first batch")
+    slot, _ = to_first_check(
+        page, _is_check, lambda page: _score(page, "90"), screens=12, what="bad reference"
+    )
+    return slot
 
 
 @pytest.mark.parametrize("feedback", ["loud", "silent"])
-def test_loud_check_warns_silent_check_only_logs(
-    page, live_server, launched, loaded_campaign, make_annotator, feedback
-):
-    task = launched(
-        "esa",
-        batch_size=10,
-        items_per_annotator=10,
-        bad_reference_rate=0.2,
-        check_feedback=feedback,
-    )
-    ann = make_annotator(loaded_campaign, "ann")
-    start(page, live_server, task, ann, "ann-pw-123")
+def test_loud_check_warns_silent_check_only_logs(page, check_task, feedback):
+    check_task("esa", feedback, batch_size=10, items_per_annotator=10, bad_reference_rate=0.2)
     slot = _to_first_check(page)
     _score(page, "90")  # careless: the damage not marked, scored as high as the rest
     if feedback == "loud":

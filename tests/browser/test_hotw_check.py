@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import CheckOutcome, ErrorSpan, ItemType, Judgment, Slot
-from tests.browser.test_annotate_keyboard import current_slot, next_item, start
+from tests.browser.conftest import to_first_check
+from tests.browser.test_annotate_keyboard import current_slot, next_item
 from tests.browser.test_annotate_spans import drag_over, words_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -44,14 +45,7 @@ def _mark(page, damage: tuple[int, int]) -> tuple[int, int]:
 
 
 def _to_first_hotw(page):
-    for _ in range(14):
-        slot = current_slot(page)
-        damage = _hotw_damage(slot)
-        if damage is not None:
-            return slot, damage
-        _submit_unmarked(page)
-        next_item(page, slot)
-    raise AssertionError("no HOTW check in the batch")
+    return to_first_check(page, _hotw_damage, _submit_unmarked, screens=14, what="HOTW check")
 
 
 def _submit_button(page):
@@ -59,18 +53,9 @@ def _submit_button(page):
 
 
 @pytest.mark.parametrize("rater", ["loud", "silent", "attentive"])
-def test_hotw_error_must_be_marked(
-    page, live_server, launched, loaded_campaign, make_annotator, rater
-):
-    task = launched(
-        "mqm",
-        hotw_rate=0.25,
-        batch_size=10,
-        items_per_annotator=10,
-        check_feedback="silent" if rater == "silent" else "loud",
-    )
-    ann = make_annotator(loaded_campaign, "ann")
-    start(page, live_server, task, ann, "ann-pw-123")
+def test_hotw_error_must_be_marked(page, check_task, rater):
+    feedback = "silent" if rater == "silent" else "loud"
+    check_task("mqm", feedback, hotw_rate=0.25, batch_size=10, items_per_annotator=10)
     slot, damage = _to_first_hotw(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     if rater == "attentive":

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import CheckOutcome, Judgment, Slot
-from tests.browser.test_annotate_keyboard import current_slot, next_item, start
+from tests.browser.conftest import to_first_check
+from tests.browser.test_annotate_keyboard import current_slot, next_item
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -23,28 +24,19 @@ def _answer(page, score: str):
 
 def _to_first_repeat(page):
     """Scores every item 5 until one comes back (its first answer was 5)."""
-    for _ in range(14):
-        slot = current_slot(page)
-        if Slot.objects.get(id=int(slot)).is_repeat:
-            return slot
-        _answer(page, "5")
-        next_item(page, slot)
-    raise AssertionError("no repeat in the batch")
+    slot, _ = to_first_check(
+        page,
+        lambda slot: Slot.objects.get(id=int(slot)).is_repeat,
+        lambda page: _answer(page, "5"),
+        screens=14,
+        what="repeat",
+    )
+    return slot
 
 
 @pytest.mark.parametrize("feedback", ["loud", "silent"])
-def test_a_repeat_answered_differently(
-    page, live_server, launched, loaded_campaign, make_annotator, feedback
-):
-    task = launched(
-        "adequacy",
-        repeat_rate=0.25,
-        batch_size=10,
-        items_per_annotator=10,
-        check_feedback=feedback,
-    )
-    ann = make_annotator(loaded_campaign, "ann")
-    start(page, live_server, task, ann, "ann-pw-123")
+def test_a_repeat_answered_differently(page, check_task, feedback):
+    check_task("adequacy", feedback, repeat_rate=0.25, batch_size=10, items_per_annotator=10)
     slot = _to_first_repeat(page)
     _answer(page, "1")  # careless: 5 the first time, 1 now
     SHOTS.mkdir(parents=True, exist_ok=True)

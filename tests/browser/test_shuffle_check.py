@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import CheckOutcome, ItemType, Judgment, Slot
-from tests.browser.test_annotate_keyboard import current_slot, next_item, start
+from tests.browser.conftest import to_first_check
+from tests.browser.test_annotate_keyboard import current_slot, next_item
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -31,28 +32,29 @@ def _score_all(page, value: str, candidates: int):
         page.keyboard.press("Enter")
 
 
-def test_a_loud_shuffle_check_warns_and_takes_the_second_answer(
-    page, live_server, launched, loaded_campaign, make_annotator
-):
-    task = launched(
+def to_first_shuffle_check(page, check_task, feedback: str) -> tuple[str, int]:
+    """A cESA task with shuffled-translation checks, every screen scored 80 until a check is
+    shown: its slot and its number of translations."""
+    check_task(
         "contrastive_esa",
+        feedback,
         shuffle_rate=0.25,
         batch_size=12,
         items_per_annotator=12,
-        check_feedback="loud",
         show_reference=False,
     )
-    ann = make_annotator(loaded_campaign, "ann")
-    start(page, live_server, task, ann, "ann-pw-123")
-    for _ in range(16):
-        slot = current_slot(page)
-        cards = page.locator("section.contrast").count()
-        if _is_shuffle_check(slot):
-            break
-        _score_all(page, "80", cards)
-        next_item(page, slot)
-    else:
-        raise AssertionError("no shuffled-translation check in the batch")
+    slot, _ = to_first_check(
+        page,
+        _is_shuffle_check,
+        lambda page: _score_all(page, "80", page.locator("section.contrast").count()),
+        screens=16,
+        what="shuffled-translation check",
+    )
+    return slot, page.locator("section.contrast").count()
+
+
+def test_a_loud_shuffle_check_warns_and_takes_the_second_answer(page, check_task):
+    slot, cards = to_first_shuffle_check(page, check_task, "loud")
     _score_all(page, "80", cards)  # careless: the shuffled one scored as the others
     page.wait_for_selector("#submit-status:not([hidden])")
     warning = page.locator("#submit-status").text_content()

@@ -8,36 +8,16 @@ from pathlib import Path
 import pytest
 
 from annotation.models import CheckOutcome, Judgment
-from tests.browser.test_annotate_keyboard import current_slot, next_item, start
-from tests.browser.test_shuffle_check import _is_shuffle_check, _score_all
+from tests.browser.test_annotate_keyboard import next_item
+from tests.browser.test_shuffle_check import _score_all, to_first_shuffle_check
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 SHOTS = Path(__file__).resolve().parents[3] / "qc-shots"
 
 
-def test_a_silent_shuffle_check_only_records(
-    page, live_server, launched, loaded_campaign, make_annotator
-):
-    task = launched(
-        "contrastive_esa",
-        shuffle_rate=0.25,
-        batch_size=12,
-        items_per_annotator=12,
-        check_feedback="silent",
-        show_reference=False,
-    )
-    ann = make_annotator(loaded_campaign, "ann")
-    start(page, live_server, task, ann, "ann-pw-123")
-    for _ in range(16):
-        slot = current_slot(page)
-        cards = page.locator("section.contrast").count()
-        if _is_shuffle_check(slot):
-            break
-        _score_all(page, "80", cards)
-        next_item(page, slot)
-    else:
-        raise AssertionError("no shuffled-translation check in the batch")
+def test_a_silent_shuffle_check_only_records(page, check_task):
+    slot, cards = to_first_shuffle_check(page, check_task, "silent")
     _score_all(page, "80", cards)  # careless: the shuffled one scored as the others
     next_item(page, slot)  # no warning: on to the next screen at once
     SHOTS.mkdir(parents=True, exist_ok=True)

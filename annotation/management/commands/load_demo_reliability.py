@@ -11,6 +11,10 @@ table of its human results page shows who to trust. Idempotent; ``load_demo`` ru
 - ``constant`` (ESA): 80 for every translation, the bad references' damage marked
   (straight-lining).
 
+The ESA task starts with a two-item tutorial (``TUTORIAL``): every rater passes it before
+the real work (the loop's gate), ``hasty`` at the second attempt (it scored the flawed
+translation as perfect the first time), so the table has its tutorial column.
+
 They judge through the same services as people (claim, then record), at simulated times,
 up to ``items_per_annotator`` each, so that part of each task is still open, as during a
 campaign.
@@ -18,6 +22,7 @@ campaign.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from datetime import datetime, timedelta
@@ -29,10 +34,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.demo import QUALITY, raters_take_turns
-from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType
+from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType, TutorialItem
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.tasks import task_create, task_launch
+from annotation.services.tutorial_uploads import tutorial_upload
+from annotation.services.tutorials import tutorial_answer_record, tutorial_retry
 
 CAMPAIGN = "WMT21 de-fr demo, careless raters caught"
 CATEGORY = "Accuracy/Mistranslation"
@@ -52,6 +59,26 @@ TASKS: dict[str, dict[str, Any]] = {
     TaskType.MQM: {**CHECKS, "hotw_rate": 0.1, "items_per_annotator": 40, "seed": 41},
     TaskType.ESA: {**CHECKS, "items_per_annotator": 40, "seed": 42},
 }
+
+# The ESA task's tutorial: a clean translation, and one whose wrong verb must be marked.
+WRONG_VERB = "a marché"
+TUTORIAL = [
+    {
+        "source": "Der Hund ist rausgerannt.",
+        "target": "Le chien est sorti en courant.",
+        "expected": {"score": [80, 100]},
+        "explanation": "Nothing is wrong: the score is near 100.",
+    },
+    {
+        "source": "Der Hund ist rausgerannt.",
+        "target": f"Le chien {WRONG_VERB} dehors.",
+        "expected": {"score": [30, 80], "spans": [{"text": WRONG_VERB, "severity": "major"}]},
+        "explanation": "rausgerannt means ran out: « a marché » (walked) is a major error.",
+    },
+]
+# Tutorial answers: (score, marks the wrong verb) per item, per attempt of a rater.
+TUTORIAL_ANSWERS = [(95, False), (55, True)]
+TUTORIAL_FIRST_TRY = {"hasty": [(95, False), (100, False)]}
 
 
 def _words(text: str) -> list[tuple[int, int]]:
@@ -108,6 +135,26 @@ def _answer(rng: random.Random, task: Task, slot: Slot, behaviour: str) -> dict[
         return {"score": 30 if damage else 80, "spans": damage}
     score = round(min(100, max(0, (quality - 1) * 25 + rng.gauss(0, 5))))
     return {"score": score, "spans": spans}
+
+
+def raters_pass_tutorial(*, task: Task, raters: dict[Any, str]) -> None:
+    """Each rater answers the tutorial as expected; those in ``TUTORIAL_FIRST_TRY`` fail a
+    first attempt, then start it again."""
+    items = list(TutorialItem.objects.filter(task=task).order_by("position"))
+    for user, behaviour in raters.items():
+        failed = TUTORIAL_FIRST_TRY.get(behaviour)
+        for attempt in [failed, TUTORIAL_ANSWERS] if failed else [TUTORIAL_ANSWERS]:
+            for item, (score, marks) in zip(items, attempt, strict=True):
+                start = item.candidates[0]["text"].find(WRONG_VERB)
+                spans = [{"start": start, "end": start + len(WRONG_VERB), "severity": "major"}]
+                tutorial_answer_record(
+                    task=task,
+                    annotator_id=user.id,
+                    item_id=item.id,
+                    answer={"score": score, "spans": spans if marks else []},
+                )
+            if attempt is failed:
+                tutorial_retry(task=task, annotator_id=user.id)
 
 
 def raters_judge(*, task: Task, raters: dict[Any, str], start: datetime, seed: int) -> int:
@@ -176,6 +223,10 @@ class Command(BaseCommand):
                 for user, behaviour in users.items()
                 if behaviour != "constant" or task_type == TaskType.ESA
             }
+            if task_type == TaskType.ESA:
+                lines = "\n".join(json.dumps(line, ensure_ascii=False) for line in TUTORIAL)
+                tutorial_upload(task=task, name="tutorial.jsonl", data=lines.encode(), pass_share=1)
+                raters_pass_tutorial(task=task, raters=raters)
             done = raters_judge(task=task, raters=raters, start=start, seed=settings["seed"])
             self.stdout.write(f"{task.name}: {done} judgments by {len(raters)} simulated raters")
         self.stdout.write(f"demo campaign {CAMPAIGN!r} ready")

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
 from annotation.protocols import SPAN_RESULT_TYPES
-from annotation.selectors.checks import check_outcomes
+from annotation.selectors.checks import reliability_checks
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -248,8 +248,9 @@ def _reliability(
     usernames: Usernames,
     excluded: set[int],
 ) -> list[ReliabilityRow]:
-    # The attention checks the loop recorded (services.checks), first answers.
-    checks = [(row.annotator_id, row.passed, row.kind) for row in check_outcomes(task)]
+    # The attention checks the loop recorded (services.checks), first answers, of the
+    # current attempt (a manager may have let the annotator start again).
+    checks = reliability_checks(task)
     return reliability_rows(
         dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={row.annotator_id: row.quality for row in quality},

@@ -99,6 +99,11 @@ class ReliabilityRow:
     def passes(self) -> bool:
         return not self.reasons
 
+    @property
+    def missed_words(self) -> str:
+        """The attention checks failed, in words ("" if none), for the table."""
+        return missed_said(self.missed)
+
 
 class ReliabilityTable(list[ReliabilityRow]):
     """A task's rows, and which of the columns that only some protocols fill have a figure

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.models import ItemType, Task
-from annotation.selectors.checks import check_outcomes
+from annotation.selectors.checks import reliability_checks
 from annotation.selectors.contrastive import ScoredOutput
 from annotation.selectors.human.loading import campaign_usernames
 from annotation.selectors.human.reliability import (
@@ -101,7 +101,7 @@ def task_reliability(
 ) -> list[ReliabilityRow]:
     """The reliability table of an error-span or contrastive MQM task: every annotator,
     with the attention checks the loop recorded (first answers) and their tutorial answers."""
-    checks = [(row.annotator_id, row.passed, row.kind) for row in check_outcomes(task)]
+    checks = reliability_checks(task)
     return reliability_rows(
         dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
         quality={},
