@@ -51,7 +51,7 @@ def contrastive_result(*, scores: Sequence[float | None], shuffled: int) -> Chec
     return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
 
 
-def damage_marked(spans: list[Any], damage: tuple[int, int]) -> bool:
+def damage_marked(*, spans: list[Any], damage: tuple[int, int]) -> bool:
     """Whether an error span on the translation overlaps the damage (a non-translation
     over the whole segment does)."""
     start, end = damage
@@ -65,7 +65,7 @@ def damage_marked(spans: list[Any], damage: tuple[int, int]) -> bool:
     return False
 
 
-def answer_value(task: Task, values: dict[str, Any], spans: list[Any]) -> float | None:
+def answer_value(*, task: Task, values: dict[str, Any], spans: list[Any]) -> float | None:
     """The answer as one number, higher is better: the score, or MQM's negated penalty."""
     if task.task_type == TaskType.MQM:
         weights = task_mqm_weights(task=task)
@@ -79,7 +79,7 @@ def answer_value(task: Task, values: dict[str, Any], spans: list[Any]) -> float 
 
 
 def candidate_values(
-    task: Task, values: dict[str, Any], spans: list[Any], count: int
+    *, task: Task, values: dict[str, Any], spans: list[Any], count: int
 ) -> list[float | None] | None:
     """A contrastive screen's answer as one number per candidate, higher is better: its
     score, or (contrastive MQM) its negated penalty from the spans naming it."""
@@ -101,7 +101,7 @@ def candidate_values(
     return penalties
 
 
-def repeat_tolerance(task: Task) -> float:
+def repeat_tolerance(*, task: Task) -> float:
     """How far a repeat's answer may be from the first (a page: its mean difference)."""
     if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
         return MQM_REPEAT_TOLERANCE
@@ -144,7 +144,7 @@ def check_result(
         (checked.span, checked.candidate) if contrastive else checked.span for checked in spans
     ]
     if check.kind == CheckKind.CONTRASTIVE:
-        scores = candidate_values(task, values, shown, check.candidates)
+        scores = candidate_values(task=task, values=values, spans=shown, count=check.candidates)
         if not scores or check.shuffled is None or check.shuffled >= len(scores):
             return None
         return contrastive_result(scores=scores, shuffled=check.shuffled)
@@ -161,26 +161,29 @@ def check_result(
             columns = ("preference", "ranks", "candidate_scores")
             same = all(values.get(c) == first[c] for c in columns if values.get(c) is not None)
             return CheckResult(check.kind, same, "" if same else "a different answer")
-        now, before = answer_value(task, values, shown), answer_value(task, first, first_spans)
+        now = answer_value(task=task, values=values, spans=shown)
+        before = answer_value(task=task, values=first, spans=first_spans)
         if now is None or before is None:
             return None
         gap = abs(now - before)
-        passed = gap <= repeat_tolerance(task)
+        passed = gap <= repeat_tolerance(task=task)
         return CheckResult(check.kind, passed, "" if passed else f"{gap:g} apart from the first")
     if check.kind == CheckKind.HOTW:
         assert check.damage is not None  # slot_check
-        passed = damage_marked(shown, check.damage)
+        passed = damage_marked(spans=shown, damage=check.damage)
         return CheckResult(check.kind, passed, "" if passed else "the injected error not marked")
     # A bad reference.
     if task.task_type not in (*LIKERT_TYPES, *ESA_TYPES, TaskType.MQM):
         return None
     reasons = []
-    if span_task and check.damage is not None and not damage_marked(shown, check.damage):
+    damage = check.damage
+    if span_task and damage is not None and not damage_marked(spans=shown, damage=damage):
         reasons.append("the damage not marked")
     if earlier is not None:
-        now, before = answer_value(task, values, shown), answer_value(task, *earlier)
+        now = answer_value(task=task, values=values, spans=shown)
+        before = answer_value(task=task, values=earlier[0], spans=earlier[1])
         if now is not None and before is not None and now >= before:
-            said = value_said(task, now), value_said(task, before)
+            said = value_said(task=task, value=now), value_said(task=task, value=before)
             reasons.append(f"scored {said[0]}, not below the original's {said[1]}")
     elif not span_task:
         return None  # nothing to compare with
@@ -197,20 +200,20 @@ def _contrastive_repeat(
 ) -> CheckResult | None:
     """A repeated contrastive screen: every candidate within the tolerance of its first
     answer (the screen comes back in the same order)."""
-    now = candidate_values(task, values, spans, check.candidates)
-    before = candidate_values(task, first, first_spans, check.candidates)
+    now = candidate_values(task=task, values=values, spans=spans, count=check.candidates)
+    before = candidate_values(task=task, values=first, spans=first_spans, count=check.candidates)
     if not now or not before or len(now) != len(before):
         return None
     gaps = [abs(a - b) for a, b in zip(now, before, strict=True) if a is not None and b is not None]
     if not gaps:
         return None
     gap = max(gaps)
-    passed = gap <= repeat_tolerance(task)
+    passed = gap <= repeat_tolerance(task=task)
     said = "" if passed else f"a translation scored {gap:g} apart from the first time"
     return CheckResult(CheckKind.REPEAT, passed, said)
 
 
-def value_said(task: Task, value: float) -> str:
+def value_said(*, task: Task, value: float) -> str:
     """An answer's number as the annotator gave it (MQM: its penalty)."""
     # 0.0 - value: no penalty reads "0", not "-0".
     return f"MQM {0.0 - value:g}" if task.task_type == TaskType.MQM else f"{value:g}"

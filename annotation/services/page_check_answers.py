@@ -76,13 +76,18 @@ def _shown(task: Task, spans: list[CheckedSpan]) -> list[Any]:
     return [checked.span for checked in spans]
 
 
+def _shown_spans(spans: list[CheckedSpan]) -> list[Any]:
+    return [checked.span for checked in spans]
+
+
 def _values(
     task: Task, check: SlotCheck, values: dict[str, Any], spans: list[Any]
 ) -> list[float | None]:
     """A segment's answer as one number per output, higher is better."""
     if task.task_type in CONTRASTIVE_TYPES:
-        return candidate_values(task, values, spans, check.candidates) or []
-    return [answer_value(task, values, spans)]
+        count = check.candidates
+        return candidate_values(task=task, values=values, spans=spans, count=count) or []
+    return [answer_value(task=task, values=values, spans=spans)]
 
 
 def _repeat(
@@ -105,7 +110,7 @@ def _repeat(
     if not gaps:
         return None
     mean = sum(gaps) / len(gaps)
-    passed = mean <= repeat_tolerance(task)
+    passed = mean <= repeat_tolerance(task=task)
     reason = "" if passed else f"scored {mean:.3g} apart from the first time on average"
     return CheckResult(CheckKind.REPEAT, passed, reason, page=True)
 
@@ -116,7 +121,7 @@ def _hotw(checks: Sequence[SlotCheck | None], answers: Sequence[Answer]) -> Chec
         for number, (check, (_, spans)) in enumerate(zip(checks, answers, strict=True), start=1)
         if check is not None
         and check.damage is not None
-        and not damage_marked([checked.span for checked in spans], check.damage)
+        and not damage_marked(spans=_shown_spans(spans), damage=check.damage)
     ]
     reason = f"the injected error not marked in {_segments(missed)}" if missed else ""
     return CheckResult(CheckKind.HOTW, not missed, reason, page=True)
@@ -137,11 +142,14 @@ def _bad_reference(
         if check is None or check.kind != CheckKind.BAD_REFERENCE:
             continue
         shown = _shown(task, spans)
-        if marks and check.damage is not None and not damage_marked(shown, check.damage):
+        damage = check.damage
+        if marks and damage is not None and not damage_marked(spans=shown, damage=damage):
             unmarked.append(number)
         first = earlier.get(check.against_item_id)
-        now = answer_value(task, values, shown)
-        before = None if first is None else answer_value(task, *first)
+        now = answer_value(task=task, values=values, spans=shown)
+        before = None
+        if first is not None:
+            before = answer_value(task=task, values=first[0], spans=first[1])
         if now is not None and before is not None:
             damaged.append(now)
             originals.append(before)
@@ -154,8 +162,8 @@ def _bad_reference(
         now, before = sum(damaged) / len(damaged), sum(originals) / len(originals)
         if now >= before:
             reasons.append(
-                f"{len(damaged)} damaged segments scored {value_said(task, now)} on average, "
-                f"not below their originals' {value_said(task, before)}"
+                f"{len(damaged)} damaged segments scored {value_said(task=task, value=now)} on "
+                f"average, not below their originals' {value_said(task=task, value=before)}"
             )
     return CheckResult(CheckKind.BAD_REFERENCE, not reasons, "; ".join(reasons), page=True)
 
