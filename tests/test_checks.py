@@ -184,7 +184,7 @@ def test_hotw_is_never_counted_in_mqm_scores(launched, loaded_campaign, make_ann
 
 
 def test_contrastive_rule_shuffled_below_both_clean():
-    from annotation.services.checks import contrastive_result
+    from annotation.services.check_answers import contrastive_result
 
     assert contrastive_result(scores=[80, 20, 75], shuffled=1).passed
     assert not contrastive_result(scores=[80, 76, 75], shuffled=1).passed  # above one clean

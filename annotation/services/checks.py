@@ -1,69 +1,51 @@
-"""Attention checks, judged as the annotator answers: which slot is a check, whether the
-answer passes it, and its outcome recorded (``CheckOutcome``), loud or silent per task.
+"""Attention checks, judged as the annotator answers: which slot is a check (``slot_check``),
+and its outcome recorded (``CheckOutcome``), loud or silent per task. Whether an answer
+passes: a screen's in ``check_answers``, a document page's in ``page_check_answers``.
 
-The checks (planned at launch by ``assignment``/``tasks``, declared per protocol in
-``annotation/protocols``):
+The checks (planned at launch by ``assignment``/``tasks``, a document task's pages by
+``page_plan``; declared per protocol in ``annotation/protocols``):
 
 - bad reference (``ItemType.BAD``): Likert/DA: scored below the annotator's score of its
   original; ESA, ESA^AI and MQM: the damaged phrase (``Item.check_span``) marked as an error
   AND scored below the original (MQM: a larger penalty);
 - HOTW (MQM; a ``CHK`` item made from an output, ``check_span`` its injected error): the
   error marked; never counted in MQM scores (the results read system outputs only);
-- repeat (a slot with ``is_repeat``): the same answer again, within ``REPEAT_TOLERANCE`` of
-  the scale's range (pairwise and ranking: the same preference, the same ranks; a
-  contrastive screen: every candidate within it of its first score, MQM within
-  ``MQM_REPEAT_TOLERANCE`` penalty points);
+- repeat (a slot with ``is_repeat``): the same answer again, within a tolerance
+  (``check_answers.repeat_tolerance``);
 - contrastive (WMT26; a ``CHK`` item whose candidates include one of type ``CHK``, made by
-  ``lib.perturb.shuffled`` and planned by ``contrastive.shuffle_check_items``): that
-  candidate scored below every clean one (``contrastive_result``; contrastive MQM: a larger
-  penalty than each); on a contrastive document page (``page_checks``) the shuffled
-  output's mean over its shuffled segments below every clean output's
-  (``page_check_result``), its outcome on the page's first slot.
+  ``lib.perturb.shuffled`` and planned by ``contrastive.shuffle_check_items``, on a document
+  page by ``page_checks``): that candidate scored below every clean one.
+
+A document page that is a check is judged whole (``page_check_answers``), its one outcome
+on the page's first slot.
 
 A check whose original the annotator did not judge (a batch taken over half-way) is not
 scored for "lower" (the mark alone decides) nor, for a repeat, recorded at all.
 
 Loud (``Task.check_feedback``): an answer that fails is not recorded; the annotator is warned
-(``judgments.CheckWarning``, the check's own words, never "this was a check") and answers again; the
-second answer is recorded whatever it is (``passed_again`` says if it passed). Silent: the
-answer is recorded, the outcome only logged. ``passed`` is always the first answer's.
+(``judgments.CheckWarning``, the check's own words, never "this was a check") and answers
+again; the second answer is recorded whatever it is (``passed_again`` says if it passed).
+Silent: the answer is recorded, the outcome only logged. ``passed`` is always the first
+answer's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
 
-from annotation.lib.scales import scale_range
 from annotation.models import (
-    CONTRASTIVE_TYPES,
-    ESA_TYPES,
-    LIKERT_TYPES,
     AnnotatorRestart,
     CheckFeedback,
     CheckKind,
     CheckOutcome,
     CrowdParticipant,
-    ErrorSpan,
     ItemType,
-    Judgment,
     Slot,
     Task,
-    TaskType,
 )
-from annotation.services.spans import CheckedSpan, task_mqm_weights
-from metrics.spans.mqm import NO_ERROR_SEVERITY
-
-# A repeat passes when its score is within this share of the scale's range of the first
-# (1 step of 1-5, 25 points of 0-100); MQM: within MQM_REPEAT_TOLERANCE penalty points.
-REPEAT_TOLERANCE = 0.25
-MQM_REPEAT_TOLERANCE = 5.0  # one major error (Google's weights)
-ESA_RANGE = (0, 100)
-NOT_AN_ERROR = frozenset({"neutral", NO_ERROR_SEVERITY})
 
 # What a loud check tells the annotator: never that the item was a check.
 WARNINGS = {
@@ -73,6 +55,13 @@ WARNINGS = {
     CheckKind.REPEAT: "Please read the translation again carefully before answering",
     CheckKind.CONTRASTIVE: "Please pay more attention: one translation has its words out of "
     "order and should be scored lower than the others",
+}
+# A document page's words where they differ (a page shows several translations).
+PAGE_WARNINGS = {
+    CheckKind.BAD_REFERENCE: "Please look again: this page has errors you have not marked or "
+    "scored",
+    CheckKind.HOTW: "Please look again: this page has errors you have not marked",
+    CheckKind.REPEAT: "Please read the translations again carefully before answering",
 }
 
 
@@ -93,10 +82,12 @@ class CheckResult:
     kind: str
     passed: bool
     reason: str = ""
+    page: bool = False  # a document page's outcome (``page_check_answers``)
 
     @property
     def warning(self) -> str:
-        return WARNINGS[CheckKind(self.kind)]
+        kind = CheckKind(self.kind)
+        return PAGE_WARNINGS.get(kind, WARNINGS[kind]) if self.page else WARNINGS[kind]
 
 
 def task_may_plan_checks(*, task: Task) -> bool:
@@ -127,230 +118,6 @@ def slot_check(*, slot: Slot) -> SlotCheck | None:
             shuffled = types.index(ItemType.CHK)
             return SlotCheck(CheckKind.CONTRASTIVE, item.id, None, shuffled, count)
     return None
-
-
-def contrastive_result(*, scores: Sequence[float | None], shuffled: int) -> CheckResult:
-    """WMT26's check: the shuffled candidate scored below both (every) clean one."""
-    bad = scores[shuffled]
-    clean = [score for i, score in enumerate(scores) if i != shuffled]
-    passed = bad is not None and all(score is not None and bad < score for score in clean)
-    reason = "" if passed else f"the shuffled candidate scored {bad}, not below {clean}"
-    return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
-
-
-def page_check_result(
-    *,
-    task: Task,
-    slots: Sequence[Slot],
-    answers: Sequence[tuple[dict[str, Any], list[CheckedSpan]]],
-) -> CheckResult | None:
-    """WMT26's check on a contrastive document page (``page_checks``): over the segments whose
-    output was shuffled, that output's mean segment score (contrastive MQM: its mean negated
-    penalty) below every clean output's mean over the same segments. The segments' scores,
-    not the page scores: every contrastive page has them (a page score is the task's option),
-    contrastive MQM scores by its spans alone, and one comparison per page (as WMT26 makes
-    one per item) does not fail an attentive annotator over a single tie on a long page.
-    None for a page that is no such check."""
-    shuffled: list[float | None] = []
-    clean: dict[int, list[float | None]] = {}
-    for slot, (values, spans) in zip(slots, answers, strict=True):
-        check = slot_check(slot=slot)
-        if check is None or check.kind != CheckKind.CONTRASTIVE or check.shuffled is None:
-            continue
-        shown = [(checked.span, checked.candidate) for checked in spans]
-        scores = _candidate_values(task, values, shown, check.candidates)
-        if not scores or len(scores) != check.candidates:
-            continue
-        shuffled.append(scores[check.shuffled])
-        for index, candidate in enumerate(slot.item.candidates):
-            if index != check.shuffled:
-                for column in candidate.get("columns", [index]):
-                    clean.setdefault(column, []).append(scores[index])
-    if not shuffled:
-        return None
-    means = [_mean(values) for _, values in sorted(clean.items())]
-    bad = _mean(shuffled)
-    passed = bad is not None and all(mean is not None and bad < mean for mean in means)
-    said = ", ".join("-" if mean is None else f"{mean:.4g}" for mean in means)
-    reason = (
-        ""
-        if passed
-        else (
-            f"the shuffled translation's {len(shuffled)} segments averaged "
-            f"{'-' if bad is None else f'{bad:.4g}'}, not below the others' ({said})"
-        )
-    )
-    return CheckResult(CheckKind.CONTRASTIVE, passed, reason)
-
-
-def _mean(values: list[float | None]) -> float | None:
-    if not values or any(value is None for value in values):
-        return None
-    return sum(v for v in values if v is not None) / len(values)
-
-
-def _marked(spans: list[Any], damage: tuple[int, int]) -> bool:
-    """Whether an error span on the translation overlaps the damage (a non-translation
-    over the whole segment does)."""
-    start, end = damage
-    for span in spans:
-        if span.start is None or span.side != "target":
-            continue
-        if span.severity.lower() in NOT_AN_ERROR:
-            continue
-        if span.start < end and start < span.end:
-            return True
-    return False
-
-
-def _value(task: Task, values: dict[str, Any], spans: list[Any]) -> float | None:
-    """The answer as one number, higher is better: the score, or MQM's negated penalty."""
-    if task.task_type == TaskType.MQM:
-        weights = task_mqm_weights(task=task)
-        errors = [(s.severity, s.category) for s in spans if s.side == "target"]
-        try:
-            return -weights.score(errors)
-        except ValueError:
-            return None
-    score = values.get("score")
-    return None if score is None else float(score)
-
-
-def _candidate_values(
-    task: Task, values: dict[str, Any], spans: list[Any], count: int
-) -> list[float | None] | None:
-    """A contrastive screen's answer as one number per candidate, higher is better: its
-    score, or (contrastive MQM) its negated penalty from the spans naming it."""
-    if task.task_type != TaskType.CONTRASTIVE_MQM:
-        scores = values.get("candidate_scores")
-        return None if not scores else [None if x is None else float(x) for x in scores]
-    weights = task_mqm_weights(task=task)
-    penalties: list[float | None] = []
-    for position in range(count):
-        errors = [
-            (span.severity, span.category)
-            for span, candidate in spans
-            if candidate == position and span.side == "target"
-        ]
-        try:
-            penalties.append(-weights.score(errors))
-        except ValueError:
-            penalties.append(None)
-    return penalties
-
-
-def _repeat_tolerance(task: Task) -> float:
-    if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
-        return MQM_REPEAT_TOLERANCE
-    low, high = scale_range(task.scale) if task.task_type in LIKERT_TYPES else ESA_RANGE
-    return REPEAT_TOLERANCE * (high - low)
-
-
-def _earlier(
-    task: Task, item_id: int, annotator_id: int
-) -> tuple[dict[str, Any], list[Any]] | None:
-    """The annotator's first judgment of ``item_id`` (its columns and spans), or None."""
-    found = (
-        Judgment.objects.filter(
-            task_id=task.id, item_id=item_id, annotator_id=annotator_id, is_repeat=False
-        )
-        .values("id", "score", "preference", "ranks", "candidate_scores")
-        .first()
-    )
-    if found is None:
-        return None
-    judgment: dict[str, Any] = dict(found)
-    spans: list[Any] = []
-    if task.task_type == TaskType.MQM:
-        spans = list(ErrorSpan.objects.filter(judgment_id=judgment["id"]))
-    if task.task_type == TaskType.CONTRASTIVE_MQM:
-        spans = [(s, s.candidate) for s in ErrorSpan.objects.filter(judgment_id=judgment["id"])]
-    return judgment, spans
-
-
-def check_result(
-    *,
-    task: Task,
-    check: SlotCheck,
-    annotator_id: int,
-    values: dict[str, Any],
-    spans: list[CheckedSpan],
-) -> CheckResult | None:
-    """Whether this answer passes the check; None when it cannot be told (a repeat of an
-    item they did not judge, a task type without a rule for it)."""
-    contrastive = task.task_type in CONTRASTIVE_TYPES
-    # A contrastive screen's spans with the candidate each marks.
-    shown: list[Any] = [
-        (checked.span, checked.candidate) if contrastive else checked.span for checked in spans
-    ]
-    if check.kind == CheckKind.CONTRASTIVE:
-        scores = _candidate_values(task, values, shown, check.candidates)
-        if not scores or check.shuffled is None or check.shuffled >= len(scores):
-            return None
-        return contrastive_result(scores=scores, shuffled=check.shuffled)
-    earlier = _earlier(task, check.against_item_id, annotator_id)
-    span_task = task.task_type in (*ESA_TYPES, TaskType.MQM)
-    if check.kind == CheckKind.REPEAT:
-        if earlier is None:
-            return None
-        first, first_spans = earlier
-        if contrastive:
-            return _contrastive_repeat(task, check, values, shown, first, first_spans)
-        if task.task_type in (TaskType.PAIRWISE, TaskType.RANKING):
-            columns = ("preference", "ranks", "candidate_scores")
-            same = all(values.get(c) == first[c] for c in columns if values.get(c) is not None)
-            return CheckResult(check.kind, same, "" if same else "a different answer")
-        now, before = _value(task, values, shown), _value(task, first, first_spans)
-        if now is None or before is None:
-            return None
-        gap = abs(now - before)
-        passed = gap <= _repeat_tolerance(task)
-        return CheckResult(check.kind, passed, "" if passed else f"{gap:g} apart from the first")
-    if check.kind == CheckKind.HOTW:
-        assert check.damage is not None  # slot_check
-        passed = _marked(shown, check.damage)
-        return CheckResult(check.kind, passed, "" if passed else "the injected error not marked")
-    # A bad reference.
-    if task.task_type not in (*LIKERT_TYPES, *ESA_TYPES, TaskType.MQM):
-        return None
-    reasons = []
-    if span_task and check.damage is not None and not _marked(shown, check.damage):
-        reasons.append("the damage not marked")
-    if earlier is not None:
-        now, before = _value(task, values, shown), _value(task, *earlier)
-        if now is not None and before is not None and now >= before:
-            said = f"scored {_said(task, now)}, not below the original's {_said(task, before)}"
-            reasons.append(said)
-    elif not span_task:
-        return None  # nothing to compare with
-    return CheckResult(check.kind, not reasons, "; ".join(reasons))
-
-
-def _contrastive_repeat(
-    task: Task,
-    check: SlotCheck,
-    values: dict[str, Any],
-    spans: list[Any],
-    first: dict[str, Any],
-    first_spans: list[Any],
-) -> CheckResult | None:
-    """A repeated contrastive screen: every candidate within the tolerance of its first
-    answer (the screen comes back in the same order)."""
-    now = _candidate_values(task, values, spans, check.candidates)
-    before = _candidate_values(task, first, first_spans, check.candidates)
-    if not now or not before or len(now) != len(before):
-        return None
-    gaps = [abs(a - b) for a, b in zip(now, before, strict=True) if a is not None and b is not None]
-    if not gaps:
-        return None
-    gap = max(gaps)
-    passed = gap <= _repeat_tolerance(task)
-    said = "" if passed else f"a translation scored {gap:g} apart from the first time"
-    return CheckResult(CheckKind.REPEAT, passed, said)
-
-
-def _said(task: Task, value: float) -> str:
-    return f"MQM {-value:g}" if task.task_type == TaskType.MQM else f"{value:g}"
 
 
 def _attempt(task: Task, annotator_id: int) -> int:

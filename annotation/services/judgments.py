@@ -15,10 +15,10 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import Item, Judgment, SkipReason, Slot, Task
 from annotation.protocols import AnswerError, protocol_for
+from annotation.services.check_answers import check_result
 from annotation.services.checks import (
     CheckResult,
     check_outcome_record,
-    check_result,
     check_warns,
     slot_check,
     task_may_plan_checks,

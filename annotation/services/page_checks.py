@@ -1,5 +1,5 @@
 """WMT26's shuffled-translation check on contrastive document pages, as planned at launch
-(``page_plan`` places them; ``checks.page_check_result`` judges the answer).
+(``page_plan`` places them; ``page_check_answers`` judges the answer).
 
 A check page is a page of the group shown again (``shuffle_rate`` of its pages) with one
 output's segments damaged as on a contrastive screen (``lib.perturb.shuffled``: five tokens

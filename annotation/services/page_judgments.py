@@ -11,8 +11,9 @@ nothing is recorded twice.
 A contrastive page (cESA, contrastive MQM, contrastive DA) is recorded the same way: each
 segment's judgment then gets its rows per output (``contrastive.output_judgments_create``, as
 a contrastive screen's), and its page score is one score per output, in the page's order.
-A page that is WMT26's shuffled-translation check (``page_checks``) is judged whole
-(``checks.page_check_result``), loud or silent as a screen, its outcome on its first slot.
+A page that is an attention check (a repeat, a bad reference, a HOTW or WMT26's
+shuffled-translation page) is judged whole (``page_check_answers``), loud or silent as a
+screen, its outcome on its first slot.
 """
 
 from __future__ import annotations
@@ -40,11 +41,7 @@ from annotation.models import (
 from annotation.protocols.contrastive import CONTRASTIVE_SCORE_RANGE
 from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.selectors.pages import output_labels, page_outputs, page_slots
-from annotation.services.checks import (
-    CheckResult,
-    check_outcome_record,
-    page_check_result,
-)
+from annotation.services.checks import CheckResult, check_outcome_record, task_may_plan_checks
 from annotation.services.contrastive import output_judgments_create
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim
 from annotation.services.judgments import (
@@ -57,6 +54,7 @@ from annotation.services.judgments import (
     judgment_refusal,
     skip_record,
 )
+from annotation.services.page_check_answers import page_check_result
 from annotation.services.slot_rows import slot_shown
 from annotation.services.spans import CheckedSpan, error_spans_create
 
@@ -218,7 +216,7 @@ def page_record_and_claim_next(
         if done.outcome != "valid":
             raise judgment_refusal(reason=done.outcome) from None
         raise
-    check = _shuffle_check(task, slots, checked, annotator_id, now)
+    check = _page_check(task, slots, checked, annotator_id, now)
     with transaction.atomic():
         recorded_ids: list[int] = []
         durations: list[int] = []
@@ -264,20 +262,21 @@ def page_record_and_claim_next(
     return recorded, shown, done.progress
 
 
-def _shuffle_check(
+def _page_check(
     task: Task,
     slots: list[Slot],
     checked: list[tuple[dict[str, Any], list[CheckedSpan]]],
     annotator_id: int,
     now: datetime,
 ) -> CheckResult | None:
-    """A shuffled-translation check page's outcome (``checks.page_check_result``), or None.
-    Loud and failed the first time: the outcome is recorded on the page's first slot and the
-    page refused with the warning (``CheckWarning``), nothing else recorded; answered again,
-    the page is recorded whatever it is."""
-    if not (task.task_type in CONTRASTIVE_TYPES and task.shuffle_rate):
+    """A check page's outcome (a repeat, a bad reference, a HOTW or a shuffled-translation
+    page: ``page_check_answers``), or None. Loud and failed the first time: the outcome is
+    recorded on the page's first slot and the page refused with the warning
+    (``CheckWarning``), nothing else recorded; answered again, the page is recorded whatever
+    it is."""
+    if not task_may_plan_checks(task=task):
         return None
-    result = page_check_result(task=task, slots=slots, answers=checked)
+    result = page_check_result(task=task, slots=slots, answers=checked, annotator_id=annotator_id)
     first = slots[0].id
     # The page's outcome sits on its first slot.
     check_warning_raise(task=task, slot_id=first, annotator_id=annotator_id, result=result, now=now)

@@ -12,9 +12,11 @@ Drawn from the task's seed:
   ``reference_rate`` of the documents) are shuffled and cut into groups of about
   ``batch_size`` segments; a block is never cut, so a batch holds whole documents;
 - quality control comes at page granularity, on top of the capacity: a share
-  ``repeat_rate`` of each group's pages comes back as a repeat page, and (Likert) a share
-  ``bad_reference_rate`` as a bad-reference page (each segment of the page degraded where
-  it can be, each pointing at its original), and (contrastive) a share ``shuffle_rate`` as
+  ``repeat_rate`` of each group's pages comes back as a repeat page, and (the protocols
+  with bad references: Likert, DA, ESA, ESA^AI, MQM) a share ``bad_reference_rate`` as a
+  bad-reference page (each segment of the page degraded where it can be, each pointing at
+  its original, its damage in ``check_span``), (MQM) a share ``hotw_rate`` as a HOTW page
+  (each segment with an injected error), and (contrastive) a share ``shuffle_rate`` as
   WMT26's shuffled-translation check pages (``page_checks``), at least ``QC_GAP`` places
   after its original where the group allows (``assignment.group_order``, placing blocks and
   pages), a check page never right after a page of its segments;
@@ -38,11 +40,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.lib.badref import degrade
+from annotation.lib.badref import bad_reference
+from annotation.lib.perturb import PerturbationError, hotw_error
 from annotation.models import (
     CONTRASTIVE_TYPES,
     HUMAN,
-    LIKERT_TYPES,
     Assignment,
     Batch,
     Item,
@@ -51,6 +53,8 @@ from annotation.models import (
     Slot,
     Task,
 )
+from annotation.protocols import protocol_for
+from annotation.protocols.settings import QUALITY_CONTROL
 from annotation.services import assignment
 from annotation.services.batch_layout import replica_batches_build
 from annotation.services.contrastive import BalancedPlan, screen_candidates
@@ -266,14 +270,18 @@ def _group_units(
     companions: list[list[_Block | _Companion]] = [[block] for block in group]
     for b, page in rng.sample(originals, round(task.repeat_rate * len(originals))):
         companions[b].append(_Companion(page, is_repeat=True))
-    bad_share = task.bad_reference_rate if task.task_type in LIKERT_TYPES else 0.0
     made: list[Item] = []
     outputs = [(b, page) for b, page in pages if page[0].item_type == ItemType.TGT]
-    for b, page in rng.sample(outputs, round(bad_share * len(pages))):
-        bad_page = _bad_page(task, page, donors, rng)
-        if bad_page:
-            made += bad_page
-            companions[b].append(_Companion(tuple(bad_page), is_repeat=False))
+    damaged = (("bad_reference", _bad_page), ("hotw", _hotw_page))
+    for kind, damage in damaged:
+        if kind not in protocol_for(task.task_type).quality_control:
+            continue
+        share = getattr(task, QUALITY_CONTROL[kind])
+        for b, page in rng.sample(outputs, round(share * len(pages))):
+            check_page = damage(task, page, donors, rng)
+            if check_page:
+                made += check_page
+                companions[b].append(_Companion(tuple(check_page), is_repeat=False))
     if task.task_type in CONTRASTIVE_TYPES and task.shuffle_rate:
         wanted = round(task.shuffle_rate * len(originals))
         documents = [block.pages for block in group]
@@ -291,12 +299,13 @@ def _bad_page(
     task: Task, page: Sequence[Item], donors: dict[int, list[str]], rng: random.Random
 ) -> list[Item]:
     """A bad-reference page: each segment of ``page`` degraded (one too short to degrade is
-    left out of it), each pointing at its original."""
+    left out of it), each pointing at its original, its damage (``check_span``) the phrase
+    an error span must mark."""
     bad = []
     for item in page:
         assert item.system_id is not None  # a TGT item has its system
         try:
-            text = degrade(
+            made = bad_reference(
                 item.candidates[0]["text"],
                 donors[item.system_id],
                 rng=rng,
@@ -304,11 +313,34 @@ def _bad_page(
             )
         except ValueError:
             continue
-        bad_item = _item(task, item.segment, text, item.system, ItemType.BAD)
-        bad_item.original = item
-        bad_item.candidates[0]["systems"] = list(item.candidates[0]["systems"])
-        bad.append(bad_item)
+        bad.append(_check_item(task, item, made.text, ItemType.BAD, made.damage))
     return bad
+
+
+def _hotw_page(
+    task: Task, page: Sequence[Item], donors: dict[int, list[str]], rng: random.Random
+) -> list[Item]:
+    """An MQM HOTW page: each segment of ``page`` with a run of it reversed
+    (``lib.perturb.hotw_error``; one too short is left out of it), the error to be marked."""
+    checks = []
+    for item in page:
+        try:
+            made = hotw_error(
+                item.candidates[0]["text"], language=task.campaign.target_language, rng=rng
+            )
+        except PerturbationError:
+            continue
+        checks.append(_check_item(task, item, made.text, ItemType.CHK, made.extent))
+    return checks
+
+
+def _check_item(task: Task, item: Item, text: str, item_type: str, damage: tuple[int, int]) -> Item:
+    """A damaged copy of ``item`` (its segment, system and systems), pointing at it."""
+    check = _item(task, item.segment, text, item.system, item_type)
+    check.original = item
+    check.candidates[0]["systems"] = list(item.candidates[0]["systems"])
+    check.check_span = list(damage)
+    return check
 
 
 def pages_mark(*, task: Task) -> None:
