@@ -106,6 +106,13 @@ class RankingStatusSerializer(serializers.Serializer):
     )
     delta = Number(help_text="the task's equivalence_margin, in the statistic's units")
     alpha = Number()
+    tuning = Number(
+        help_text="observations per system the always-valid intervals are tuned for, fixed at "
+        "launch: half each system's share of the judgment budget, else the default"
+    )
+    paired = serializers.BooleanField(
+        help_text="the pairs' intervals are paired on the screens showing both systems"
+    )
     settled = serializers.BooleanField(help_text="no adjacent pair is open")
     still_needed = Number(help_text="estimated observations until settled; null: cannot settle")
     systems = SystemIntervalSerializer(many=True)

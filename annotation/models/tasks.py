@@ -117,6 +117,15 @@ class Task(models.Model):
     )
     cold_start = models.PositiveIntegerField(default=10)
     judgment_budget = models.PositiveIntegerField(default=0)
+    # Observations per system the stopping rule's confidence sequences are tuned for, fixed
+    # at launch from the budget (selectors.tuning.launch_tuning); null: no budget at
+    # launch, the rule's default. Never changed after: a tuning that followed the budget
+    # (or the data) would void the guarantee across looks (metrics/adaptive/confidence.py).
+    tuned_for = models.FloatField(null=True, blank=True, editable=False)
+    # Whether the ranking status pairs systems on the screens that show them together, fixed
+    # at launch from the plan (selectors.tuning.launch_pairing: planned contrastive screens
+    # that each show every system).
+    paired_status = models.BooleanField(default=False, editable=False)
     settled_at = models.DateTimeField(null=True, blank=True)
     settled_reason = models.CharField(
         max_length=10, choices=SettledReason.choices, blank=True, default=""

@@ -308,7 +308,7 @@ def figures_from_sums(task: Task, *, judgments: int) -> AdaptiveFigures:
         scores={measure: np.zeros(0) for measure in measures},
         moments=arrays,
     )
-    statuses = statuses_of(scores, delta=task.equivalence_margin)
+    statuses = statuses_of(scores, delta=task.equivalence_margin, tuned_for=task.tuned_for)
     priorities: dict[int, float] = {}
     for measure in measures:
         gains = system_priorities(
@@ -316,6 +316,7 @@ def figures_from_sums(task: Task, *, judgments: int) -> AdaptiveFigures:
             lower_is_better=lower,
             alpha=DEFAULT_ALPHA,
             delta=task.equivalence_margin,
+            tuned_for=task.tuned_for,
             cold_start=task.cold_start,
         )
         for name, gain in gains.items():

@@ -43,7 +43,9 @@ logger = logging.getLogger(__name__)
 
 # Part of every version: a snapshot stored by code that computed (or pickled) results
 # differently is never read as current. Raise it when what a snapshot holds changes.
-SNAPSHOT_FORMAT = 3  # 2: reliability rows name the checks failed; 3: variant snapshots
+# 2: reliability rows name the checks failed; 3: variant snapshots; 4: ranking statuses
+# carry their tuning and pairing (Task.tuned_for, Task.paired_status)
+SNAPSHOT_FORMAT = 4
 
 
 @dataclass(frozen=True)

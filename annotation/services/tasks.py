@@ -19,6 +19,7 @@ from annotation.models import (
     Unit,
 )
 from annotation.protocols import PROTOCOLS
+from annotation.selectors.tuning import launch_pairing, launch_tuning
 from annotation.services import assignment, page_plan
 from annotation.services.task_items import check_items_build, launch_data_load, task_items_build
 
@@ -164,7 +165,10 @@ def _create_numbered(task: Task, items: list[Item]) -> None:
 def _finish_launch(task: Task, planned: int) -> int:
     """Marks the task launched (its batches and slots are created); returns its item count."""
     task.state = Task.State.LAUNCHED
-    task.save(update_fields=["state"])
+    # The stopping rule's tuning and pairing, fixed now from the budget and the plan.
+    task.tuned_for = launch_tuning(task)
+    task.paired_status = launch_pairing(task)
+    task.save(update_fields=["state", "tuned_for", "paired_status"])
     Campaign.objects.filter(id=task.campaign_id, state=Campaign.State.DRAFT).update(
         state=Campaign.State.ACTIVE
     )

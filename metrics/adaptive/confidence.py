@@ -63,6 +63,17 @@ VARIANCE_PRIOR_WEIGHT = 10.0
 DEFAULT_TUNED_FOR = 100.0
 
 
+def budget_tuning(observations: float, systems: int) -> float:
+    """The tuning of a task that declares its size (``observations`` in all, e.g. its
+    judgment budget): half the share per system, at least one. Half, because a task stops
+    before its budget is spent when it can (adaptive replays stopped at 0.1-0.6 of theirs),
+    while the systems of its hardest pairs get more than the share; mis-tuning by 3 either
+    way costs a few per cent (above), and the simulator's rows tuned 4 times lower or higher
+    (bench/simulate.md) change adaptive's judgments by -1% to +22%. Fixed before the data:
+    the simulator from the file's size, a live task at launch (annotation/selectors/tuning.py)."""
+    return max(float(observations) / max(systems, 1) / 2.0, 1.0)
+
+
 def mixture_half_width(information: ArrayLike, rho: ArrayLike, alpha: float) -> FloatArray:
     """Half-width of the two-sided normal-mixture confidence sequence at ``information``
     (1 / variance of the estimate), mixture precision ``rho`` (same units), level ``alpha``."""

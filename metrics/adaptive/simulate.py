@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics.adaptive.confidence import budget_tuning
 from metrics.adaptive.policies import POLICIES
 from metrics.adaptive.status import (
     DEFAULT_ALPHA,
@@ -122,7 +123,7 @@ class Settings:
     def tuning(self, campaign: Campaign) -> float:
         if self.tuned_for is not None:
             return self.tuned_for
-        return max(float(campaign.budget) / len(campaign.systems) / 2.0, 1.0)
+        return budget_tuning(campaign.budget, len(campaign.systems))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ pair's interval is the one-sample sequence on the per-segment differences (infor
 m / v_d over its m paired judgments). The differences of one pair form one i.i.d. sequence
 in their own index whatever the allocation, so the sequence is valid under any adaptive
 choice of what to judge next, and it removes the segments' shared difficulty from v_d.
+Live, ``ranking_status(..., screens=...)`` pairs systems scored side by side on one screen
+(``screen_pair_sums``: contrastive screens, where one annotator scores every output of a
+segment, so the annotator's leniency cancels too).
 """
 
 from __future__ import annotations
@@ -80,6 +83,32 @@ class PairSums:
     count: NDArray[np.float64]
     total: NDArray[np.float64]
     squares: NDArray[np.float64]
+
+
+def screen_pair_sums(
+    values: Sequence[NDArray[np.float64]], screens: Sequence[NDArray[np.int64]]
+) -> PairSums:
+    """Pair sums (k, k) of systems scored side by side: ``values[i]`` are system i's scores,
+    ``screens[i]`` the screen (any integer id) of each. Two systems pair on every screen
+    that shows both; a system scored twice on one screen counts with its mean there."""
+    k = len(values)
+    ids, where = np.unique(np.concatenate(screens), return_inverse=True)
+    system = np.repeat(np.arange(k), [len(v) for v in values])
+    cell = where.reshape(-1) * k + system
+    size = ids.size * k
+    seen = np.bincount(cell, minlength=size).reshape(ids.size, k)
+    total = np.bincount(cell, weights=np.concatenate(values), minlength=size).reshape(-1, k)
+    shown = (seen > 0).astype(np.float64)
+    x = np.where(seen > 0, total / np.maximum(seen, 1), 0.0)
+    # Over the screens showing both i and j: sum (x_i - x_j) and sum (x_i - x_j)^2.
+    x_shown, x2_shown = x.T @ shown, (x * x).T @ shown
+    count = shown.T @ shown
+    np.fill_diagonal(count, 0.0)  # a system does not pair with itself
+    return PairSums(
+        count=count,
+        total=x_shown - x_shown.T,
+        squares=x2_shown + x2_shown.T - 2.0 * (x.T @ x),
+    )
 
 
 def _paired_statistics(
@@ -246,9 +275,12 @@ def ranking_status(
     delta: float = 0.0,
     tuned_for: float | None = None,
     min_judgments: int = DEFAULT_MIN_JUDGMENTS,
+    screens: Mapping[str, Sequence[int]] | None = None,
 ) -> RankingStatus:
     """The stopping rule on one task's judgments: ``scores`` maps each system to its scores
     so far (the protocol's per-judgment score: z-score for DA, ESA score, MQM score).
+    ``screens`` (each score's screen, parallel to ``scores``): the pairs' intervals are
+    paired on the screens that show both systems (``screen_pair_sums``; module docstring).
     ``tuned_for``: judgments per system the mixture is tuned for, fixed in advance (the
     task's planned size per system; ``DEFAULT_TUNED_FOR`` when None), never the count so far
     (that would void the guarantee across looks: confidence.py). Differences and
@@ -262,6 +294,11 @@ def ranking_status(
     squares = np.array([(v * v).sum() for v in values])
     if tuned_for is None:
         tuned_for = DEFAULT_TUNED_FOR
+    paired = None
+    if screens is not None:
+        paired = screen_pair_sums(
+            values, [np.asarray(screens[name], dtype=np.int64) for name in names]
+        )
     pairs = adjacent_pairs(
         count,
         total,
@@ -270,6 +307,7 @@ def ranking_status(
         alpha=alpha,
         delta=delta,
         min_judgments=min_judgments,
+        paired=paired,
     )
     order = [names[i] for i in pairs.order]
     result = []

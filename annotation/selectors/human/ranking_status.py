@@ -10,6 +10,27 @@ settled calls it): one query for the task's judgments, no bootstrap. The results
 The order here is by the mean of the statistic over the judgments (the stopping rule's);
 the ranking tables above it may average segments or domains first, so two close systems may
 swap between the two.
+
+Tuning: every interval here (the pairs', the systems', the rolling ones) and an adaptive
+task's priorities use the task's ``tuned_for``, fixed at launch from its judgment budget
+(selectors/tuning.py), or the rule's default; never the count of the moment.
+
+Paired only where the design pairs (``Task.paired_status``, decided at launch:
+selectors/tuning.py): planned contrastive screens that each show every system, where one
+annotator scores every system's output of a segment side by side. There a pair's interval
+is the one-sample sequence on its per-screen differences, free of the segment's difficulty
+and the annotator's leniency. Unpaired, on purpose, for the protocols whose screen shows one
+output (Likert/DA, ESA, MQM): the paired sequence (the simulator's ``--pairing paired``)
+needs two systems judged on the same segments in one order shared by both, so that a
+pair's differences form one sequence whatever the allocation. These tasks do not give that:
+a planned launch shuffles (system, segment) items together and an adaptive one cuts each
+system's shuffled outputs into its own batches, so the segments two systems share come at
+unrelated times, from different annotators (whose leniency pairing would not remove: DA's
+z-scores of one annotator against another's), and an allocation favouring one side of a
+pair leaves it paired on a shrinking share of its judgments. What pairing on the segment
+alone buys is also modest: in the simulator it cuts every policy's judgments on MQM TED by
+about a fifth but leaves adaptive/uniform where it was, and on the WMT16 win shares it
+costs judgments (bench/simulate.md).
 """
 
 from __future__ import annotations
@@ -28,6 +49,7 @@ from annotation.selectors.human.status_scores import (
     status_scores,
 )
 from metrics.adaptive import PairStatus, ranking_status
+from metrics.adaptive.confidence import DEFAULT_TUNED_FOR
 from metrics.adaptive.intervals import SystemInterval, system_intervals
 from metrics.adaptive.rolling import RollingIntervals, rolling_intervals
 from metrics.adaptive.status import DEFAULT_ALPHA, DEFAULT_MIN_JUDGMENTS
@@ -46,6 +68,10 @@ class RankingStatus:
     delta: float
     alpha: float
     min_judgments: int
+    # The task's tuning (Task.tuned_for: observations per system, fixed at launch from its
+    # budget); None: the rule's default, ``tuning`` either way.
+    tuned_for: float | None
+    paired: bool  # the pairs' intervals paired on the screens (Task.paired_status)
     systems: list[SystemInterval]
     pairs: list[PairStatus]
     still_needed: float  # math.inf when a pair cannot settle (equal means, delta 0)
@@ -61,6 +87,10 @@ class RankingStatus:
     @property
     def settled(self) -> bool:
         return all(pair.status != "open" for pair in self.pairs)
+
+    @property
+    def tuning(self) -> float:
+        return DEFAULT_TUNED_FOR if self.tuned_for is None else self.tuned_for
 
     def count(self, status: str) -> int:
         return sum(pair.status == status for pair in self.pairs)
@@ -91,20 +121,36 @@ class RankingStatus:
 
 
 def statuses_of(
-    scores: StatusScores, *, delta: float, rolling: bool = False
+    scores: StatusScores,
+    *,
+    delta: float,
+    tuned_for: float | None,
+    paired: bool = False,
+    rolling: bool = False,
 ) -> list[RankingStatus]:
     """Per measure, the ranking status at margin ``delta`` (the statistic's units); none with
-    fewer than two systems judged. ``rolling`` adds the intervals at each look (the page's
-    figure; a few dozen passes over the judgments)."""
+    fewer than two systems judged. ``tuned_for``: the task's (``Task.tuned_for``, fixed at
+    launch; None: ``DEFAULT_TUNED_FOR``), for the pairs, the systems' intervals and the
+    rolling ones alike; ``paired`` (the task's ``paired_status``): the pairs' intervals on
+    the screens that show both systems (``scores.screen``). ``rolling`` adds the intervals
+    at each look (the page's figure; a few dozen passes over the judgments)."""
     if np.unique(scores.system).size < 2:
         return []
+    tuning = DEFAULT_TUNED_FOR if tuned_for is None else tuned_for
+    pairing = paired and scores.screen is not None
+    screens = scores.screens_by_system() if pairing else None
     result = []
     for measure in scores.scores:
         by_system = scores.by_system(measure)
         status = ranking_status(
-            by_system, lower_is_better=scores.lower_is_better, delta=delta, alpha=DEFAULT_ALPHA
+            by_system,
+            lower_is_better=scores.lower_is_better,
+            delta=delta,
+            alpha=DEFAULT_ALPHA,
+            tuned_for=tuning,
+            screens=screens,
         )
-        intervals = system_intervals(by_system, alpha=DEFAULT_ALPHA)
+        intervals = system_intervals(by_system, alpha=DEFAULT_ALPHA, tuned_for=tuning)
         result.append(
             RankingStatus(
                 measure=measure,
@@ -114,10 +160,12 @@ def statuses_of(
                 delta=delta,
                 alpha=DEFAULT_ALPHA,
                 min_judgments=DEFAULT_MIN_JUDGMENTS,
+                tuned_for=tuned_for,
+                paired=pairing,
                 systems=[intervals[name] for name in status.order],
                 pairs=status.pairs,
                 still_needed=status.still_needed,
-                rolling=_rolling(scores, measure) if rolling else None,
+                rolling=_rolling(scores, measure, tuning) if rolling else None,
             )
         )
     return result
@@ -134,13 +182,14 @@ def _need_words(pair: PairStatus, unit: str) -> str:
     return f"about {count} more {unit}{'' if count == 1 else 's'} of the two"
 
 
-def _rolling(scores: StatusScores, measure: str) -> RollingIntervals:
+def _rolling(scores: StatusScores, measure: str, tuned_for: float) -> RollingIntervals:
     return rolling_intervals(
         scores.system,
         scores.scores[measure],
         scores.systems,
         annotator=scores.annotator if scores.standardise else None,
         alpha=DEFAULT_ALPHA,
+        tuned_for=tuned_for,
     )
 
 
@@ -152,7 +201,13 @@ def likert_ranking_status(
     if task.unit == Unit.DOCUMENT:
         return task_statuses(task, rolling=rolling)
     scores = likert_status_scores(data, included)
-    return statuses_of(scores, delta=task.equivalence_margin, rolling=rolling)
+    return statuses_of(
+        scores,
+        delta=task.equivalence_margin,
+        tuned_for=task.tuned_for,
+        paired=task.paired_status,
+        rolling=rolling,
+    )
 
 
 def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
@@ -161,7 +216,13 @@ def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
     scores = status_scores(task)
     if scores is None:
         return []
-    return statuses_of(scores, delta=task.equivalence_margin, rolling=rolling)
+    return statuses_of(
+        scores,
+        delta=task.equivalence_margin,
+        tuned_for=task.tuned_for,
+        paired=task.paired_status,
+        rolling=rolling,
+    )
 
 
 def task_ranking_status(task: Task) -> RankingStatus | None:

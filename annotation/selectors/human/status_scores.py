@@ -20,6 +20,7 @@ Likert tasks).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,8 @@ class StatusScores:
     system: NDArray[np.int64]
     annotator: NDArray[np.int64]
     scores: dict[str, NDArray[np.float64]]
+    # Contrastive: each observation's screen (its judgment), for the paired status.
+    screen: NDArray[np.int64] | None = None
 
     @property
     def standardise(self) -> bool:
@@ -89,7 +92,13 @@ class StatusScores:
 
     def by_system(self, measure: str) -> dict[str, Any]:
         """Each judged system's statistics (NumPy arrays), by name."""
-        values = self.values(measure)
+        return self._split(self.values(measure))
+
+    def screens_by_system(self) -> dict[str, Any]:
+        """Each judged system's screens, parallel to ``by_system`` (None: no screens)."""
+        return self._split(self.screen) if self.screen is not None else {}
+
+    def _split(self, values: NDArray[Any]) -> dict[str, Any]:
         # One sort, then each system's values are a slice (not k passes over the judgments).
         order = np.argsort(self.system, kind="stable")
         present, starts = np.unique(self.system[order], return_index=True)
@@ -212,14 +221,18 @@ def _contrastive_scores(task: Task) -> StatusScores:
     )
     weights = task_mqm_weights(task=task) if mqm else None
     rows = outputs.order_by("judgment_id", "position", "system__name").values_list(
-        "annotator_id", "system__name", answer
+        "annotator_id", "system__name", answer, "judgment_id"
     )
-    labels, annotators, scores = [], [], []
-    for annotator, name, value in rows.iterator(chunk_size=5000):
+    labels, annotators, scores, screens = [], [], [], []
+    for annotator, name, value, screen in rows.iterator(chunk_size=5000):
         labels.append(name)
         annotators.append(annotator)
         scores.append(_weighed(weights, value) if weights else float(value or 0))
-    return _observations(statistic, lower, labels, annotators, {_measure(statistic): scores}, None)
+        screens.append(screen)
+    observed = _observations(
+        statistic, lower, labels, annotators, {_measure(statistic): scores}, None
+    )
+    return dataclasses.replace(observed, screen=np.array(screens, dtype=np.int64))
 
 
 def _observations(
