@@ -7,7 +7,7 @@ from django.db import migrations, models
 # with from the start: changing either now would re-tune during the collection.
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0044_snap_snapshot_variants"),
+        ("annotation", "0045_rel2_annotator_restarts"),
     ]
 
     operations = [
