@@ -258,6 +258,7 @@ SPECTACULAR_SETTINGS = {
         "RecordStatusEnum": "annotation.api.schema.RECORD_STATUSES",
         "SkipStatusEnum": "annotation.api.schema.SKIP_STATUSES",
         "UploadStatusEnum": "annotation.api.schema.UPLOAD_STATUSES",
+        "ResultsStatusEnum": "annotation.api.schema.RESULTS_STATUSES",
         "ObservationUnitEnum": "annotation.api.schema.OBSERVATION_UNITS",
         "TaskUnitEnum": "annotation.models.Unit",
     },

@@ -41,6 +41,14 @@ def _get(client, url):
     return response, _judgment_reads(queries)
 
 
+FIGURES = ("current", "as_of", "judgments", "judgments_since")
+
+
+def _figures_only(response) -> dict:
+    """The results API's body without the fields that say how current it is."""
+    return {key: value for key, value in response.json().items() if key not in FIGURES}
+
+
 def test_large_campaign_without_snapshot_is_answered_at_once(judged, client, manager, settings):  # noqa: F811
     settings.RESULTS_SNAPSHOT_SYNC_JUDGMENTS = 1  # every campaign counts as large
     campaign = judged["campaign"]
@@ -126,8 +134,10 @@ def _old_api_body(campaign, *, task_id=None, procedure="wmt24", passing=False, w
         "correlations": results.correlations,
         "meta_evaluation": meta_evaluation(campaign, results.excluded),
     }
-    # Through JSON as the API answers (NaN is null there).
-    return json.loads(json.dumps(HumanResultsSerializer(body).data))
+    # Through JSON as the API answers (NaN is null there); without how current it is.
+    how_current = dict.fromkeys(FIGURES, 0)
+    data = json.loads(json.dumps(HumanResultsSerializer({**body, **how_current}).data))
+    return {key: value for key, value in data.items() if key not in FIGURES}
 
 
 def test_results_api_serves_the_snapshot(judged, client, manager):  # noqa: F811
@@ -137,11 +147,12 @@ def test_results_api_serves_the_snapshot(judged, client, manager):  # noqa: F811
     client.get(reverse("results-human", args=[campaign.id]))  # the page stores the snapshot
     answer, reads = _get(client, url)
     assert reads == [], f"the API computed again: {reads[:2]}"
-    assert answer.json() == _old_api_body(campaign)
+    assert _figures_only(answer) == _old_api_body(campaign)
+    assert answer.json()["current"] is True
     # One task: the same snapshot, restricted (its correlations from its own scores only).
     answer, reads = _get(client, f"{url}?task={adequacy.id}")
     assert reads == []
-    assert answer.json() == _old_api_body(campaign, task_id=adequacy.id)
+    assert _figures_only(answer) == _old_api_body(campaign, task_id=adequacy.id)
     assert [t["id"] for t in answer.json()["tasks"]] == [adequacy.id]
     # Choices: a snapshot of their own, shared with the page's same choices.
     query = "?procedure=wmt25&passing=true&weights=quadratic"
@@ -149,7 +160,7 @@ def test_results_api_serves_the_snapshot(judged, client, manager):  # noqa: F811
     again, reads = _get(client, url + query)
     assert reads == [] and again.json() == first.json()
     expected = _old_api_body(campaign, procedure="wmt25", passing=True, weights="quadratic")
-    assert first.json() == expected
+    assert _figures_only(first) == expected
     _, reads = _get(
         client,
         reverse("results-human", args=[campaign.id])
@@ -186,16 +197,23 @@ def test_downloads_read_the_current_snapshot(judged, client, manager, name, args
         assert read == computed
 
 
-def test_results_api_never_answers_with_older_figures(judged, client, manager, settings):  # noqa: F811
-    settings.RESULTS_SNAPSHOT_SYNC_JUDGMENTS = 1  # large: the page would show it "as of"
+def test_results_api_answers_older_figures_of_a_large_campaign_marked(
+    judged,  # noqa: F811
+    client,
+    manager,
+    settings,
+):
     campaign, adequacy, (_, ann2) = judged["campaign"], judged["adequacy"], judged["raters"]
     client.force_login(manager)
     url = reverse("api-results-human", args=[campaign.id])
-    client.get(url)  # computed (current only) and stored
+    client.get(url)  # computed (a small campaign) and stored
+    before = _old_api_body(campaign)
+    settings.RESULTS_SNAPSHOT_SYNC_JUDGMENTS = 1  # now large: never computed in the request
     _judge(adequacy, ann2, judged["rng"], limit=1)
     answer, reads = _get(client, url)
-    assert reads  # stale: computed again, never the older figures
-    assert answer.json() == _old_api_body(campaign)
+    assert reads == []  # the stored figures, as they were, said to be older
+    assert _figures_only(answer) == before != _old_api_body(campaign)
+    assert answer.json()["current"] is False and answer.json()["judgments_since"] == 1
 
 
 def test_a_variant_is_kept_current_only_when_asked(judged, client, manager, settings):  # noqa: F811

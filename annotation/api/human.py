@@ -17,12 +17,20 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.api.human_serializers import HumanResultsSerializer
+from annotation.api.results_figures import (
+    COMPUTING,
+    FiguresSerializer,
+    computing_response,
+    figures,
+    figures_headers,
+)
 from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
 from annotation.models import ResultsSnapshot, Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
 from annotation.selectors.results_snapshots import HumanVariant, page_of_task
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.results_snapshots import results_snapshot_read
+from annotation.services.snapshot_compute import Snapshotted
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
 
@@ -30,7 +38,11 @@ class HumanResultsApi(APIView):
     """Rankings with intervals and clusters, agreement and quality control of every launched
     task (of error-span tasks the rankings only, in ``span_rankings``), system-level
     correlations with the automatic metrics, and their meta-evaluation (system pairwise
-    accuracy; segment Kendall-like tau, acc23, tie-optimised acc23)."""
+    accuracy; segment Kendall-like tau, acc23, tie-optimised acc23).
+
+    A large campaign's figures are never computed in the request: ``current`` false (older
+    figures, ``as_of``, ``judgments_since``) comes with ``Retry-After``; none computed yet
+    answers 202 ``{"status": "computing"}`` with ``Retry-After``."""
 
     class QuerySerializer(serializers.Serializer):
         weights = serializers.ChoiceField(
@@ -52,32 +64,42 @@ class HumanResultsApi(APIView):
             + ". Likert and DA tasks rank as WMT21 (z-scores, Wilcoxon rank-sum).",
         )
 
-    @extend_schema(parameters=[QuerySerializer], responses=HumanResultsSerializer)
+    @extend_schema(
+        parameters=[QuerySerializer], responses={200: HumanResultsSerializer, **COMPUTING}
+    )
     @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
-        campaign = request.campaign
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         values = query.validated_data
-        # Current results only, from the campaign's snapshot of these choices when current.
         variant = HumanVariant(
             procedure=values["procedure"], weights=values.get("weights"), passing=values["passing"]
         )
-        (snapshot,) = results_snapshot_read(
-            kind=ResultsSnapshot.Kind.HUMAN,
-            campaigns=[campaign],
-            variants=[variant.key],
-            stale_ok=False,
-        )
+        snapshot = _read(request.campaign, variant)
+        if snapshot.pending:
+            return computing_response([snapshot])
         page = page_of_task(snapshot.value, values.get("task"))
         body = {
+            **figures([snapshot]),
             "tasks": page.results.tasks,
             "span_rankings": page.span_results,
             "excluded": sorted(page.results.excluded),
             "correlations": page.results.correlations,
             "meta_evaluation": page.meta_rows,
         }
-        return Response(HumanResultsSerializer(body).data)
+        return Response(HumanResultsSerializer(body).data, headers=figures_headers([snapshot]))
+
+
+def _read(campaign, variant: HumanVariant) -> Snapshotted:
+    """The campaign's snapshot of these choices (annotation/api/results_figures.py: a large
+    campaign's is never computed here)."""
+    (snapshot,) = results_snapshot_read(
+        kind=ResultsSnapshot.Kind.HUMAN,
+        campaigns=[campaign],
+        variants=[variant.key],
+        placeholder=lambda campaign, variant: None,
+    )
+    return snapshot
 
 
 class ExclusionApi(APIView):
@@ -155,7 +177,8 @@ class JudgmentsExportApi(APIView):
 
 class SpanResultsApi(APIView):
     """ESA, ESA^AI and MQM tasks: system scores (MQM lower is better, with the weights used),
-    clusters, pairwise p-values, errors by category and severity, and agreement."""
+    clusters, pairwise p-values, errors by category and severity, and agreement. How
+    current: as the human results (``current``, ``as_of``, 202 while computing)."""
 
     class QuerySerializer(serializers.Serializer):
         procedure = QueryChoiceField(
@@ -164,16 +187,16 @@ class SpanResultsApi(APIView):
             help_text="how ESA tasks are ranked: " + "; ".join(PROCEDURES.values()),
         )
 
-    @extend_schema(parameters=[QuerySerializer], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(parameters=[QuerySerializer], responses={200: OpenApiTypes.OBJECT, **COMPUTING})
     @authorize(CAN_SEE_RESULTS)
     def get(self, request, campaign_id: int):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        (snapshot,) = results_snapshot_read(
-            kind=ResultsSnapshot.Kind.HUMAN,
-            campaigns=[request.campaign],
-            variants=[HumanVariant(procedure=query.validated_data["procedure"]).key],
-            stale_ok=False,
+        snapshot = _read(
+            request.campaign, HumanVariant(procedure=query.validated_data["procedure"])
         )
-        results = snapshot.value.span_results
-        return Response({"tasks": [result.as_dict() for result in results]})
+        if snapshot.pending:
+            return computing_response([snapshot])
+        body = FiguresSerializer(figures([snapshot])).data
+        body["tasks"] = [result.as_dict() for result in snapshot.value.span_results]
+        return Response(body, headers=figures_headers([snapshot]))

@@ -7,6 +7,7 @@ import math
 
 from rest_framework import serializers
 
+from annotation.api.results_figures import FiguresSerializer
 from annotation.api.schema import OBSERVATION_UNITS
 from annotation.selectors.human.correlation import CORPUS_SCORE, SENTENCE_MEAN
 from annotation.selectors.human.reliability import reliability_record
@@ -368,7 +369,7 @@ class SpanRankingSerializer(serializers.Serializer):
     )
 
 
-class HumanResultsSerializer(serializers.Serializer):
+class HumanResultsSerializer(FiguresSerializer):
     tasks = TaskResultsSerializer(many=True)
     span_rankings = SpanRankingSerializer(
         many=True,

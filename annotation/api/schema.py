@@ -10,7 +10,9 @@ so the schema names every status code a client can meet (the fuzz tests hold the
 - 401 without valid credentials, 403 when the user's role does not allow the operation;
 - 404 on operations with ids in the path (unknown ids and other campaigns alike);
 - 415 when a body comes in a media type the operation does not read;
-- 503 with ``Retry-After`` while the database is unreachable (``annotation/middleware.py``).
+- 503 with ``Retry-After`` while the database is unreachable (``annotation/middleware.py``);
+- and a 202 (results being computed, ``annotation/api/results_figures.py``) has ``Retry-After``,
+  as has that operation's 200 when its figures are older than the data.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from annotation.http_errors import CODE_BY_STATUS
 RECORD_STATUSES = ["recorded", "already_recorded"]
 SKIP_STATUSES = ["skipped", "already_skipped"]
 UPLOAD_STATUSES = ["created", "new_run", "unchanged"]
+# A large campaign's results with none computed yet (annotation/api/results_figures.py).
+RESULTS_STATUSES = ["computing"]
 # What one observation of a live ranking status is (a task's unit is another enum, "unit").
 OBSERVATION_UNITS = ["judgment", "page"]
 
@@ -56,6 +60,13 @@ ErrorSerializer = inline_serializer(
     },
 )
 RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}}
+# Results answered older than their data (annotation/api/results_figures.py).
+STALE_RETRY_AFTER = {
+    "Retry-After": {
+        "schema": {"type": "integer"},
+        "description": "only when the figures are not current: seconds until new ones",
+    }
+}
 
 
 def _ref(component: str) -> dict[str, str]:
@@ -92,4 +103,7 @@ def add_common_errors(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             ):
                 responses["404"] = _answer("No such object, or not yours")
             responses.setdefault("503", _answer("Database unavailable; retry", headers=RETRY_AFTER))
+            if "202" in responses:  # results being computed: ask again after Retry-After
+                responses["202"].setdefault("headers", RETRY_AFTER)
+                responses["200"].setdefault("headers", STALE_RETRY_AFTER)
     return result

@@ -15,11 +15,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.fields import NoUnknownFieldsSerializer, StrictCharField, StrictIntegerField
+from annotation.api.results_figures import (
+    COMPUTING,
+    ComputingSerializer,
+    FiguresSerializer,
+    computing_response,
+    figures,
+    figures_headers,
+    file_headers,
+)
 from annotation.api.schema import ErrorSerializer
 from annotation.models import ResultsSnapshot
 from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
 from annotation.permissions import authorize_shared_task
-from annotation.selectors.shared_task_pairs import PairResults
+from annotation.selectors.shared_task_pairs import PairResults, unranked_pair
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
     SharedTaskResults,
@@ -33,6 +42,7 @@ from annotation.services.shared_tasks import (
     shared_task_create,
     shared_task_pair_procedure_set,
 )
+from annotation.services.snapshot_compute import Snapshotted
 from metrics.report.grid import Grid
 
 
@@ -61,9 +71,12 @@ def _grid(grid: Grid) -> dict[str, Any]:
     }
 
 
-def _pair(request, shared_task_id: int, pair: PairResults) -> dict[str, Any]:
+def _pair(request, shared_task_id: int, pair: PairResults, read: Snapshotted) -> dict[str, Any]:
     table = pair.table
     return {
+        # How current the pair's figures are; ``computing``: none yet (no ranking shown).
+        **FiguresSerializer(figures([read])).data,
+        "computing": read.pending,
         "campaign": pair.campaign.id,
         "campaign_name": pair.campaign.name,
         "language_pair": pair.pair,
@@ -92,15 +105,21 @@ def _pair(request, shared_task_id: int, pair: PairResults) -> dict[str, Any]:
     }
 
 
-def results_body(request, results: SharedTaskResults) -> dict[str, Any]:
+def results_body(request, results: SharedTaskResults, reads: list[Snapshotted]) -> dict[str, Any]:
+    """The shared task's answer; ``reads``: how current each pair's figures are (said per
+    pair and over the pairs shown)."""
     shared_task = results.shared_task
     return {
+        **FiguresSerializer(figures(reads)).data,
         "id": shared_task.id,
         "name": shared_task.name,
         "description": shared_task.description,
         "hidden_pairs": results.hidden_pairs,
         "autorank_metrics": results.autorank_metrics,
-        "pairs": [_pair(request, shared_task.id, pair) for pair in results.pairs],
+        "pairs": [
+            _pair(request, shared_task.id, pair, read)
+            for pair, read in zip(results.pairs, reads, strict=True)
+        ],
         "global": [
             {
                 "system": row.system,
@@ -190,20 +209,36 @@ class SharedTaskListApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+def _read(request) -> tuple[SharedTaskResults, list[Snapshotted]]:
+    """The visible pairs from their snapshots; a large pair's are never computed here (one
+    with none yet is left unranked, ``pending``, while the job computes it)."""
+    pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, placeholder=unranked_pair)
+    results = shared_task_results(
+        request.shared_task, request.visible_campaign_ids, read_pairs=pairs
+    )
+    return results, pairs.read
+
+
+def _all_pending(reads: list[Snapshotted]) -> bool:
+    return bool(reads) and all(read.pending for read in reads)
+
+
 class SharedTaskDetailApi(APIView):
     """Each visible pair's ranking, the global table, per-domain and AutoRank tables, and
-    the links to their Typst, LaTeX and PDF."""
+    the links to their Typst, LaTeX and PDF.
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    How current, per pair and over the pairs shown (the oldest pair's ``as_of``): a large
+    pair's figures are never computed in the request; older ones say ``current`` false and
+    the answer has ``Retry-After``; a pair with none yet says ``computing`` (unranked, left
+    out of the global tables); none for any pair answers 202 ``{"status": "computing"}``."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **COMPUTING})
     @authorize_shared_task()
     def get(self, request, shared_task_id: int):
-        # Current results only (an answer that cannot say how old they are), from the pairs'
-        # snapshots when current.
-        pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
-        results = shared_task_results(
-            request.shared_task, request.visible_campaign_ids, read_pairs=pairs
-        )
-        return Response(results_body(request, results))
+        results, reads = _read(request)
+        if _all_pending(reads):
+            return computing_response(reads)
+        return Response(results_body(request, results, reads), headers=figures_headers(reads))
 
 
 class SharedTaskCampaignsApi(APIView):
@@ -258,7 +293,10 @@ class SharedTaskCampaignApi(APIView):
 
 class SharedTaskTablesApi(APIView):
     """The tables ``which`` (all, pairs, global, domains, autorank, or pair-<campaign id>)
-    as ``typ`` (Typst), ``tex`` (LaTeX, booktabs) or ``pdf``."""
+    as ``typ`` (Typst), ``tex`` (LaTeX, booktabs) or ``pdf``. ``Last-Modified``: when the
+    oldest figures in them were computed; with ``Retry-After`` when some are older than the
+    data (new ones are being computed). 202 while a pair's figures are computed for the
+    first time (a file cannot leave a pair out silently)."""
 
     @extend_schema(
         parameters=[
@@ -269,14 +307,20 @@ class SharedTaskTablesApi(APIView):
         responses={
             (200, "application/pdf"): OpenApiTypes.BINARY,
             (200, "text/plain"): OpenApiTypes.STR,
+            (202, "application/json"): ComputingSerializer,
         },
     )
     @authorize_shared_task()
     def get(self, request, shared_task_id: int, which: str, fmt: str):
-        # Current results only (an answer that cannot say how old they are), from the pairs'
-        # snapshots when current.
-        pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
-        results = shared_task_results(
-            request.shared_task, request.visible_campaign_ids, read_pairs=pairs
-        )
-        return table_response(results, which, fmt)
+        results, reads = _read(request)
+        # One pair's table is of that pair's figures only; the other sets of every pair's.
+        if which.startswith("pair-"):
+            reads = [read for read in reads if read.value.download_key == which]
+        pending = [read for read in reads if read.pending]
+        known = fmt in TABLE_FORMATS and (which in TABLE_SETS or which.startswith("pair-"))
+        if pending and known:  # (unknown ones are refused by table_response)
+            return computing_response(pending)
+        response = table_response(results, which, fmt)
+        for header, value in file_headers(reads).items():
+            response[header] = value
+        return response

@@ -31,14 +31,15 @@ def nice_ticks(low: float, high: float, *, count: int = 5, integer: bool = False
     if integer:
         steps = sorted({max(1.0, float(round(step))) for step in steps if step >= 1} | {1.0})
 
-    def values(step: float) -> list[float]:
-        first = math.ceil(low / step - 1e-9)
-        last = math.floor(high / step + 1e-9)
-        return [round(k * step, 12) for k in range(first, last + 1)]
+    def multiples(step: float) -> range:
+        """The k whose k * step is a tick."""
+        return range(math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9) + 1)
 
-    # The step whose tick count is nearest ``count`` (the larger step on a tie).
-    step = min(steps, key=lambda step: (abs(len(values(step)) - count), -step))
-    return Ticks(values(step), 0 if integer else _decimals(step))
+    # The step whose tick count is nearest ``count`` (the larger step on a tie); counted, not
+    # listed: a step of 1 over a count of 60,000 judgments would list 60,000 values.
+    step = min(steps, key=lambda step: (abs(len(multiples(step)) - count), -step))
+    values = [round(k * step, 12) for k in multiples(step)]
+    return Ticks(values, 0 if integer else _decimals(step))
 
 
 def _decimals(step: float) -> int:

@@ -35,7 +35,7 @@ from annotation.selectors.human import HumanResults, human_results
 from annotation.selectors.human.correlation import correlations
 from annotation.selectors.human.meta import MetaRow, meta_evaluation
 from annotation.selectors.human.spans import SpanTaskResults, span_results
-from annotation.selectors.shared_task_pairs import pair_results
+from annotation.selectors.shared_task_pairs import KnownResults, PairResults, pair_results
 from metrics.agreement.coefficients import Weights
 from metrics.spans.esa_wmt import DEFAULT_PROCEDURE, PROCEDURES
 
@@ -206,8 +206,19 @@ def page_of_task(page: HumanPage, task_id: int | None) -> HumanPage:
     )
 
 
+def pair_page(campaign: Campaign, variant: str = "", human: HumanPage | None = None) -> PairResults:
+    """The pair's table by the procedure ``variant``; ``human``: the campaign's human page as
+    first shown, computed for the same version, whose task results it reuses (the refresh job
+    computes both: the pair's task would otherwise be computed twice)."""
+    known: KnownResults | None = None
+    if human is not None:
+        known = {result.task.id: result for result in human.results.tasks}
+        known |= {result.task.id: result for result in human.span_results}
+    return pair_results(campaign, variant, known=known)
+
+
 # Snapshot kind -> what it holds, computed from the campaign and the variant.
 COMPUTE: dict[str, Callable[[Campaign, str], Any]] = {
     ResultsSnapshot.Kind.HUMAN: human_page,
-    ResultsSnapshot.Kind.PAIR: pair_results,
+    ResultsSnapshot.Kind.PAIR: pair_page,
 }

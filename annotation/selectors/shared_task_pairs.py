@@ -9,6 +9,7 @@ chose for it (``PAIR_PROCEDURES``; the protocol's default when none is chosen).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +24,7 @@ from annotation.models import (
     TaskType,
 )
 from annotation.selectors.contrastive import contrastive_output_scores
-from annotation.selectors.human import task_results
+from annotation.selectors.human import TaskResults, task_results
 from annotation.selectors.human.correlation import automatic_scores
 from annotation.selectors.human.likert import likert_data
 from annotation.selectors.human.loading import (
@@ -36,6 +37,7 @@ from annotation.selectors.human.loading import (
 )
 from annotation.selectors.human.spans import (
     N_BOOT,
+    SpanTaskResults,
     esa_ranking,
     mqm_ratings,
     ranked_judgments,
@@ -129,10 +131,26 @@ def _rows(
     ]
 
 
-def _span_table(task: Task, title: str, procedure: str) -> RankingTable:
+# Results of a campaign's tasks computed already with the results page's default choices
+# (weights None, every annotator, ESA by DEFAULT_PROCEDURE), by task id: the refresh job
+# computes the page first and the pair reuses its task's rather than computing them again.
+KnownResults = Mapping[int, TaskResults | SpanTaskResults]
+
+
+def _span_table(
+    task: Task, title: str, procedure: str, known: SpanTaskResults | None = None
+) -> RankingTable:
     protocol = task_protocol(task)
     esa_procedure = procedure if procedure in ESA_PROCEDURES else DEFAULT_PROCEDURE
-    results = span_task_results(task, agreement=False, procedure=esa_procedure)
+    # The ranking does not depend on agreement; MQM's not on the ESA procedure.
+    reusable = known is not None and (
+        task.task_type == TaskType.MQM or esa_procedure == DEFAULT_PROCEDURE
+    )
+    results = (
+        known
+        if known is not None and reusable
+        else span_task_results(task, agreement=False, procedure=esa_procedure)
+    )
     ranking = results.ranking
     label = procedure_name(procedure)
     if ranking is None:
@@ -222,11 +240,11 @@ def _likert_domain_means(
     )
 
 
-def _likert_table(task: Task, title: str) -> RankingTable:
+def _likert_table(task: Task, title: str, known: TaskResults | None = None) -> RankingTable:
     campaign = task.campaign
     names = system_names(campaign.id)
     excluded = exclusions(campaign.id).for_task(task.id)
-    results = task_results(
+    results = known or task_results(
         task,
         usernames=campaign_usernames(campaign.id),
         names=names,
@@ -263,20 +281,26 @@ def unranked_pair(campaign: Campaign, chosen_procedure: str = "") -> PairResults
     return PairResults(campaign, None, None, None, chosen_procedure=chosen_procedure)
 
 
-def pair_results(campaign: Campaign, chosen_procedure: str = "") -> PairResults:
-    """The pair's ranking, by ``chosen_procedure`` when it applies to the pair's protocol."""
+def pair_results(
+    campaign: Campaign, chosen_procedure: str = "", *, known: KnownResults | None = None
+) -> PairResults:
+    """The pair's ranking, by ``chosen_procedure`` when it applies to the pair's protocol;
+    ``known``: its tasks' results computed already (``KnownResults``)."""
     task = pair_task(campaign)
     title = f"{campaign.language_pair} ({campaign.name})"
     if task is None:
         return unranked_pair(campaign, chosen_procedure)
     protocol = task_protocol(task)
     procedure = pair_procedure(protocol, chosen_procedure)
+    found = (known or {}).get(task.id)
     if task.task_type in SPAN_TYPES:
-        table = _span_table(task, title, procedure)
+        spans = found if isinstance(found, SpanTaskResults) else None
+        table = _span_table(task, title, procedure, spans)
     elif task.task_type in CONTRASTIVE_TYPES:
         table = _contrastive_table(task, title, procedure)
     else:
-        table = _likert_table(task, title)
+        likert = found if isinstance(found, TaskResults) else None
+        table = _likert_table(task, title, likert)
     automatic = {
         metric: {s: v for s, v in scores.items() if not is_human_translation(s)}
         for metric, scores in automatic_scores(campaign).items()

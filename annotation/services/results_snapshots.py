@@ -56,9 +56,9 @@ def results_snapshot_read(
 ) -> list[Snapshotted]:
     """Each campaign's results of ``kind`` (a ``ResultsSnapshot.Kind``) and variant (one per
     campaign, "" each by default), in order; ``stale_ok`` False (an answer that cannot say
-    how old it is: the API, downloads): always current ones. ``placeholder``: what a page
-    shows for a large campaign with none stored yet (computing it could take the page
-    minutes), while the job computes it; without it they are computed here."""
+    how old it is: the downloads): always current ones. ``placeholder``: what a page or the
+    API shows for a large campaign with none stored yet (computing it could take the
+    request minutes), while the job computes it; without it they are computed here."""
     chosen = list(variants) if variants is not None else [""] * len(campaigns)
     keys = [(campaign.id, variant) for campaign, variant in zip(campaigns, chosen, strict=True)]
     versions = results_versions(campaign_id for campaign_id, _ in keys)
@@ -75,7 +75,13 @@ def results_snapshot_read(
                 if not current:
                     _refresh_ask(kind=kind, campaign_id=campaign.id, variant=variant)
                 answers.append(
-                    Snapshotted(value, snapshot.judgments, snapshot.computed_at, current)
+                    Snapshotted(
+                        value,
+                        snapshot.judgments,
+                        snapshot.computed_at,
+                        current,
+                        judgments_since=max(0, version.judgments - snapshot.judgments),
+                    )
                 )
                 continue
         if placeholder is not None and stale_ok and costly:

@@ -9,7 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from django.db import connection
 from django.db.models import F
@@ -18,9 +19,12 @@ from django.utils import timezone
 from annotation.models import Campaign, ResultsSnapshot, SharedTaskCampaign
 from annotation.selectors.results_snapshots import (
     COMPUTE,
+    HumanPage,
     Version,
+    pair_page,
     results_versions,
     snapshot_payload,
+    snapshot_value,
     stored_snapshots,
 )
 
@@ -36,6 +40,7 @@ class Snapshotted(Generic[T]):
     computed_at: datetime
     current: bool  # False: older than the data, a new computation is asked for
     pending: bool = False  # none stored yet: ``value`` is a placeholder, computation asked for
+    judgments_since: int = 0  # judgments counted since these figures (stale ones only)
 
     @property
     def updating(self) -> bool:
@@ -44,9 +49,9 @@ class Snapshotted(Generic[T]):
 
 def _store(
     *, kind: str, variant: str, campaign_id: int, version: Version, seconds: float, value
-) -> None:
+) -> datetime | None:
     """Keeps these results unless newer ones (whose version was read later) were stored
-    meanwhile."""
+    meanwhile; the time they are stored as computed at (None: not kept)."""
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO annotation_resultssnapshot
@@ -57,7 +62,8 @@ def _store(
                   SET version = EXCLUDED.version, judgments = EXCLUDED.judgments,
                       started_at = EXCLUDED.started_at, computed_at = EXCLUDED.computed_at,
                       seconds = EXCLUDED.seconds, payload = EXCLUDED.payload
-                WHERE annotation_resultssnapshot.started_at <= EXCLUDED.started_at""",
+                WHERE annotation_resultssnapshot.started_at <= EXCLUDED.started_at
+            RETURNING computed_at""",
             [
                 campaign_id,
                 kind,
@@ -69,16 +75,24 @@ def _store(
                 snapshot_payload(value),
             ],
         )
+        row = cursor.fetchone()
+    return row[0] if row is not None else None
 
 
 def snapshot_compute(
-    *, kind: str, campaign: Campaign, version: Version, variant: str = ""
+    *,
+    kind: str,
+    campaign: Campaign,
+    version: Version,
+    variant: str = "",
+    compute: Callable[[], Any] | None = None,
 ) -> Snapshotted:
-    """Computes and stores; ``version`` was read before, so newer data only makes it stale."""
+    """Computes and stores; ``version`` was read before, so newer data only makes it stale.
+    ``compute``: how, when not ``COMPUTE[kind]`` from nothing."""
     clock = time.perf_counter()
-    value = COMPUTE[kind](campaign, variant)
+    value = compute() if compute is not None else COMPUTE[kind](campaign, variant)
     seconds = time.perf_counter() - clock
-    _store(
+    stored_at = _store(
         kind=kind,
         variant=variant,
         campaign_id=campaign.id,
@@ -86,7 +100,8 @@ def snapshot_compute(
         seconds=seconds,
         value=value,
     )
-    return Snapshotted(value, version.judgments, timezone.now(), current=True)
+    # As of the time a later read finds (the API's "as_of" is the same on every answer).
+    return Snapshotted(value, version.judgments, stored_at or timezone.now(), current=True)
 
 
 def _kept(campaign_id: int) -> set[tuple[str, str]]:
@@ -121,9 +136,20 @@ def results_snapshots_refresh(
     ResultsSnapshot.objects.filter(campaign_id=campaign.id, kind=pair).exclude(
         variant__in=[variant for kind, variant in kept if kind == pair]
     ).delete()
-    for done, (kind, variant) in enumerate(kept):
+    human = ResultsSnapshot.Kind.HUMAN.value
+    page: HumanPage | None = None  # the human page as first shown, of this version
+    for done, (kind, variant) in enumerate(kept):  # (sorted: that page before the pairs)
         snapshot = stored_snapshots(kind, [(campaign.id, variant)]).get((campaign.id, variant))
-        if snapshot is None or snapshot.version != version.digest or not snapshot.payload:
-            snapshot_compute(kind=kind, campaign=campaign, version=version, variant=variant)
+        first_page = (kind, variant) == (human, "")
+        if snapshot is not None and snapshot.version == version.digest and snapshot.payload:
+            if first_page:
+                page = snapshot_value(snapshot)
+        else:
+            reuse = partial(pair_page, campaign, variant, page) if kind == pair and page else None
+            computed = snapshot_compute(
+                kind=kind, campaign=campaign, version=version, variant=variant, compute=reuse
+            )
+            if first_page:
+                page = computed.value
         if report_progress is not None:
             report_progress(100 * (done + 1) // len(kept))

@@ -152,6 +152,8 @@ def meta_evaluation_uncached(
     if not tasks:
         return []  # nothing to meta-evaluate against: the statistics are not even read
     automatic = metric_segment_scores(campaign)
+    if not automatic:
+        return []  # no metric's sentence scores: the human ones are not even read
     n_segments = campaign.segments.count()
     rows = []
     for task in tasks:
