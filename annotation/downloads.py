@@ -7,8 +7,9 @@ from django.http import StreamingHttpResponse
 
 from annotation.errors import ApplicationError
 from annotation.exports import judgments_download
-from annotation.models import Campaign, Task, TaskType
+from annotation.models import Campaign, Task
 from annotation.page_exports import PAGE_FORMATS, page_scores_download
+from annotation.protocols import protocol_for
 from annotation.selectors.pearmut import pearmut_output_lines
 from annotation.selectors.spans import span_judgments
 from annotation.span_exports import (
@@ -31,7 +32,6 @@ JUDGMENT_FORMATS = {
     "pages.jsonl": "document pages: JSON Lines, one object per page score (per output)",
 }
 SPAN_FORMATS = frozenset({"esa.csv", "mqm.tsv", "spans.jsonl"})
-RANKED_TYPES = (TaskType.PAIRWISE, TaskType.RANKING)
 
 
 def judgments_file(
@@ -43,7 +43,7 @@ def judgments_file(
     pseudonymise: bool,
 ) -> StreamingHttpResponse:
     """The download of ``fmt`` (a key of ``JUDGMENT_FORMATS``: the caller checks)."""
-    if fmt == "wmt" and (task is None or task.task_type not in RANKED_TYPES):
+    if fmt == "wmt" and (task is None or not protocol_for(task.task_type).wmt_ranking):
         raise ApplicationError("the WMT ranking CSV needs ?task= a pairwise or ranking task")
     if fmt == "pearmut.jsonl":
         if task is None:

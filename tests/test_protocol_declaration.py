@@ -1,8 +1,8 @@
-"""A protocol is one module: the answer (the page's form and its check) and the exports read
-the protocol's declaration (annotation/protocols), not the task type.
+"""A protocol is one module: the answer (the page's form and its check), the exports, the
+document pages, the span rules, the tutorials and the Pearmut export read the protocol's
+declaration (annotation/protocols), not the task type.
 
-- The answer view and service, and the export modules, name no task type: a new protocol
-  adds none of its rules there.
+- Those modules name no task type: a new protocol adds none of its rules there.
 - Every protocol's judgments, exported, fill exactly the answer columns it declares
   (``export_columns``): none more (a column the judgment holds but the protocol does not
   declare stays empty), none less (each declared column is filled by some answer).
@@ -21,11 +21,18 @@ from pathlib import Path
 import pytest
 
 from annotation.downloads import judgments_file
-from annotation.models import Judgment, TaskType
+from annotation.errors import ApplicationError
+from annotation.models import Item, ItemType, Judgment, TaskType
 from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record
+from annotation.services.spans import (
+    PrefillError,
+    SpanAnswerError,
+    span_answer_validated,
+    task_prefilled_spans_set,
+)
 from annotation.services.tasks import task_create, task_launch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +42,19 @@ ASKING_THE_DECLARATION = (
     "annotation/services/judgments.py",
     "annotation/selectors/exports.py",
     "annotation/exports.py",
+    # The document pages, the span rules (ESA's, MQM's, ESA^AI's pre-filled spans), the
+    # tutorial screen and its checks, which tasks the span formats and the WMT rankings hold,
+    # and the Pearmut export.
+    "annotation/views/document.py",
+    "annotation/services/page_judgments.py",
+    "annotation/selectors/pages.py",
+    "annotation/services/spans.py",
+    "annotation/views/tutorials.py",
+    "annotation/services/tutorials.py",
+    "annotation/services/tutorial_uploads.py",
+    "annotation/selectors/spans.py",
+    "annotation/downloads.py",
+    "annotation/selectors/pearmut.py",
 )
 # A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
 # files' CONTENT_TYPES), or a comparison with one (task.task_type in …, row["task_type"] == …).
@@ -176,6 +196,30 @@ def test_every_protocols_exports_fill_exactly_the_columns_it_declares(every_prot
     assert _csv_filled_by_type(every_protocol) == declared
 
 
+def test_a_json_line_names_one_system_only_for_one_output(every_protocol):
+    # A screen of several outputs (pairwise, ranking, contrastive) has no one system: its
+    # line lists each output's systems in screen order, and names none in ``system``.
+    lines = [json.loads(line) for line in _download(every_protocol, "jsonl").splitlines()]
+    judgments = Judgment.objects.select_related("item__system").in_bulk()
+    for line in lines:
+        item = judgments[line["judgment_id"]].item
+        systems = [candidate["systems"] for candidate in item.candidates]
+        assert line["systems"] == systems
+        if PROTOCOLS[line["task_type"]].several_outputs:
+            assert line["system"] is None, line
+        else:  # its own system, or the one its output names (a human reference)
+            named = item.system.name if item.system else systems[0][0]
+            assert line["system"] == named, line
+    several = {line["task_type"] for line in lines if line["system"] is None}
+    assert several == {
+        TaskType.PAIRWISE,
+        TaskType.RANKING,
+        TaskType.CONTRASTIVE_ESA,
+        TaskType.CONTRASTIVE_MQM,
+        TaskType.CONTRASTIVE_DA,
+    }
+
+
 def test_a_column_the_protocol_does_not_declare_stays_empty(every_protocol, monkeypatch):
     # A fluency score stored on adequacy judgments (adequacy declares only "score"), and the
     # ranking protocol declared without its ranks: the exports follow the declarations.
@@ -189,3 +233,40 @@ def test_a_column_the_protocol_does_not_declare_stays_empty(every_protocol, monk
     for filled in (jsonl, table):
         assert filled[TaskType.ADEQUACY] == {"score"}
         assert filled[TaskType.RANKING] == set()
+
+
+def test_the_span_rules_and_downloads_follow_the_declaration(launched, monkeypatch):
+    """ESA declared with the MQM typology, pre-filled spans and WMT rankings: its spans take
+    categories, its items take pre-filled spans and the WMT ranking CSV holds it; the
+    declaration decides, not the task type."""
+    esa = launched(TaskType.ESA)
+    items = Item.objects.filter(task=esa, item_type=ItemType.TGT, system__isnull=False)
+    item = items.select_related("segment", "system").order_by("id")[0]
+    span = {"start": 0, "end": 2, "severity": "minor", "category": "Fluency/Spelling"}
+    answer = {"score": 50, "spans": [span]}
+    prefill = json.dumps(
+        {"system": item.system.name, "segment": item.segment.index, "spans": [span]}
+    ).encode()
+    with pytest.raises(SpanAnswerError, match="severity only, no category"):
+        span_answer_validated(task=esa, item=item, answer=answer)
+    with pytest.raises(PrefillError, match="belong to an ESA"):
+        task_prefilled_spans_set(task=esa, name="pre.jsonl", data=prefill)
+    with pytest.raises(ApplicationError, match="WMT ranking CSV"):
+        judgments_file(
+            campaign=esa.campaign, fmt="wmt", task=esa, included_only=False, pseudonymise=False
+        )
+
+    declared = PROTOCOLS[TaskType.ESA]
+    typology = declared.settings | {"mqm_categories", "mqm_weights"}
+    monkeypatch.setitem(
+        PROTOCOLS,
+        TaskType.ESA,
+        dataclasses.replace(declared, settings=typology, prefilled_spans=True, wmt_ranking=True),
+    )
+    values, checked = span_answer_validated(task=esa, item=item, answer=answer)
+    assert values == {"score": 50} and checked[0].span.category == "Fluency/Spelling"
+    assert task_prefilled_spans_set(task=esa, name="pre.jsonl", data=prefill) == 1
+    wmt = judgments_file(
+        campaign=esa.campaign, fmt="wmt", task=esa, included_only=False, pseudonymise=False
+    )
+    assert b"".join(wmt.streaming_content).startswith(b"srclang,trglang")

@@ -17,7 +17,20 @@ template and script, its quality-control kinds, its results section and its expo
   ``needs_item``),
 - the judgment exports (``annotation.selectors.exports``): a judgment fills exactly the
   columns of ``base.JUDGMENT_EXPORT_COLUMNS`` its ``export_columns`` names, a row per system
-  of each output where it declares ``several_outputs``,
+  of each output where it declares ``several_outputs`` (its JSON line then names no one
+  ``system``); the span formats hold the protocols of ``one_output_spans``
+  (``selectors/spans.py``), the WMT ranking CSV those of ``wmt_ranking`` (``downloads.py``),
+  and the Pearmut export reads ``contrastive`` (``selectors/pearmut.py``),
+- the span rules (``annotation.services.spans``): ESA's (a severity, no category) or, where
+  the protocol implements the MQM typology, MQM's (``span_categories``); pre-filled spans
+  where it declares ``prefilled_spans`` (ESA^AI); its ``answer`` checks the rest (ESA's score),
+- the document page (``views/document.py``, ``selectors/pages.py``,
+  ``services/page_judgments.py``): contrastive or not, spans, categories, a score per segment
+  (``scored``) and the page score's range (``scores``: ``score_range``, else the task's
+  scale),
+- the tutorials (``services/tutorials.py``, ``services/tutorial_uploads.py``,
+  ``views/tutorials.py``): which tasks take one (``tutorials``), what an item may expect
+  (``scored``, ``spans``), which Pearmut tutorials fit (``family``: ``variant_of``),
 - the manager permission cases (``tests/test_permission_matrix.py``),
 - the default instructions (``annotation/instructions.py`` reads ``instructions``).
 
@@ -26,27 +39,34 @@ A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 1. a ``TaskType`` value (``annotation/models/tasks.py``) and a migration for its choices
    (and a check constraint on ``Judgment`` if its answer fills a column of its own);
 2. one module here with its ``PROTOCOL``: which settings apply (a new setting is one entry
-   in ``settings.SETTINGS`` plus its model field), its answer check and form, its
-   instructions, its template and script, quality control, results section and export
-   columns;
+   in ``settings.SETTINGS`` plus its model field), its answer check and form, what the
+   answer holds (scores and their range, spans, pre-filled spans, several outputs,
+   contrastive screens), its instructions, its template and script, quality control, results
+   section and export columns (``base.Protocol`` lists each);
 3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
    has one; ``tests/browser/test_task_form.py`` looks at its form and edit page;
    ``tests/test_protocol_declaration.py`` that its exports fill what it declares);
 4. the template and script it names.
 
 The form, the edit page, the API, the schema, the refusals, the answer (form and check), the
-exports and the permission cases follow with no other edit. The item screen includes
-``template`` and loads ``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``,
-the tutorial screen); the results page puts a task in the section its ``results_section``
-names (``SPAN_RESULT_TYPES`` below, read by ``selectors/human``). The checks planned at
-launch are read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``).
-Still branching on the type: the statistics inside each results section, the span rules
-(ESA's score and no category, MQM's typology, ESA^AI's pre-filled spans:
-``services/spans.py``), which tasks the span formats and the WMT rankings hold
-(``selectors/spans.py``, ``downloads.py``), and the Pearmut export.
+span rules, the document page, the tutorials, the exports and the permission cases follow
+with no other edit (``tests/test_protocol_declaration.py`` checks that the modules above name
+no task type). The item screen includes ``template`` and loads ``scripts``
+(``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen); the results
+page puts a task in the section its ``results_section`` names (``SPAN_RESULT_TYPES`` below,
+read by ``selectors/human``). The checks planned at launch are read from ``quality_control``
+(``services/assignment.py``, ``services/checks.py``). Still branching on the type (grep
+``TaskType.`` and ``_TYPES``): the statistics inside each results section
+(``selectors/human``, the shared tasks, the crowd and adaptive selectors), the plans of a
+launch (``services/task_items.py``, ``services/page_plan.py``), the quality-control checks
+themselves (``services/checks.py``), the item screen's output labels
+(``selectors/annotation.py``), the imports of other tools' files (Appraise, Pearmut) and the
+task rules' ranking size (``services/task_rules.py``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from annotation.models import TaskType
 from annotation.protocols import (
@@ -78,6 +98,7 @@ __all__ = [
     "Setting",
     "protocol_for",
     "protocols_applying",
+    "task_types_where",
 ]
 
 PROTOCOLS: dict[str, Protocol] = {
@@ -117,6 +138,12 @@ def protocol_for(task_type: str) -> Protocol:
         raise UnknownProtocolError(
             f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}"
         ) from None
+
+
+def task_types_where(declares: Callable[[Protocol], bool]) -> list[str]:
+    """The task types whose protocol ``declares`` holds of, in TaskType order (for a query's
+    ``task_type IN``)."""
+    return [str(task_type) for task_type, protocol in PROTOCOLS.items() if declares(protocol)]
 
 
 def protocols_applying(name: str) -> list[Protocol]:

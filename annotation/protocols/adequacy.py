@@ -26,6 +26,7 @@ PROTOCOL = Protocol(
     needs_item=never,
     settings=DOCUMENT_SETTINGS | LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
+    scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
 )

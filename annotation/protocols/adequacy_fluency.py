@@ -24,6 +24,7 @@ PROTOCOL = Protocol(
     needs_item=never,
     settings=LIKERT_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
+    scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=QUESTIONS,
 )

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.errors import ApplicationError
+from annotation.lib.scales import scale_range
 from annotation.models import TaskType
 from annotation.protocols.settings import (
     COMMON_SETTINGS,
@@ -89,8 +90,15 @@ class Protocol:
       ``AnswerError``; ``needs_item(scale)``: whether checking it needs the item (its
       outputs, its text for spans);
     - ``spans``: the answer marks error spans, checked against the item's text in
-      ``annotation.services.spans``; ``contrastive``: the screen's outputs are answered one by
-      one (``annotation.services.contrastive`` checks them and stores a row per output);
+      ``annotation.services.spans`` by ESA's rules (a severity, no category) or, where the
+      protocol implements the MQM typology setting, MQM's (``span_categories``);
+      ``prefilled_spans``: the items come with spans marked by a system (ESA^AI), which the
+      annotator keeps, changes or removes; ``contrastive``: the screen's outputs are answered
+      one by one (``annotation.services.contrastive`` checks them and stores a row per output);
+    - ``scored``: the annotator gives each output a score (MQM's comes from its spans;
+      pairwise, ranking and post-editing answer otherwise), on ``score_range`` or, without
+      one, the task's scale; a document page's score takes the same range. A tutorial can
+      expect scores and spans (``tutorials``);
     - ``parse_form``: the answer from the item screen's posted form;
     - ``template`` and ``scripts``: the answer part of the item screen and its own scripts
       in load order (beside ``js/evalsite.js``, which every item screen loads);
@@ -99,6 +107,9 @@ class Protocol:
     - ``export_columns``: the columns its exports fill, exactly: the judgment exports leave
       every other column of ``JUDGMENT_EXPORT_COLUMNS`` empty; ``several_outputs``: a screen
       holds several outputs, so the judgment CSV has a row per output's system;
+      ``wmt_ranking``: its judgments rank outputs, so the WMT ranking CSV holds them; the span
+      formats hold the judgments of one output's spans (``one_output_spans``);
+    - ``variant_of``: the protocol it varies (ESA^AI: ESA), whose Pearmut tutorials it takes;
     - ``instructions``: the default wording annotators read first and behind "?".
     """
 
@@ -114,8 +125,13 @@ class Protocol:
     results_section: str = "results/_human_task.html"
     export_columns: tuple[str, ...] = ()
     spans: bool = False
+    prefilled_spans: bool = False
     contrastive: bool = False
     several_outputs: bool = False
+    scored: bool = False
+    score_range: tuple[int, int] | None = None  # None: the task's scale
+    wmt_ranking: bool = False
+    variant_of: TaskType | None = None
     needs_item: Callable[[str], bool] = always
 
     @property
@@ -129,6 +145,34 @@ class Protocol:
 
     def applies(self, name: str) -> bool:
         return name in self.setting_names
+
+    def scores(self, scale: str) -> tuple[int, int]:
+        """The range of an annotator's scores, and of a document page's score."""
+        return self.score_range or scale_range(scale)
+
+    @property
+    def span_categories(self) -> bool:
+        """Whether its spans take a category of the task's MQM typology, weighed by the
+        task's MQM weights (MQM's rules), as the settings it implements say; else a span
+        has a severity only (ESA's rules)."""
+        return self.spans and self.applies("mqm_categories")
+
+    @property
+    def one_output_spans(self) -> bool:
+        """Whether a judgment marks the spans of one output: the span formats (Appraise's
+        ESA CSV, Google's MQM TSV, the spans JSON Lines), a row per output, hold these."""
+        return self.spans and not self.several_outputs
+
+    @property
+    def tutorials(self) -> bool:
+        """Whether a tutorial can expect its answers (scores, spans: what
+        ``annotation.lib.tutorials`` grades)."""
+        return self.scored or self.spans
+
+    @property
+    def family(self) -> TaskType:
+        """The protocol it is, or the one it varies (``variant_of``)."""
+        return self.variant_of or self.task_type
 
     def default(self, name: str) -> Any:
         return self.defaults[name] if name in self.defaults else SETTINGS[name].default

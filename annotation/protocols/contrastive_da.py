@@ -7,6 +7,7 @@ from annotation.protocols.contrastive import (
     CONTRASTIVE_DEFAULTS,
     CONTRASTIVE_EXPORT_COLUMNS,
     CONTRASTIVE_QUALITY_CONTROL,
+    CONTRASTIVE_SCORE_RANGE,
     CONTRASTIVE_SCRIPTS,
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
@@ -35,4 +36,6 @@ PROTOCOL = Protocol(
     export_columns=CONTRASTIVE_EXPORT_COLUMNS,
     contrastive=True,
     several_outputs=True,
+    scored=True,
+    score_range=CONTRASTIVE_SCORE_RANGE,
 )

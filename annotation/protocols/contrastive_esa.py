@@ -7,6 +7,7 @@ from annotation.protocols.contrastive import (
     CONTRASTIVE_DEFAULTS,
     CONTRASTIVE_EXPORT_COLUMNS,
     CONTRASTIVE_QUALITY_CONTROL,
+    CONTRASTIVE_SCORE_RANGE,
     CONTRASTIVE_SCRIPTS,
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
@@ -40,4 +41,6 @@ PROTOCOL = Protocol(
     spans=True,
     contrastive=True,
     several_outputs=True,
+    scored=True,
+    score_range=CONTRASTIVE_SCORE_RANGE,
 )

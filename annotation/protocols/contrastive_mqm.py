@@ -6,6 +6,7 @@ from annotation.protocols.base import Protocol
 from annotation.protocols.contrastive import (
     CONTRASTIVE_DEFAULTS,
     CONTRASTIVE_QUALITY_CONTROL,
+    CONTRASTIVE_SCORE_RANGE,
     CONTRASTIVE_SCRIPTS,
     CONTRASTIVE_SETTINGS,
     CONTRASTIVE_TEMPLATE,
@@ -38,4 +39,5 @@ PROTOCOL = Protocol(
     spans=True,
     contrastive=True,
     several_outputs=True,
+    score_range=CONTRASTIVE_SCORE_RANGE,
 )

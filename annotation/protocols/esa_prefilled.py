@@ -5,6 +5,7 @@ from annotation.models import TaskType
 from annotation.protocols.base import Protocol
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
+    ESA_SCORE_RANGE,
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
     SPAN_RESULTS,
@@ -35,4 +36,8 @@ PROTOCOL = Protocol(
     results_section=SPAN_RESULTS,
     export_columns=("score", *SPAN_EXPORT_COLUMNS, "spans.prefilled"),
     spans=True,
+    prefilled_spans=True,
+    scored=True,
+    score_range=ESA_SCORE_RANGE,
+    variant_of=TaskType.ESA,
 )

@@ -24,6 +24,7 @@ PROTOCOL = Protocol(
     needs_item=never,
     settings=frozenset({"scale", "equivalence_margin"}) | ADAPTIVE_SETTINGS,
     quality_control=LIKERT_QUALITY_CONTROL,
+    scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
 )

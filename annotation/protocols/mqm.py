@@ -10,6 +10,7 @@ from annotation.models import TaskType
 from annotation.protocols.base import Protocol
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 from annotation.protocols.spans import (
+    ESA_SCORE_RANGE,
     SPAN_EXPORT_COLUMNS,
     SPAN_QUALITY_CONTROL,
     SPAN_RESULTS,
@@ -21,7 +22,7 @@ from annotation.protocols.spans import (
 
 
 def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]) -> dict:
-    return {}  # everything is in the spans; the score is computed from them
+    return {"score": None}  # everything is in the spans; the score is computed from them
 
 
 # Google's MQM rater guidelines (Freitag et al., 2021).
@@ -49,4 +50,5 @@ PROTOCOL = Protocol(
     results_section=SPAN_RESULTS,
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,
+    score_range=ESA_SCORE_RANGE,  # a document page's score: annotators score no segment
 )

@@ -71,4 +71,5 @@ PROTOCOL = Protocol(
     quality_control=frozenset({"repeat"}),
     export_columns=("preference", "candidate_scores"),
     several_outputs=True,
+    wmt_ranking=True,
 )

@@ -39,4 +39,5 @@ PROTOCOL = Protocol(
     quality_control=frozenset({"repeat", "reference"}),
     export_columns=("ranks",),
     several_outputs=True,
+    wmt_ranking=True,
 )

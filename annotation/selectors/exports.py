@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,29 +12,22 @@ from django.db import connections, router, transaction
 from annotation.lib.spreadsheet import sql_spreadsheet_safe
 from annotation.models import Campaign, Item, Judgment, Segment, System
 from annotation.models.campaigns import Document
-from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS, Protocol
+from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, task_types_where
 from annotation.selectors.human.loading import HUMAN, exclusions
 
 CHUNK = 2000
 COPY_CHUNK_BYTES = 1 << 16
 
 
-def _task_types(declares: Callable[[Protocol], bool]) -> list[str]:
-    return [str(task_type) for task_type, protocol in PROTOCOLS.items() if declares(protocol)]
-
-
 def protocol_params() -> dict[str, list[str]]:
     """What the export query reads from the protocols' declarations (annotation/protocols):
-    the task types whose screens hold several outputs (``multi``: a row per output's system),
-    those whose JSON lines name one system (``one_system``), and per column of
-    ``JUDGMENT_EXPORT_COLUMNS`` the task types that declare it (``exports_<column>``)."""
+    the task types whose screens hold several outputs (``multi``: a row per output's system;
+    a JSON line names no one system), and per column of ``JUDGMENT_EXPORT_COLUMNS`` the task
+    types that declare it (``exports_<column>``)."""
     return {
-        "multi": _task_types(lambda protocol: protocol.several_outputs),
-        # A contrastive screen's JSON line has always named its first output's system (its
-        # ``systems`` list them all); kept so that the files written before compare equal.
-        "one_system": _task_types(lambda p: not p.several_outputs or p.contrastive),
+        "multi": task_types_where(lambda protocol: protocol.several_outputs),
         **{
-            f"exports_{column}": _task_types(lambda p, c=column: c in p.export_columns)
+            f"exports_{column}": task_types_where(lambda p, c=column: c in p.export_columns)
             for column in JUDGMENT_EXPORT_COLUMNS
         },
     }
@@ -282,8 +275,9 @@ ROW_TABLE: list[tuple[str, str]] = [
     ("segment_index", "s.index"),
     ("document", "d.external_id"),
     # A single-output item's system: its own, else its candidates' first (the human reference
-    # is named as it was judged), as in the CSV; none for a screen of several outputs.
-    ("single_system", "CASE WHEN j.task_type = ANY(%(one_system)s::text[]) THEN x.system END"),
+    # is named as it was judged), as in the CSV; none for a screen of several outputs (pairwise,
+    # ranking, contrastive: ``candidate_systems`` names each output's).
+    ("single_system", "CASE WHEN NOT j.task_type = ANY(%(multi)s::text[]) THEN x.system END"),
     ("candidate_systems", "jsonb_path_query_array(i.candidates, '$[*].systems')"),
     *((column, _declared(column)) for column in JUDGMENT_EXPORT_COLUMNS),
     ("served_at", "j.served_at"),

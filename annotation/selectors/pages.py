@@ -7,7 +7,8 @@ from typing import Any
 
 from django.db.models import Subquery
 
-from annotation.models import CONTRASTIVE_TYPES, Item, ReferenceSegment, Slot, Task, TaskType
+from annotation.models import Item, ReferenceSegment, Slot, Task
+from annotation.protocols import protocol_for
 from annotation.selectors.references import references_shown
 
 
@@ -73,8 +74,8 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
                 reference=Subquery(shown),
             ).values_list("segment_id", "text")
         )
-    prefilled = task.task_type == TaskType.ESA_PREFILLED
-    contrastive = task.task_type in CONTRASTIVE_TYPES
+    protocol = protocol_for(task.task_type)
+    prefilled, contrastive = protocol.prefilled_spans, protocol.contrastive
     labels = output_labels(len(page_outputs(item=slots[0].item))) if contrastive and slots else []
     segments = [
         {

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.exports import pseudonym
-from annotation.models import CONTRASTIVE_TYPES, ErrorSpan, Item, Judgment, Task
+from annotation.models import ErrorSpan, Item, Judgment, Task
+from annotation.protocols import protocol_for
 
 
 def _place(item: Item) -> tuple[Any, int, str]:
@@ -41,6 +42,8 @@ def pearmut_output_lines(
 
 
 def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]:
+    # A contrastive screen's item holds its outputs; another item, one output.
+    contrastive = protocol_for(task.task_type).contrastive
     items = list(Item.objects.filter(task=task).select_related("segment__document", "system"))
     # Every output of every item on one Pearmut screen: (document, position) → item.
     screens: dict[tuple[Any, int], dict[str, Any]] = {}
@@ -56,7 +59,7 @@ def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]
         )
         if item.system is not None:
             screen["tgt"][item.system.name] = item.candidates[0]["text"]
-        elif task.task_type in CONTRASTIVE_TYPES:
+        elif contrastive:
             for candidate in item.candidates:
                 for system in candidate["systems"]:
                     screen["tgt"][system] = candidate["text"]
@@ -78,7 +81,7 @@ def _lines(task: Task, included_only: bool, pseudonymise: bool) -> Iterator[str]
         per_item = lines.setdefault((judgment.annotator_id, document), {})
         values = per_item.setdefault(position, {})
         marked = spans.get(judgment.id, [])
-        if task.task_type in CONTRASTIVE_TYPES:
+        if contrastive:
             scores = judgment.candidate_scores or []
             for number, candidate in enumerate(judgment.item.candidates):
                 value = {

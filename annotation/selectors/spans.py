@@ -1,5 +1,6 @@
-"""Reads of error-span judgments (ESA, ESA^AI, MQM): one record per judgment with its spans,
-streamed in chunks for exports and results."""
+"""Reads of the judgments that mark one output's error spans (ESA, ESA^AI, MQM: the
+protocols' ``one_output_spans``): one record per judgment with its spans, streamed in chunks
+for exports and results."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from datetime import datetime
 
 from django.db.models import Prefetch
 
-from annotation.models import SPAN_TYPES, Campaign, ErrorSpan, Judgment, Segment
+from annotation.models import Campaign, ErrorSpan, Judgment, Segment
+from annotation.protocols import task_types_where
 from annotation.selectors.human.loading import exclusions
 from metrics.spans import Span
 
@@ -66,7 +68,9 @@ def span_judgments(
     chunk of judgments). ``excluded`` is true for judgments excluded one by one and for those
     of annotators an organiser left out; ``included_only`` drops both (what rankings count)."""
     left_out = exclusions(campaign.id)
-    judgments = Judgment.objects.filter(task__campaign=campaign, task_type__in=SPAN_TYPES)
+    # The judgments of one output's spans (the span formats' rows), as the protocols declare.
+    one_output = task_types_where(lambda protocol: protocol.one_output_spans)
+    judgments = Judgment.objects.filter(task__campaign=campaign, task_type__in=one_output)
     if task_id is not None:
         judgments = judgments.filter(task_id=task_id)
     if included_only:

@@ -23,9 +23,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ESA_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.span_imports import SpanImportError, rater_accounts
-from annotation.services.spans import ESA_SCORE_RANGE, error_span_row
+from annotation.services.spans import error_span_row
 from metrics.spans import AppraiseScore, SpanError
 
 

@@ -27,19 +27,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.lib.scales import scale_range
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    SPAN_TYPES,
-    Judgment,
-    PageScore,
-    Slot,
-    System,
-    Task,
-    Unit,
-)
-from annotation.protocols.contrastive import CONTRASTIVE_SCORE_RANGE
-from annotation.protocols.spans import ESA_SCORE_RANGE
+from annotation.models import Judgment, PageScore, Slot, System, Task, Unit
+from annotation.protocols import protocol_for
 from annotation.selectors.pages import output_labels, page_outputs, page_slots
 from annotation.services.checks import CheckResult, check_outcome_record, task_may_plan_checks
 from annotation.services.contrastive import output_judgments_create
@@ -81,11 +70,9 @@ class PageRecorded:
 
 
 def page_score_range(*, task: Task) -> tuple[int, int]:
-    """The page score's range: ESA's 0-100 for the span protocols, the contrastive ones'
-    0-100, else the task's scale."""
-    if task.task_type in CONTRASTIVE_TYPES:
-        return CONTRASTIVE_SCORE_RANGE
-    return ESA_SCORE_RANGE if task.task_type in SPAN_TYPES else scale_range(task.scale)
+    """The page score's range: the protocol's scores' (0-100 for ESA, MQM and the
+    contrastive protocols), else the task's scale."""
+    return protocol_for(task.task_type).scores(task.scale)
 
 
 def _answers_by_slot(answers: Any, slots: list[Slot]) -> dict[int, dict[str, Any]]:
@@ -116,7 +103,7 @@ def _page_scores(task: Task, given: Any, given_each: Any, outputs: int) -> list[
     """The page's score (``given``), or a contrastive page's score per output in the page's
     order (``given_each``: one for each of its ``outputs``); None when the task asks for
     none."""
-    contrastive = task.task_type in CONTRASTIVE_TYPES
+    contrastive = protocol_for(task.task_type).contrastive
     if not task.document_score:
         if given not in (None, "") or given_each not in (None, []):
             raise JudgmentError("invalid", "this task asks for no page score")
@@ -202,7 +189,8 @@ def page_record_and_claim_next(
                 checked.append(_validated(task, page_slot.item, by_slot[page_slot.id]))
             except JudgmentError as error:
                 raise JudgmentError("invalid", f"segment {number}: {error}") from None
-        outputs = page_outputs(item=slots[0].item) if task.task_type in CONTRASTIVE_TYPES else []
+        contrastive = protocol_for(task.task_type).contrastive
+        outputs = page_outputs(item=slots[0].item) if contrastive else []
         scores = _page_scores(task, document_score, document_scores, len(outputs))
     except JudgmentError:
         # A released or judged page is said before a bad form (as for one segment).

@@ -1,9 +1,11 @@
 """Error spans: validating an ESA / MQM answer and storing its spans with the judgment.
 
 Offsets are checked against the text exactly as the page shows it (the item's translation,
-or the segment's source for source-side spans), end exclusive. The rules of the protocols
-live here once: ESA spans have a severity and no category; MQM spans take a category of the
-task's typology, and Non-translation is always major and covers the whole translation.
+or the segment's source for source-side spans), end exclusive. The span rules live here once:
+ESA's spans have a severity and no category; MQM's take a category of the task's typology,
+and Non-translation is always major and covers the whole translation. Which rules a task
+follows, whether its items come with pre-filled spans and what else its answer holds (ESA's
+score), its protocol declares (``annotation.protocols``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from django.db import transaction
 
 from annotation.errors import ApplicationError
 from annotation.lib import json_limits
-from annotation.models import ESA_TYPES, ErrorSpan, Item, ItemType, Judgment, Task, TaskType
+from annotation.models import ErrorSpan, Item, ItemType, Judgment, Task
+from annotation.protocols import AnswerError, protocol_for
 from metrics.spans import (
     DEFAULT_MQM_WEIGHTS,
     GOOGLE_MQM_CATEGORIES,
@@ -32,13 +35,8 @@ from metrics.spans import (
 )
 from metrics.wmt_csv import InputError
 
-# Whose span rules a task follows: ESA's (a severity, no category) or MQM's (a category of
-# the typology); the contrastive protocols mark each of their outputs by the same rules.
-ESA_SPAN_RULES = (*ESA_TYPES, TaskType.CONTRASTIVE_ESA)
-MQM_SPAN_RULES = (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
 SPAN_SEVERITIES = (MINOR, MAJOR)
 MAX_SPANS_PER_JUDGMENT = 200
-ESA_SCORE_RANGE = (0, 100)
 # Below this ESA score a translation without any marked error is suspicious (ESA guidelines).
 ESA_WARN_BELOW = 66
 
@@ -97,25 +95,15 @@ def item_prefilled(*, item: Item) -> list[Span]:
     return [span_from_dict({**entry, "prefilled": True}) for entry in item.prefilled_spans]
 
 
-def _score(task_type: str, answer: dict[str, Any]) -> int | None:
-    if task_type not in ESA_TYPES:
-        return None  # MQM: the score is computed from the spans
-    value = answer.get("score")
-    low, high = ESA_SCORE_RANGE
-    if isinstance(value, bool) or value is None:
-        raise SpanAnswerError("score is required")
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise SpanAnswerError(f"score must be a whole number, not {value!r}") from None
-    if str(number) != str(value).strip():
-        raise SpanAnswerError(f"score must be a whole number, not {value!r}")
-    if not low <= number <= high:
-        raise SpanAnswerError(f"score must be from {low} to {high}")
-    return number
-
-
-def _span(task: Task, entry: object, target: str, source: str, categories: Sequence[str]) -> Span:
+def _span(
+    entry: object,
+    target: str,
+    source: str,
+    categories: Sequence[str],
+    weights: MqmWeights | None,
+) -> Span:
+    """One span checked: by MQM's rules where ``weights`` are given (a category of
+    ``categories``), else by ESA's (no category)."""
     if not isinstance(entry, dict):
         raise SpanAnswerError("each span must be an object with start, end and severity")
     fields = {key: entry.get(key) for key in ("start", "end", "severity", "category", "side")}
@@ -129,12 +117,12 @@ def _span(task: Task, entry: object, target: str, source: str, categories: Seque
     if severity not in SPAN_SEVERITIES:
         raise SpanAnswerError(f"severity must be {' or '.join(SPAN_SEVERITIES)}")
     category = span.category or None
-    if task.task_type in ESA_SPAN_RULES and category:
+    if weights is None and category:
         raise SpanAnswerError("ESA spans have a severity only, no category")
-    if task.task_type in MQM_SPAN_RULES:
+    if weights is not None:
         if category not in categories:
             raise SpanAnswerError(f"unknown MQM category {category!r}")
-        if is_non_translation(category=category, weights=task_mqm_weights(task=task)):
+        if is_non_translation(category=category, weights=weights):
             return Span(0, len(target), MAJOR, category)
     text = source if span.side == "source" else target
     try:
@@ -147,12 +135,14 @@ def _span(task: Task, entry: object, target: str, source: str, categories: Seque
 def span_answer_validated(
     *, task: Task, item: Item, answer: dict[str, Any]
 ) -> tuple[dict[str, Any], list[CheckedSpan]]:
-    """The judgment's columns and its checked spans, or ``SpanAnswerError``.
+    """The judgment's columns and its checked spans, or ``SpanAnswerError``: the spans
+    checked here, the rest of the answer (ESA's score) by the task's protocol.
 
     A span that came pre-filled names it with ``"prefilled": index`` into the item's
     pre-filled spans; it is stored as pre-filled, ``changed`` when it differs from it.
     """
-    prefilled = item_prefilled(item=item) if task.task_type == TaskType.ESA_PREFILLED else []
+    protocol = protocol_for(task.task_type)
+    prefilled = item_prefilled(item=item) if protocol.prefilled_spans else []
     checked = spans_checked(
         task=task,
         raw=answer.get("spans", []),
@@ -160,7 +150,11 @@ def span_answer_validated(
         source=item.segment.source,
         prefilled=prefilled,
     )
-    return {"score": _score(task.task_type, answer)}, checked
+    try:
+        values = protocol.answer(task.scale, item.candidates, answer)
+    except AnswerError as error:
+        raise SpanAnswerError(str(error)) from None
+    return values, checked
 
 
 def spans_checked(
@@ -172,11 +166,14 @@ def spans_checked(
         raise SpanAnswerError("spans must be a list")
     if len(raw) > MAX_SPANS_PER_JUDGMENT:
         raise SpanAnswerError(f"at most {MAX_SPANS_PER_JUDGMENT} spans per item")
+    # MQM's rules where the protocol categorises its spans, else ESA's.
+    categorised = protocol_for(task.task_type).span_categories
     categories = task_mqm_categories(task=task)
+    weights = task_mqm_weights(task=task) if categorised else None
     checked: list[CheckedSpan] = []
     used: set[int] = set()
     for entry in raw:
-        span = _span(task, entry, target, source, categories)
+        span = _span(entry, target, source, categories, weights)
         origin_index = entry.get("prefilled")
         if origin_index is None or origin_index is False:
             checked.append(CheckedSpan(span))
@@ -242,7 +239,7 @@ def task_prefilled_spans_set(*, task: Task, name: str, data: bytes) -> int:
 
     Only before anyone annotates: judgments point at pre-filled spans by position.
     """
-    if task.task_type != TaskType.ESA_PREFILLED:
+    if not protocol_for(task.task_type).prefilled_spans:
         raise PrefillError(f"{name}: pre-filled spans belong to an ESA^AI task")
     if task.state != Task.State.LAUNCHED:
         raise PrefillError(f"{name}: launch the task first; its items get the spans")

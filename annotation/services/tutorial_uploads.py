@@ -10,29 +10,18 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import PROTOCOLS, pearmut_parse
+from annotation.lib.pearmut import PROTOCOLS as PEARMUT_PROTOCOLS
+from annotation.lib.pearmut import pearmut_parse
 from annotation.lib.pearmut_items import PearmutError
 from annotation.lib.pearmut_tutorials import tutorial_from_pearmut
 from annotation.lib.textfiles import decode_utf8, split_lines
 from annotation.lib.tutorials import TutorialFile, TutorialFormatError, tutorial_lines_parse
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    LIKERT_TYPES,
-    SPAN_TYPES,
-    Task,
-    TaskType,
-    Tutorial,
-    TutorialInstructions,
-    TutorialItem,
-)
+from annotation.models import Task, Tutorial, TutorialInstructions, TutorialItem
+from annotation.protocols import protocol_for
 from annotation.services.tutorials import TutorialError
 from metrics.spans import SpanError
 from metrics.spans.jsonl import span_from_dict
 
-# Task types whose answers are scores or spans, which a tutorial item can expect.
-TUTORIAL_TYPES = (*LIKERT_TYPES, *SPAN_TYPES, *CONTRASTIVE_TYPES)
-NO_SCORE_TYPES = (TaskType.MQM, TaskType.CONTRASTIVE_MQM)  # the score comes from the spans
-NO_SPAN_TYPES = (*LIKERT_TYPES, TaskType.CONTRASTIVE_DA)
 MAX_ATTEMPTS = 100
 
 
@@ -45,21 +34,25 @@ class TutorialStored:
 
 
 def tutorial_supported(*, task: Task) -> bool:
-    return task.task_type in TUTORIAL_TYPES and (
-        task.task_type not in LIKERT_TYPES or task.scale is not None
-    )
+    """Whether a tutorial can expect the task's answers (its protocol says), scored on a
+    range its protocol fixes or on the task's scale."""
+    protocol = protocol_for(task.task_type)
+    return protocol.tutorials and (protocol.score_range is not None or task.scale is not None)
 
 
 def _check_items(task: Task, parsed: TutorialFile) -> None:
-    several = task.task_type in CONTRASTIVE_TYPES
+    protocol = protocol_for(task.task_type)
+    several = protocol.contrastive
     for number, draft in enumerate(parsed.items, start=1):
         where = f"tutorial item {number}" + (f" ({draft.external_id})" if draft.external_id else "")
         if not several and len(draft.candidates) != 1:
             raise TutorialError(f"{where}: this task shows one translation per screen")
         for name, rule in draft.expected.items():
-            if ("score" in rule or "above" in rule) and task.task_type in NO_SCORE_TYPES:
-                raise TutorialError(f"{where}: {name}: MQM has no score to expect (spans only)")
-            if "spans" in rule and task.task_type in NO_SPAN_TYPES:
+            if ("score" in rule or "above" in rule) and not protocol.scored:
+                raise TutorialError(
+                    f"{where}: {name}: {protocol.label} has no score to expect (spans only)"
+                )
+            if "spans" in rule and not protocol.spans:
                 raise TutorialError(f"{where}: {name}: this task marks no spans")
         for candidate in draft.candidates:
             for entry in candidate.get("prefilled", []):
@@ -125,11 +118,6 @@ def tutorial_store(
     )
 
 
-# Pearmut protocols whose tutorial a task can take: the protocol's own task type, ESA's
-# for ESA^AI too.
-PEARMUT_FAMILY: dict[str, str] = {TaskType.ESA_PREFILLED: TaskType.ESA}
-
-
 def tutorial_file_read(*, task: Task, name: str, data: bytes, language: str = "") -> TutorialFile:
     """An uploaded tutorial: Pearmut's campaign or tutorial JSON (its ``validation`` items),
     or evalsite's JSON Lines; checked whole, nothing written."""
@@ -140,15 +128,16 @@ def tutorial_file_read(*, task: Task, name: str, data: bytes, language: str = ""
         whole = json_limits.loads(text) if stripped.startswith("{") else None
         if isinstance(whole, dict) and "info" in whole and "data" in whole:
             campaign = pearmut_parse(whole, name=name)
-            wanted = PEARMUT_FAMILY.get(task.task_type, task.task_type)
-            given = PEARMUT_FAMILY.get(campaign.task_type, PROTOCOLS[campaign.protocol])
+            # A task takes the tutorial of its protocol, or of the one it varies (ESA^AI: ESA).
+            wanted = protocol_for(task.task_type).family
+            given = protocol_for(PEARMUT_PROTOCOLS[campaign.protocol]).family
             if given != wanted:
                 raise TutorialError(
                     f"{name} is a Pearmut {campaign.protocol} tutorial; this task is"
                     f" {task.get_task_type_display()}"
                 )
             return tutorial_from_pearmut(
-                campaign, language=language, single=task.task_type not in CONTRASTIVE_TYPES
+                campaign, language=language, single=not protocol_for(task.task_type).contrastive
             )
         parsed = tutorial_lines_parse(split_lines(name, text), name=name)
     except (PearmutError, TutorialFormatError) as error:

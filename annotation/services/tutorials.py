@@ -17,30 +17,26 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.lib.scales import scale_range
 from annotation.lib.tutorials import (
     CandidateAnswer,
     expected_said,
     tutorial_grade,
 )
 from annotation.models import (
-    CONTRASTIVE_TYPES,
-    ESA_TYPES,
-    SPAN_TYPES,
     Task,
-    TaskType,
     TutorialAnswer,
     TutorialAttempt,
     TutorialItem,
 )
 from annotation.models.tutorials import SKIPPED
+from annotation.protocols import protocol_for
 from annotation.selectors.tutorials import (
     tutorial_attempts_used,
     tutorial_items,
     tutorial_language,
     tutorial_rules,
 )
-from annotation.services.spans import ESA_SCORE_RANGE, spans_checked
+from annotation.services.spans import spans_checked
 from metrics.spans import Span
 from metrics.spans.jsonl import span_from_dict
 
@@ -93,7 +89,9 @@ def tutorial_answer_read(*, task: Task, item: TutorialItem, answer: dict) -> lis
     if not isinstance(answer, dict):
         raise TutorialError("the answer must be an object")
     candidates = item.candidates
-    if task.task_type in CONTRASTIVE_TYPES:
+    protocol = protocol_for(task.task_type)
+    low, high = protocol.scores(task.scale)
+    if protocol.contrastive:
         given = answer.get("candidates")
         if not isinstance(given, list) or len(given) != len(candidates):
             raise TutorialError(f"give one {{score, spans}} per candidate ({len(candidates)})")
@@ -102,31 +100,22 @@ def tutorial_answer_read(*, task: Task, item: TutorialItem, answer: dict) -> lis
             who = f"translation {chr(ord('A') + index)}: "
             if not isinstance(entry, dict):
                 raise TutorialError(f"{who}expected {{score, spans}}")
-            score = (
-                None
-                if task.task_type == TaskType.CONTRASTIVE_MQM
-                else _score(entry.get("score"), *ESA_SCORE_RANGE, who)
-            )
+            score = _score(entry.get("score"), low, high, who) if protocol.scored else None
             raw_spans = entry.get("spans") or []
-            if task.task_type == TaskType.CONTRASTIVE_DA and raw_spans:
+            if not protocol.spans and raw_spans:
                 raise TutorialError(f"{who}this task marks no spans")
             spans = _spans(task, raw_spans, candidate["text"], item.source, [])
             read.append(CandidateAnswer(score, spans))
         return read
     text = candidates[0]["text"]
-    if task.task_type in SPAN_TYPES:
+    if protocol.spans:
         prefilled = [
             span_from_dict({**entry, "prefilled": True})
             for entry in candidates[0].get("prefilled", [])
         ]
         spans = _spans(task, answer.get("spans") or [], text, item.source, prefilled)
-        score = (
-            _score(answer.get("score"), *ESA_SCORE_RANGE, "")
-            if task.task_type in ESA_TYPES
-            else None
-        )
+        score = _score(answer.get("score"), low, high, "") if protocol.scored else None
         return [CandidateAnswer(score, spans)]
-    low, high = scale_range(task.scale)
     return [CandidateAnswer(_score(answer.get("score"), low, high, ""))]
 
 

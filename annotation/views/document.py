@@ -14,8 +14,9 @@ from annotation.http_errors import error_json, error_status
 from annotation.lib import json_limits
 from annotation.lib.ids import database_id
 from annotation.lib.scales import scale_points
-from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, SkipReason, Task, TaskType
+from annotation.models import SkipReason, Task
 from annotation.permissions import CAN_ANNOTATE, authorize
+from annotation.protocols import protocol_for
 from annotation.selectors.annotation import progress_from_row
 from annotation.selectors.pages import page_display, page_slots
 from annotation.services.judgments import CLAIM_NONE, CheckWarning, JudgmentError
@@ -36,9 +37,8 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
         task.campaign = slots[0].item.campaign  # read with the page: one query less
     shown = page_display(task=task, slots=slots)
     low, high = page_score_range(task=task)
-    contrastive = task.task_type in CONTRASTIVE_TYPES
-    spans = task.task_type in (*SPAN_TYPES, TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM)
-    is_mqm = task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
+    protocol = protocol_for(task.task_type)
+    contrastive, spans, is_mqm = protocol.contrastive, protocol.spans, protocol.span_categories
     return render(
         request,
         "annotate/contrastive_document.html" if contrastive else "annotate/document.html",
@@ -47,7 +47,7 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             "progress": progress,
             "spans": spans,
             "is_mqm": is_mqm,
-            "scored": not is_mqm,
+            "scored": protocol.scored,
             # A segment's score and the page's: 0-100 (ESA, contrastive), or the task's scale.
             "score_low": low,
             "score_high": high,
@@ -56,7 +56,7 @@ def document_page(request, task: Task, slot, progress, extra: dict) -> object:
             "esa_warn_below": ESA_WARN_BELOW,
             "non_translation": NON_TRANSLATION,
             "skip_reasons": SkipReason.choices,
-            "prefilled": task.task_type == TaskType.ESA_PREFILLED,
+            "prefilled": protocol.prefilled_spans,
             # lang and dir once for the page's many segments.
             "source_attrs": text_attrs(task.campaign.source_language),
             "target_attrs": text_attrs(task.campaign.target_language),

@@ -19,13 +19,7 @@ from annotation.instructions import task_instructions
 from annotation.lib.scales import scale_points
 from annotation.lib.tutorials import answer_said, expected_said
 from annotation.lib.uploads import read_uploaded
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    Task,
-    TaskType,
-    TutorialAnswer,
-    TutorialItem,
-)
+from annotation.models import Task, TutorialAnswer, TutorialItem
 from annotation.models.tutorials import DEFAULT_ATTEMPTS, DEFAULT_PASS_SHARE, SKIPPED
 from annotation.permissions import CAN_ANNOTATE, CAN_MANAGE, authorize
 from annotation.protocols import protocol_for
@@ -49,17 +43,18 @@ from metrics.spans.mqm import GOOGLE_MQM_CATEGORIES, NON_TRANSLATION
 
 def tutorial_item_context(task: Task, item: TutorialItem) -> dict[str, object]:
     """What the task's item form (annotate/_item_form.html) needs to show a tutorial item."""
-    letters = task.task_type in CONTRASTIVE_TYPES
+    protocol = protocol_for(task.task_type)
+    letters = protocol.contrastive
     candidates = [
         {"label": chr(ord("A") + i) if letters else str(i + 1), "text": c["text"], "index": i}
         for i, c in enumerate(item.candidates)
     ]
-    mqm = task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
+    mqm = protocol.span_categories
     return {
         "task": task,
         "tutorial_item": item,
         # The protocol's declaration names the answer template and scripts of the screen.
-        "protocol": protocol_for(task.task_type),
+        "protocol": protocol,
         "esa_warn_below": ESA_WARN_BELOW,
         "non_translation": NON_TRANSLATION,
         "mqm_weights": json.dumps(task_mqm_weights(task=task).as_dict()) if mqm else "",
