@@ -376,8 +376,8 @@ COMMON_SETTINGS = frozenset(
         "check_feedback",
     }
 )
-# Adaptive collection (annotation/services/adaptive.py): protocols whose screens hold one
-# output and whose results page has a ranking status to stop by name these.
+# Adaptive collection (annotation/services/adaptive.py): protocols whose results page has a
+# ranking status to stop by name these (contrastive ones: services/contrastive_adaptive.py).
 ADAPTIVE_SETTINGS = frozenset({"assignment", "cold_start", "judgment_budget"})
 # Document-level annotation (annotation/services/pages.py): protocols that can show a
 # document page name these.
