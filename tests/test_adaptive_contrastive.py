@@ -20,6 +20,7 @@ from collections import Counter
 
 import pytest
 from django.db import connection
+from django.db.models import Q
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -54,6 +55,7 @@ from tests.conftest import wait_for, worker_queue_drained
 QUALITY = {"far-top": 92, "close-a": 60, "close-b": 50, "close-c": 40, "far-low": 8}
 ORDER = ["far-top", "close-a", "close-b", "close-c", "far-low"]
 CLOSE = {"close-a", "close-b", "close-c"}
+THREE = {"close-b", "close-c", "far-low"}
 NOISE_SD = 12
 KEY = re.compile(r"\[\[(?P<system>[^|\]]+)\|(?P<segment>\d+)\]\]")
 ADAPTIVE = {"assignment": "adaptive", "batch_size": 4, "cold_start": 4, "seed": 31}
@@ -75,7 +77,9 @@ def contrastive_campaign(owner, *, segments: int = 40, systems=tuple(QUALITY)):
     upload_import(campaign=campaign, kind="source", user=owner, files=[("source.en", source)])
     for name in systems:
         text = "".join(
-            f"[[{name}|{i}]] the output of {name} for segment {i}\n" for i in range(segments)
+            f"[[{name}|{i}]] the output of {name} for segment {i}, a sentence long enough "
+            "for its words to be shuffled\n"
+            for i in range(segments)
         ).encode()
         upload_import(
             campaign=campaign, kind="system", name=name, user=owner, files=[("out.de", text)]
@@ -103,20 +107,22 @@ def annotators(campaign, count: int, tag: str = "c"):
     return users
 
 
-def output_score(text: str, annotator_id: int) -> int:
+def output_score(text: str, annotator: str) -> int:
     """The score an attentive annotator gives the output: its system's quality with noise
-    drawn from (system, segment, annotator), so every run answers alike."""
+    drawn from (system, segment, annotator's number), so every run answers alike."""
     match = KEY.search(text)
     if match is None:
         return 0  # a shuffled check's words: scored low
-    draw = random.Random(f"{match['system']}|{match['segment']}|{annotator_id}")
+    draw = random.Random(f"{match['system']}|{match['segment']}|{annotator}")
     return max(0, min(100, round(QUALITY[match["system"]] + draw.gauss(0, NOISE_SD))))
 
 
-def screen_answer(task_type: str, candidates: list[dict], annotator_id: int) -> dict:
+def screen_answer(task_type: str, candidates: list[dict], annotator) -> dict:
+    """The annotator's answer to a screen (``annotator``: a user of ``annotators``)."""
+    number = annotator.username.rpartition("-")[2]
     entries = []
     for candidate in candidates:
-        score = output_score(candidate["text"], annotator_id)
+        score = output_score(candidate["text"], number)
         if task_type == "contrastive_mqm":
             majors = round((100 - score) / 20)  # fewer errors for better outputs
             spans = [
@@ -171,14 +177,20 @@ def judge_batch(task: Task, user) -> int | None:
     """The annotator claims a batch and judges it whole; its stratum, None when nothing is
     given. Checks that the batch is the priorities' choice."""
     wanted = expected_stratum(task, user.id)
+    stratum = judge_batch_as_claimed(task, user)
+    assert stratum == wanted, (stratum, wanted)
+    return stratum
+
+
+def judge_batch_as_claimed(task: Task, user) -> int | None:
+    """The annotator claims a batch and judges it whole; its stratum (None: nothing)."""
     slot = slot_claim_next(task=task, annotator_id=user.id)
     if slot is None:
         return None
     batch = Batch.objects.get(id=slot.batch_id)
-    assert batch.stratum == wanted, (batch.stratum, wanted)
     while slot is not None:
         item = Slot.objects.select_related("item").get(id=slot.id).item
-        given = screen_answer(task.task_type, item.candidates, user.id)
+        given = screen_answer(task.task_type, item.candidates, user)
         judgment_record(task_id=task.id, slot_id=slot.id, annotator_id=user.id, answer=given)
         batch.refresh_from_db()
         if batch.state == "done":
@@ -278,14 +290,18 @@ def test_after_the_cold_start_the_claim_follows_the_priorities(manager):
 @pytest.mark.django_db
 def test_five_systems_settle_spending_most_screens_on_the_close_ones(manager, client):
     campaign = contrastive_campaign(manager)
-    task = launch(campaign)
+    task = launch(campaign, repeat_rate=0.2, shuffle_rate=0.2)
     users = annotators(campaign, 3)
     screens = task.items.count()
+    strata = SystemPriority.objects.filter(task=task).count()
+    claimed_sets = []
     claimed = True
     while claimed:
         claimed = False
         for user in users:
-            if judge_batch(task, user) is not None:
+            stratum = judge_batch(task, user)
+            if stratum is not None:
+                claimed_sets.append(_stratum_names(campaign, stratum))
                 claimed = True
                 refresh(task)
     task.refresh_from_db()
@@ -300,26 +316,64 @@ def test_five_systems_settle_spending_most_screens_on_the_close_ones(manager, cl
             "system__name", flat=True
         )
     )
-    # Uniform screens would show each system 3/5 of the time; here the close ones have most.
-    close_share = sum(observed[name] for name in CLOSE) / sum(observed.values())
-    assert close_share > 0.75, observed
-    assert max(observed["far-top"], observed["far-low"]) < min(observed[n] for n in CLOSE) / 2
+    # The cold start gave every set a batch; after it, every batch claimed served two close
+    # systems (the far ones settle first), and the far ones were shown less than uniform
+    # screens would show them (2/5 of the outputs).
+    assert len({frozenset(names) for names in claimed_sets[:strata]}) == strata
+    adaptive_phase = claimed_sets[strata:]
+    assert adaptive_phase and all(len(names & CLOSE) >= 2 for names in adaptive_phase)
+    far_share = (observed["far-top"] + observed["far-low"]) / sum(observed.values())
+    assert far_share < 0.35, observed
     by_set = Counter(
         Judgment.objects.filter(task=task).values_list("slot__batch__stratum", flat=True)
     )
-    trio = next(s for s in by_set if _stratum_names(campaign, s) == CLOSE)
-    assert by_set.most_common(1)[0][0] == trio  # the three close systems' own screens
     # The refresh counted each set's screens; never a screen twice for an annotator.
     stored = dict(SystemPriority.objects.filter(task=task).values_list("stratum", "judged"))
     assert stored == {stratum: by_set.get(stratum, 0) for stratum in stored}
     per_annotator = Counter(
-        Judgment.objects.filter(task=task).values_list("annotator_id", "item_id")
+        Judgment.objects.filter(task=task, is_repeat=False).values_list("annotator_id", "item_id")
     )
     assert max(per_annotator.values()) == 1
+    # Repeats and shuffled-screen checks reach whoever judged their original.
+    first = dict(
+        Judgment.objects.filter(task=task, is_repeat=False).values_list("item_id", "annotator_id")
+    )
+    companions = Judgment.objects.filter(task=task).filter(
+        Q(is_repeat=True) | Q(item__original__isnull=False)
+    )
+    rows = companions.values_list("item_id", "item__original_id", "annotator_id", "is_repeat")
+    assert sum(1 for row in rows if row[3]) and sum(1 for row in rows if row[1])
+    for item, original, annotator, repeat in rows:
+        assert first[item if repeat else original] == annotator
     # The live results page says it stopped, and shows the ranking status.
     client.force_login(manager)
     html = client.get(reverse("results-human", args=[campaign.id])).content.decode()
     assert f'id="task-settled-{task.id}"' in html and "Ranking status" in html
+
+
+@pytest.mark.django_db
+def test_a_ranking_of_the_systems_judged_so_far_does_not_stop_the_task(manager):
+    """Three of five systems judged on their set's screens and ordered: the task goes on
+    until the other two are judged too (the status knows only the systems judged)."""
+    campaign = contrastive_campaign(manager)
+    task = launch(campaign)
+    (user,) = annotators(campaign, 1)
+    rows = list(SystemPriority.objects.filter(task=task))
+    wanted = next(r.stratum for r in rows if _stratum_names(campaign, r.stratum) == THREE)
+    for row in rows:  # past the cold start; one set first until the refresh says otherwise
+        row.judged, row.priority = 1, 100.0 if row.stratum == wanted else 0.0
+    SystemPriority.objects.bulk_update(rows, ["judged", "priority"])
+    for _ in range(10):
+        judge_batch_as_claimed(task, user)
+    refresh(task)
+    figures = figures_from_sums(task, judgments=SumsCursor.objects.get(task=task).judgments)
+    assert figures.settled and {s.system for s in figures.statuses[0].systems} == THREE
+    task.refresh_from_db()
+    assert task.settled_at is None
+    assert not TaskNotice.objects.filter(task=task).exists()
+    # The refresh sends the next claim to a set showing a system not judged yet.
+    slot = slot_claim_next(task=task, annotator_id=user.id)
+    assert _stratum_names(campaign, Batch.objects.get(id=slot.batch_id).stratum) - THREE
 
 
 @pytest.mark.django_db
@@ -362,14 +416,14 @@ def test_what_is_not_built_is_refused_with_a_reason(loaded_campaign):
 THINK_SECONDS = 0.05
 
 
-def _annotate(task_id: int, token: str, user_id: int, acknowledged: list, errors: list) -> None:
+def _annotate(task_id: int, token: str, user, acknowledged: list, errors: list) -> None:
     """A scripted annotator over the API: judges screens until the task gives it nothing."""
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     try:
         item = api.get(f"/api/v1/tasks/{task_id}/next").json()
         while not item["done"]:
-            given = screen_answer("contrastive_esa", item["candidates"], user_id)
+            given = screen_answer("contrastive_esa", item["candidates"], user)
             answer = {"task": task_id, "slot": item["slot"], **given}
             response = api.post("/api/v1/judgments", answer, format="json")
             if response.status_code != 201:
@@ -396,7 +450,7 @@ def test_concurrent_annotators_and_a_real_worker_stop_the_task(celery_worker_pro
     acknowledged: list[int] = []
     errors: list = []
     threads = [
-        threading.Thread(target=_annotate, args=(task.id, token, user.id, acknowledged, errors))
+        threading.Thread(target=_annotate, args=(task.id, token, user, acknowledged, errors))
         for token, user in zip(tokens, users, strict=True)
     ]
     for thread in threads:
@@ -428,4 +482,5 @@ def test_concurrent_annotators_and_a_real_worker_stop_the_task(celery_worker_pro
             ).exists()
         )
     )
+    refresh(task)  # the judgments after the stop: no batch closed to ask for a refresh
     assert_figures_equal_the_live_status(task)

@@ -103,7 +103,11 @@ from annotation.selectors.adaptive import (
     xids_running,
 )
 from annotation.selectors.contrastive_adaptive import new_screen_observations
-from annotation.services.contrastive_adaptive import is_adaptive_contrastive, strata_priorities
+from annotation.services.contrastive_adaptive import (
+    is_adaptive_contrastive,
+    strata_priorities,
+    systems_unjudged,
+)
 from annotation.services.task_rules import TaskError
 from annotation.services.tasks import task_locked
 
@@ -124,7 +128,10 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
     figures = figures_from_sums(task, judgments=cursor.judgments)
     report_progress(60)
     priorities_store(task=task, figures=figures)
-    task_settle_if_done(task_id=task.id, figures=figures)
+    complete = not is_adaptive_contrastive(task) or not systems_unjudged(
+        task=task, judged=[s.system for status in figures.statuses for s in status.systems]
+    )
+    task_settle_if_done(task_id=task.id, figures=figures, complete=complete)
     if cursor.counted_to < horizon.bound:
         # Judgments up to the bound were still being written: this job runs once more when
         # it ends (as when it is asked for while running), so that a task's last batch is
@@ -233,9 +240,10 @@ def priorities_store(*, task: Task, figures: AdaptiveFigures) -> None:
 
 
 @transaction.atomic
-def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures) -> bool:
-    """Marks the task settled (and records the notice) when its ranking is settled or its
-    budget spent; True if it settled now. Idempotent: a settled or continued task stays.
+def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: bool = True) -> bool:
+    """Marks the task settled (and records the notice) when its ranking is settled (and
+    ``complete``: every system it shows judged) or its budget spent; True if it settled now.
+    Idempotent: a settled or continued task stays.
     The task's row is locked only to settle it: every judgment's insert takes a key-share
     lock on it, which a lock at each refresh would make wait."""
     budget, settled_at, continued_at = (
@@ -244,12 +252,13 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures) -> bool:
         .get()
     )
     stays = settled_at is not None or continued_at is not None
-    if stays or not (figures.settled or (budget and figures.judgments >= budget)):
+    resolved = figures.settled and complete
+    if stays or not (resolved or (budget and figures.judgments >= budget)):
         return False
     task = Task.objects.select_for_update().get(id=task_id)
     if task.settled_at is not None or task.continued_at is not None:
         return False
-    if figures.settled:
+    if resolved:
         reason = SettledReason.RESOLVED
     elif task.judgment_budget and figures.judgments >= task.judgment_budget:
         reason = SettledReason.BUDGET

@@ -36,6 +36,9 @@ it has ``strata_cold_start`` screens.
 Budget and counts are in screens: a screen is one judgment (``Judgment``), one claim's slot;
 its outputs are the observations.
 
+The stopping rule is the other tasks' (``services.adaptive``), and a task stops only once
+every system its screens show has been judged (``systems_unjudged``).
+
 Document-level contrastive tasks keep the planned assignment (``adaptive_problem``).
 """
 
@@ -45,7 +48,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from annotation.models import CONTRASTIVE_TYPES, Assignment, System, Task, Unit
+from annotation.models import CONTRASTIVE_TYPES, Assignment, System, SystemPriority, Task, Unit
 
 # Screens' whole system sets are the strata up to this many of them; beyond, pairs.
 MAX_SET_STRATA = 120
@@ -148,3 +151,15 @@ def strata_priorities(
         filler = (size - len(chosen)) * sum(others) / len(others) if others else 0.0
         result[stratum] = sum(gain[p] for p in chosen) + filler
     return result
+
+
+def systems_unjudged(*, task: Task, judged: Iterable[str]) -> list[str]:
+    """The systems the task's screens show that have no observation among ``judged``
+    (names) yet: while any is left, the ranking cannot be settled (the status knows only
+    the systems judged, and concurrent first screens may leave one out for a while)."""
+    strata = SystemPriority.objects.filter(task=task).values_list("stratum", flat=True)
+    places = {place for stratum in strata for place in stratum_places(stratum) or ()}
+    ids = campaign_systems(campaign_id=task.campaign_id)
+    shown = [ids[place] for place in places if place < len(ids)]
+    names = System.objects.filter(id__in=shown).values_list("name", flat=True)
+    return sorted(set(names) - set(judged))
