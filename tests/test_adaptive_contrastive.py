@@ -178,6 +178,9 @@ def judge_batch(task: Task, user) -> int | None:
     given. Checks that the batch is the priorities' choice."""
     wanted = expected_stratum(task, user.id)
     stratum = judge_batch_as_claimed(task, user)
+    task.refresh_from_db()
+    if stratum is None and task.settled_at is not None:
+        return None  # stopped: the claim hands out nothing
     assert stratum == wanted, (stratum, wanted)
     return stratum
 
