@@ -278,9 +278,10 @@ SETTINGS: dict[str, Setting] = {
             "assignment",
             "choice",
             "Assignment",
-            "Adaptive: after a cold start, each batch holds one system's outputs, given to the "
-            "system whose judgments most narrow the ranking's open pairs; the task stops by "
-            "itself when the ranking is settled or the budget spent",
+            "Adaptive: after a cold start, each batch holds one system's outputs (contrastive: "
+            "screens of one set of systems), given to the system (set) whose judgments most "
+            "narrow the ranking's open pairs; the task stops by itself when the ranking is "
+            "settled or the budget spent",
             choices=tuple(Assignment.choices),
         ),
         Setting(
@@ -295,7 +296,8 @@ SETTINGS: dict[str, Setting] = {
             "judgment_budget",
             "int",
             "Judgment budget",
-            "Adaptive: the task stops once this many judgments are in; 0: no budget",
+            "Adaptive: the task stops once this many judgments (contrastive: screens) are in; "
+            "0: no budget",
             minimum=0,
             maximum=100_000_000,
             after_launch=True,
