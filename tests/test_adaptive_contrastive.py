@@ -225,7 +225,7 @@ def _screen_systems(item) -> list[str]:
 def _stratum_names(campaign, stratum: int) -> set[str]:
     ids = campaign_systems(campaign_id=campaign.id)
     names = dict(System.objects.filter(campaign=campaign).values_list("id", "name"))
-    return {names[ids[place]] for place in stratum_places(stratum)}
+    return {names[ids[place]] for place in stratum_places(stratum=stratum)}
 
 
 @pytest.mark.django_db
@@ -234,7 +234,7 @@ def test_an_adaptive_launch_plans_screens_of_sets_of_systems(manager):
     task = launch(campaign, judgments_per_item=2)
     rows = {row.stratum: row for row in SystemPriority.objects.filter(task=task)}
     # Five systems on screens of three: each of the ten sets of three is a stratum.
-    assert set(rows) == {set_stratum(trio) for trio in itertools.combinations(range(5), 3)}
+    assert set(rows) == {set_stratum(places=trio) for trio in itertools.combinations(range(5), 3)}
     # Each set first gets ceil(4 / (10 x 3 / 5)) = 1 screen: every system seen 6 times.
     assert {row.cold_start for row in rows.values()} == {1}
     positions: Counter = Counter()
@@ -260,7 +260,7 @@ def test_many_systems_make_pairs_filled_up_to_the_screen(manager):
     campaign = contrastive_campaign(manager, segments=11, systems=names)
     task = launch(campaign)
     strata = set(SystemPriority.objects.filter(task=task).values_list("stratum", flat=True))
-    assert strata == {set_stratum(pair) for pair in itertools.combinations(range(11), 2)}
+    assert strata == {set_stratum(places=pair) for pair in itertools.combinations(range(11), 2)}
     met: Counter = Counter()
     for item, stratum in Slot.objects.filter(task=task).values_list("item", "batch__stratum"):
         shown = _screen_systems(task.items.get(id=item))

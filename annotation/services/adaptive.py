@@ -128,7 +128,7 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
     figures = figures_from_sums(task, judgments=cursor.judgments)
     report_progress(60)
     priorities_store(task=task, figures=figures)
-    complete = not is_adaptive_contrastive(task) or not systems_unjudged(
+    complete = not is_adaptive_contrastive(task=task) or not systems_unjudged(
         task=task, judged=[s.system for status in figures.statuses for s in status.systems]
     )
     task_settle_if_done(task_id=task.id, figures=figures, complete=complete)
@@ -162,7 +162,7 @@ def task_sums_count(*, task: Task, horizon: Horizon) -> SumsCursor:
     elif cursor.candidate is None:
         cursor.candidate, cursor.candidate_xids = horizon.bound, horizon.xids
     if target is not None and target > cursor.counted_to:
-        read = new_screen_observations if is_adaptive_contrastive(task) else new_observations
+        read = new_screen_observations if is_adaptive_contrastive(task=task) else new_observations
         found = read(task, after=cursor.counted_to, upto=target, carried=cursor.carried)
         _sums_add(task=task, found=found)
         cursor.carried = [i for i in cursor.carried if i > target] + found.carried

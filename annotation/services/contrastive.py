@@ -111,7 +111,7 @@ def contrastive_items(
     system's text for segment ``i``. Identical outputs become one candidate naming all
     their systems (at the first one's position). An adaptive task's screens serve sets of
     systems (``adaptive_screen_items``)."""
-    if is_adaptive_contrastive(task):
+    if is_adaptive_contrastive(task=task):
         return adaptive_screen_items(
             task=task, segments=segments, systems=systems, outputs=outputs, rng=rng
         )
@@ -157,7 +157,7 @@ def adaptive_screen_items(
                     campaign=task.campaign,
                     segment=segment,
                     candidates=screen_candidates(outputs=shown),
-                    source_meta={"stratum": set_stratum(place[s] for s in chosen)},
+                    source_meta={"stratum": set_stratum(places=(place[s] for s in chosen))},
                 )
             )
     return items

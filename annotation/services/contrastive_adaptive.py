@@ -58,13 +58,13 @@ SCREENS_PER_SEGMENT = 10
 MAX_SYSTEMS = 62
 
 
-def is_adaptive_contrastive(task: Task) -> bool:
+def is_adaptive_contrastive(*, task: Task) -> bool:
     return task.task_type in CONTRASTIVE_TYPES and task.assignment == Assignment.ADAPTIVE
 
 
 def adaptive_problem(*, task: Task) -> str | None:
     """Why the task's adaptive assignment cannot be planned, if it cannot."""
-    if not is_adaptive_contrastive(task):
+    if not is_adaptive_contrastive(task=task):
         return None
     if task.unit == Unit.DOCUMENT:
         return (
@@ -93,15 +93,16 @@ def strata_sets(*, systems: int, size: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations(range(systems), 2))
 
 
-def set_stratum(places: Iterable[int]) -> int:
+def set_stratum(*, places: Iterable[int]) -> int:
     """The stratum of a set of systems, by their places in the campaign's systems by id."""
-    mask = sum(1 << place for place in set(places))
+    chosen = set(places)
+    mask = sum(1 << place for place in chosen)
     if mask < 3 or mask >= 1 << MAX_SYSTEMS:
-        raise ValueError(f"systems {sorted(places)} do not make a stratum")
+        raise ValueError(f"systems {sorted(chosen)} do not make a stratum")
     return -mask
 
 
-def stratum_places(stratum: int) -> tuple[int, ...] | None:
+def stratum_places(*, stratum: int) -> tuple[int, ...] | None:
     """The places of a set stratum's systems; None for a system's stratum."""
     if stratum > -3:
         return None
@@ -119,13 +120,13 @@ def campaign_systems(*, campaign_id: int) -> list[int]:
 def strata_cold_start(*, task: Task, strata: Iterable[int]) -> dict[int, int | None]:
     """Each stratum's own cold start in screens (a set's); None: the task's, per system."""
     chosen = list(strata)
-    sets = [places for places in map(stratum_places, chosen) if places]
+    sets = [places for s in chosen if (places := stratum_places(stratum=s))]
     systems = len({place for places in sets for place in places})
     cold = 0
     if sets and task.cold_start > 0:
         per_round = len(sets) * screen_size(task=task, systems=systems) / systems
         cold = math.ceil(task.cold_start / per_round)
-    return {s: (cold if stratum_places(s) else None) for s in chosen}
+    return {s: (cold if stratum_places(stratum=s) else None) for s in chosen}
 
 
 def strata_priorities(
@@ -135,7 +136,7 @@ def strata_priorities(
     system's stratum, or for a contrastive task its id, -> gain): a system's stratum its own
     gain; a set's, its systems' gains plus, per filler place of its screens, the mean gain
     of the other systems. A system not counted yet is in the cold start (infinite gain)."""
-    places = {s: stratum_places(s) for s in strata}
+    places = {s: stratum_places(stratum=s) for s in strata}
     if not any(places.values()):
         return {s: gains.get(s, 0.0) for s in strata}
     ids = campaign_systems(campaign_id=task.campaign_id)
@@ -158,7 +159,7 @@ def systems_unjudged(*, task: Task, judged: Iterable[str]) -> list[str]:
     (names) yet: while any is left, the ranking cannot be settled (the status knows only
     the systems judged, and concurrent first screens may leave one out for a while)."""
     strata = SystemPriority.objects.filter(task=task).values_list("stratum", flat=True)
-    places = {place for stratum in strata for place in stratum_places(stratum) or ()}
+    places = {place for stratum in strata for place in stratum_places(stratum=stratum) or ()}
     ids = campaign_systems(campaign_id=task.campaign_id)
     shown = [ids[place] for place in places if place < len(ids)]
     names = System.objects.filter(id__in=shown).values_list("name", flat=True)
