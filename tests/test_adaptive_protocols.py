@@ -205,13 +205,9 @@ def test_an_adaptive_task_of_each_scored_kind_claims_by_priority_and_settles(
         ("pairwise", {}),
         ("ranking", {}),
         ("postedit", {}),
-        ("contrastive_esa", {}),
-        ("contrastive_mqm", {}),
     ],
 )
-def test_a_protocol_without_single_scored_outputs_refuses_adaptive(
-    loaded_campaign, task_type, settings
-):
+def test_a_protocol_without_scored_outputs_refuses_adaptive(loaded_campaign, task_type, settings):
     with pytest.raises(TaskError, match="do not implement assignment"):
         task_create(
             campaign=loaded_campaign, task_type=task_type, assignment="adaptive", **settings

@@ -10,7 +10,8 @@ from annotation.models.tasks import SettledReason, Task
 
 
 class SystemPriority(models.Model):
-    """One system (a stratum of the task's batches) of an adaptive task: the priority the
+    """One system (a stratum of the task's batches; in a contrastive task, a set of systems)
+    of an adaptive task: the priority the
     refresh job computed and the judgments it counted then, and the slots claimed since
     (``pending``, added by the claim). The claim discounts the priority by the judgments
     claimed since (``(judged / (judged + pending))^2``: one more judgment's gain falls as
@@ -21,6 +22,9 @@ class SystemPriority(models.Model):
     priority = models.FloatField(default=0.0)
     judged = models.PositiveIntegerField(default=0)
     pending = models.PositiveIntegerField(default=0)
+    # Judgments (screens) this stratum is served first; null: the task's cold start. A
+    # contrastive set's (annotation/services/contrastive_adaptive.py).
+    cold_start = models.PositiveIntegerField(null=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -23,14 +23,15 @@ from typing import Any
 
 from annotation.lib import json_limits
 from annotation.protocols.base import AnswerError, whole_number
-from annotation.protocols.settings import DOCUMENT_SETTINGS
+from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 
-CONTRASTIVE_SETTINGS = DOCUMENT_SETTINGS | {
-    "ranking_size",
-    "context_size",
-    "show_reference",
-    "equivalence_margin",
-}
+# Adaptive: the systems sharing a screen chosen at claim time, on segments
+# (annotation/services/contrastive_adaptive.py).
+CONTRASTIVE_SETTINGS = (
+    DOCUMENT_SETTINGS
+    | ADAPTIVE_SETTINGS
+    | {"ranking_size", "context_size", "show_reference", "equivalence_margin"}
+)
 CONTRASTIVE_DEFAULTS = {"ranking_size": 3}  # WMT26: three translations side by side
 # Repeats of whole screens, and WMT26's check: a screen again with one output shuffled.
 CONTRASTIVE_QUALITY_CONTROL = frozenset({"repeat", "shuffle"})

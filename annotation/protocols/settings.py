@@ -278,9 +278,10 @@ SETTINGS: dict[str, Setting] = {
             "assignment",
             "choice",
             "Assignment",
-            "Adaptive: after a cold start, each batch holds one system's outputs, given to the "
-            "system whose judgments most narrow the ranking's open pairs; the task stops by "
-            "itself when the ranking is settled or the budget spent",
+            "Adaptive: after a cold start, each batch holds one system's outputs (contrastive: "
+            "screens of one set of systems), given to the system (set) whose judgments most "
+            "narrow the ranking's open pairs; the task stops by itself when the ranking is "
+            "settled or the budget spent",
             choices=tuple(Assignment.choices),
         ),
         Setting(
@@ -295,7 +296,8 @@ SETTINGS: dict[str, Setting] = {
             "judgment_budget",
             "int",
             "Judgment budget",
-            "Adaptive: the task stops once this many judgments are in; 0: no budget",
+            "Adaptive: the task stops once this many judgments (contrastive: screens) are in; "
+            "0: no budget",
             minimum=0,
             maximum=100_000_000,
             after_launch=True,
@@ -376,8 +378,8 @@ COMMON_SETTINGS = frozenset(
         "check_feedback",
     }
 )
-# Adaptive collection (annotation/services/adaptive.py): protocols whose screens hold one
-# output and whose results page has a ranking status to stop by name these.
+# Adaptive collection (annotation/services/adaptive.py): protocols whose results page has a
+# ranking status to stop by name these (contrastive ones: services/contrastive_adaptive.py).
 ADAPTIVE_SETTINGS = frozenset({"assignment", "cold_start", "judgment_budget"})
 # Document-level annotation (annotation/services/pages.py): protocols that can show a
 # document page name these.

@@ -79,12 +79,13 @@ def measures_of(task: Task) -> tuple[str, ...]:
     statistic, _ = STATISTICS[task.task_type]
     if task.task_type in LIKERT_TYPES:
         return MEASURES[TaskType(task.task_type)]
-    return ({ESA_SCORE: "esa", MQM_SCORE: "mqm"}[statistic],)
+    # Contrastive DA: its z-scores' measure, as the ranking status names it.
+    return ({ESA_SCORE: "esa", MQM_SCORE: "mqm", Z: "score"}[statistic],)
 
 
 def scores_fingerprint(task: Task) -> str:
     """What the recorded scores depend on besides the judgments: the MQM weights."""
-    if task.task_type != TaskType.MQM:
+    if task.task_type not in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
         return ""
     weights = task_mqm_weights(task=task)
     return hashlib.sha256(repr(weights).encode()).hexdigest()

@@ -1,13 +1,15 @@
 """Adaptive collection in the loop (issue 23): refreshing the priorities the claim reads,
 stopping a task when its ranking is settled or its budget spent, and continuing it.
 
-Which tasks: every protocol whose screen shows one output and whose results have a ranking
-status (``selectors.human.status_scores``): Likert/DA (z-scores), ESA and ESA^AI (the
-0-100 score), MQM (the MQM score, lower is better), on segments or on document pages (a
-batch then holds one system's documents; a page is one observation). Their declarations
-name ``ADAPTIVE_SETTINGS`` (annotation/protocols/); any other protocol refuses
-``assignment=adaptive`` (``Protocol.unimplemented``): pairwise, n-way ranking and
-post-editing have no score to rank by, and contrastive screens show several systems.
+Which tasks: every protocol whose results have a ranking status
+(``selectors.human.status_scores``): Likert/DA (z-scores), ESA and ESA^AI (the 0-100
+score), MQM (the MQM score, lower is better), on segments or on document pages (a batch
+then holds one system's documents; a page is one observation); and the contrastive ones
+(cESA, contrastive MQM and DA) on segments, whose strata are sets of systems and whose
+screens' systems are thus chosen at claim time (``services/contrastive_adaptive.py``).
+Their declarations name ``ADAPTIVE_SETTINGS`` (annotation/protocols/); any other protocol
+refuses ``assignment=adaptive`` (``Protocol.unimplemented``): pairwise, n-way ranking and
+post-editing have no score to rank by.
 
 How it fits the loop (annotation/services/assignment.py plans, the SQL claims):
 
@@ -100,6 +102,12 @@ from annotation.selectors.adaptive import (
     scores_fingerprint,
     xids_running,
 )
+from annotation.selectors.contrastive_adaptive import new_screen_observations
+from annotation.services.contrastive_adaptive import (
+    is_adaptive_contrastive,
+    strata_priorities,
+    systems_unjudged,
+)
 from annotation.services.task_rules import TaskError
 from annotation.services.tasks import task_locked
 
@@ -120,7 +128,10 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
     figures = figures_from_sums(task, judgments=cursor.judgments)
     report_progress(60)
     priorities_store(task=task, figures=figures)
-    task_settle_if_done(task_id=task.id, figures=figures)
+    complete = not is_adaptive_contrastive(task=task) or not systems_unjudged(
+        task=task, judged=[s.system for status in figures.statuses for s in status.systems]
+    )
+    task_settle_if_done(task_id=task.id, figures=figures, complete=complete)
     if cursor.counted_to < horizon.bound:
         # Judgments up to the bound were still being written: this job runs once more when
         # it ends (as when it is asked for while running), so that a task's last batch is
@@ -151,7 +162,8 @@ def task_sums_count(*, task: Task, horizon: Horizon) -> SumsCursor:
     elif cursor.candidate is None:
         cursor.candidate, cursor.candidate_xids = horizon.bound, horizon.xids
     if target is not None and target > cursor.counted_to:
-        found = new_observations(task, after=cursor.counted_to, upto=target, carried=cursor.carried)
+        read = new_screen_observations if is_adaptive_contrastive(task=task) else new_observations
+        found = read(task, after=cursor.counted_to, upto=target, carried=cursor.carried)
         _sums_add(task=task, found=found)
         cursor.carried = [i for i in cursor.carried if i > target] + found.carried
         cursor.counted_to = target
@@ -215,18 +227,23 @@ def priorities_store(*, task: Task, figures: AdaptiveFigures) -> None:
         .values_list("stratum", "left")
     )
     now = timezone.now()
+    # A contrastive set's priority is made from its systems' (contrastive_adaptive.py).
+    priorities = strata_priorities(
+        task=task, strata=[row.stratum for row in stored], gains=figures.priorities
+    )
     for row in stored:
         row.pending = max(0, pending.get(row.stratum) or 0)
         # A system with no counted judgment yet is in the cold start (judged + pending).
-        row.priority = figures.priorities.get(row.stratum, 0.0)
+        row.priority = priorities[row.stratum]
         row.updated_at = now
     SystemPriority.objects.bulk_update(stored, ["priority", "pending", "updated_at"])
 
 
 @transaction.atomic
-def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures) -> bool:
-    """Marks the task settled (and records the notice) when its ranking is settled or its
-    budget spent; True if it settled now. Idempotent: a settled or continued task stays.
+def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: bool = True) -> bool:
+    """Marks the task settled (and records the notice) when its ranking is settled (and
+    ``complete``: every system it shows judged) or its budget spent; True if it settled now.
+    Idempotent: a settled or continued task stays.
     The task's row is locked only to settle it: every judgment's insert takes a key-share
     lock on it, which a lock at each refresh would make wait."""
     budget, settled_at, continued_at = (
@@ -235,12 +252,13 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures) -> bool:
         .get()
     )
     stays = settled_at is not None or continued_at is not None
-    if stays or not (figures.settled or (budget and figures.judgments >= budget)):
+    resolved = figures.settled and complete
+    if stays or not (resolved or (budget and figures.judgments >= budget)):
         return False
     task = Task.objects.select_for_update().get(id=task_id)
     if task.settled_at is not None or task.continued_at is not None:
         return False
-    if figures.settled:
+    if resolved:
         reason = SettledReason.RESOLVED
     elif task.judgment_budget and figures.judgments >= task.judgment_budget:
         reason = SettledReason.BUDGET

@@ -39,7 +39,8 @@ batch) and skip batches locked by other claims (``FOR UPDATE SKIP LOCKED``): con
 annotators never share a batch.
 
 An adaptive task (``Task.assignment``, annotation/services/adaptive.py) is planned the same
-way, except that each group holds one system's outputs (its batches' ``stratum``), and step 2
+way, except that each group holds one system's outputs (its batches' ``stratum``; a
+contrastive task's, screens of one set of systems: contrastive_adaptive.py), and step 2
 takes the open batch of the system that comes first in the priorities table a job refreshes
 (``evalsite_adaptive_batch``, installed by 0037_adaptive_assignment); a task its stopping
 rule settled hands out nothing until the organiser continues it.
@@ -79,6 +80,7 @@ from annotation.models import (
 )
 from annotation.protocols import QUALITY_CONTROL, protocol_for
 from annotation.services.batch_layout import Screen, replica_batches_build
+from annotation.services.contrastive_adaptive import strata_cold_start
 from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
@@ -172,7 +174,10 @@ def in_turns(*, parts: Sequence[Sequence[Placed]]) -> list[Placed]:
 
 
 def item_stratum(*, item: Item) -> int:
-    """The stratum of an adaptive task's item: its system, or the human reference's."""
+    """The stratum of an adaptive task's item: its system, or the human reference's; a
+    contrastive screen's set of systems (``contrastive.adaptive_screen_items``)."""
+    if "stratum" in (item.source_meta or {}):
+        return int(item.source_meta["stratum"])
     return item.system_id if item.system_id is not None else REFERENCE_STRATUM
 
 
@@ -281,11 +286,13 @@ def batches_create(
 
 
 def priorities_create(*, task: Task, batches: Sequence[Batch]) -> None:
-    """An adaptive task's priorities row per system of its batches. Every system starts in
-    the cold start (judged 0): the claim serves them in turn."""
+    """An adaptive task's priorities row per system (or contrastive set) of its batches.
+    Every one starts in the cold start (judged 0): the claim serves them in turn; a set's
+    cold start is in screens (``contrastive_adaptive.strata_cold_start``)."""
+    cold = strata_cold_start(task=task, strata={batch.stratum for batch in batches})
     SystemPriority.objects.bulk_create(
-        SystemPriority(task=task, stratum=stratum)
-        for stratum in sorted({batch.stratum for batch in batches})
+        SystemPriority(task=task, stratum=stratum, cold_start=cold[stratum])
+        for stratum in sorted(cold)
     )
 
 

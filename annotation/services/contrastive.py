@@ -1,5 +1,6 @@
-"""Contrastive screens (cESA, contrastive MQM, contrastive DA): the balanced plan at launch,
-the whole screen's answer checked, and one judgment row per output and system.
+"""Contrastive screens (cESA, contrastive MQM, contrastive DA): the balanced plan at launch
+(an adaptive task's: screens of sets of systems, ``adaptive_screen_items``), the whole screen's
+answer checked, and one judgment row per output and system.
 
 The annotator loop knows nothing of this: an item is a screen, its slot the screen's one
 claim, and the loop records the screen's ``Judgment`` (with ``candidate_scores`` in screen
@@ -17,10 +18,17 @@ from typing import Any
 
 from django.db import connection
 
+from annotation.errors import ApplicationError
 from annotation.models import Item, ItemType, Judgment, OutputJudgment, System
 from annotation.models.tasks import Task
 from annotation.protocols import AnswerError, protocol_for
 from annotation.protocols.contrastive import candidate_answers
+from annotation.services.contrastive_adaptive import (
+    SCREENS_PER_SEGMENT,
+    is_adaptive_contrastive,
+    set_stratum,
+    strata_sets,
+)
 from annotation.services.spans import CheckedSpan, SpanAnswerError, spans_checked
 
 # Up to this many outputs a screen's order is the best of all permutations; beyond, greedy.
@@ -62,6 +70,19 @@ class BalancedPlan:
                 self.met[b][a] += 1
         return screens
 
+    def around(self, chosen: Sequence[int]) -> list[int]:
+        """A screen of the ``chosen`` systems (an adaptive task's stratum), filled up with
+        those that met them least so far (ties: drawn from the seed), in balanced
+        positions."""
+        group = list(chosen)
+        while len(group) < self.size:
+            others = [s for s in range(self.systems) if s not in group]
+            group.append(self._least_met(group, self.rng.sample(others, len(others))))
+        for a, b in itertools.combinations(group, 2):
+            self.met[a][b] += 1
+            self.met[b][a] += 1
+        return self.ordered(group)
+
     def _least_met(self, group: Sequence[int], choices: Sequence[int]) -> int:
         return min(choices, key=lambda s: sum(self.met[s][g] for g in group))
 
@@ -88,7 +109,12 @@ def contrastive_items(
 ) -> list[Item]:
     """One item (screen) per group of the balanced plan: ``outputs[system id][i]`` is the
     system's text for segment ``i``. Identical outputs become one candidate naming all
-    their systems (at the first one's position)."""
+    their systems (at the first one's position). An adaptive task's screens serve sets of
+    systems (``adaptive_screen_items``)."""
+    if is_adaptive_contrastive(task=task):
+        return adaptive_screen_items(
+            task=task, segments=segments, systems=systems, outputs=outputs, rng=rng
+        )
     plan = BalancedPlan(len(systems), task.ranking_size, rng)
     items = []
     for i, segment in enumerate(segments):
@@ -100,6 +126,38 @@ def contrastive_items(
                     campaign=task.campaign,
                     segment=segment,
                     candidates=screen_candidates(outputs=shown),
+                )
+            )
+    return items
+
+
+def adaptive_screen_items(
+    *, task: Task, segments: Sequence[Any], systems: Sequence[System], outputs, rng
+) -> list[Item]:
+    """An adaptive task's screens (services/contrastive_adaptive.py): per segment, one for
+    each of up to ``SCREENS_PER_SEGMENT`` strata (sets of systems), the strata taken in a
+    rotation drawn from the seed, a pair's screens filled up by ``BalancedPlan.around``; the
+    item keeps its stratum (``source_meta["stratum"]``, read by ``assignment.item_stratum``)."""
+    if len(systems) < 2:
+        raise ApplicationError("adaptive contrastive screens need at least two systems")
+    plan = BalancedPlan(len(systems), task.ranking_size, rng)
+    by_id = sorted(range(len(systems)), key=lambda s: systems[s].id)
+    place = {system: rank for rank, system in enumerate(by_id)}
+    strata = strata_sets(systems=len(systems), size=plan.size)
+    rng.shuffle(strata)
+    per_segment = min(len(strata), SCREENS_PER_SEGMENT)
+    items = []
+    for i, segment in enumerate(segments):
+        for turn in range(i * per_segment, (i + 1) * per_segment):
+            chosen = strata[turn % len(strata)]
+            shown = [(systems[s].name, outputs[systems[s].id][i]) for s in plan.around(chosen)]
+            items.append(
+                Item(
+                    task=task,
+                    campaign=task.campaign,
+                    segment=segment,
+                    candidates=screen_candidates(outputs=shown),
+                    source_meta={"stratum": set_stratum(places=(place[s] for s in chosen))},
                 )
             )
     return items

@@ -13,6 +13,7 @@ from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
 from annotation.selectors.annotation import campaign_has_documents
+from annotation.services.contrastive_adaptive import adaptive_problem
 from annotation.services.spans import mqm_settings_problem
 
 # Every setting, with its bounds: declared once in annotation/protocols/base.py.
@@ -68,6 +69,8 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
             )
     if task.batch_size < 1:
         raise TaskError("a batch holds at least one item")
+    if problem := adaptive_problem(task=task):
+        raise TaskError(problem)
     problem = mqm_settings_problem(categories=task.mqm_categories, weights=task.mqm_weights)
     if problem:
         raise TaskError(problem)
