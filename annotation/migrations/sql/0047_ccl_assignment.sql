@@ -2,18 +2,14 @@
 -- a judgment or a skip, writing them, and closing a batch. Python (annotation/services/
 -- judging.py) validates the answer, gives the refusals their words and writes a judgment's
 -- spans in the same transaction; everything else is here, for every task type.
--- Migration 0045_ccl_contrastive_strata installs this file as it is (0037_adaptive_
--- assignment's copy was the one before). What changed (marked "ccl:"): a stratum's own cold
+-- Migration 0047_ccl_contrastive_strata installs this file as it is (0045_rel2_annotator_
+-- restarts' copy was the one before). What changed (marked "ccl:"): a stratum's own cold
 -- start (annotation_systempriority.cold_start: a contrastive set of systems', in screens)
 -- takes the place of the task's where it is set (annotation/services/contrastive_adaptive.py).
--- Migration 0037_adaptive_assignment installed the copy before (0036_tutorial's copy was
--- the one before it, with its TUTORIAL GATE; 0035_adaptive's copy, the same without that gate,
--- is installed by no migration since the two were chained). What changed then (between
--- "adaptive:" markers): an adaptive task's
--- claim takes the open batch of the system with the highest priority
--- (evalsite_adaptive_batch, reading annotation_systempriority, which a job refreshes), a
--- task the stopping rule settled hands out no work until the organiser continues it, and a
--- skipped item's new batch keeps its system (stratum). A planned task's claim is unchanged.
+-- Kept from the copies before: "restart:" markers (0045: the quota of an invited annotator
+-- grows by items_per_annotator each time a manager lets them start again,
+-- annotation/services/restarts.py, as a crowd participant's grows by a batch per attempt);
+-- "adaptive:" markers (0037: the adaptive claim).
 -- A later change copies it to a new file for a new migration (this one then stays as it
 -- was: replaying the migrations installs each version in turn); tests/test_batches.py
 -- checks that the installed functions are the newest file's.
@@ -31,13 +27,19 @@ RETURNS integer LANGUAGE plpgsql STABLE AS $$
 -- Batches one annotator may take; 0: no limit. A crowd participant is paid for one batch
 -- per attempt (a manager may let one who failed the checks start again);
 -- anyone else gets items_per_annotator rounded up to whole batches (a quota below the batch
--- size made it the capacity of the task's batches at launch: one batch). (PL/pgSQL, as
--- all of these: its plans are kept from call to call, an SQL function's are made anew.)
+-- size made it the capacity of the task's batches at launch: one batch), once per attempt
+-- (restart: 1 + the restarts a manager gave them; one probe of one_restart_per_attempt).
+-- (PL/pgSQL, as all of these: its plans are kept from call to call, an SQL function's are
+-- made anew.)
 BEGIN
 RETURN (SELECT CASE
     WHEN c.attempts IS NOT NULL THEN c.attempts
     WHEN t.items_per_annotator > 0
         THEN ceil(t.items_per_annotator::numeric / GREATEST(1, t.batch_size))::integer
+             -- restart: begin
+             * (1 + (SELECT count(*) FROM annotation_annotatorrestart r
+                      WHERE r.task_id = t.id AND r.annotator_id = p_user))::integer
+             -- restart: end
     ELSE 0 END
   FROM annotation_task t
   LEFT JOIN annotation_crowdparticipant c ON c.task_id = t.id AND c.user_id = p_user

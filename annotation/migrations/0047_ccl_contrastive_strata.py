@@ -1,13 +1,13 @@
 """Adaptive contrastive screens (issues 22 and 23): a stratum's own cold start
 (``SystemPriority.cold_start``, a contrastive set of systems' in screens), read by the
-adaptive claim (sql/0045_ccl_assignment.sql)."""
+adaptive claim (sql/0047_ccl_assignment.sql)."""
 
 from pathlib import Path
 
 from django.db import migrations, models
 
-ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0045_ccl_assignment.sql"
-PREVIOUS_SQL = Path(__file__).with_name("sql") / "0037_adaptive_assignment.sql"
+ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0047_ccl_assignment.sql"
+PREVIOUS_SQL = Path(__file__).with_name("sql") / "0045_rel2_assignment.sql"
 
 
 def _install(apps, schema_editor):
@@ -20,7 +20,7 @@ def _previous(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0044_snap_snapshot_variants"),
+        ("annotation", "0046_adapt2_status_tuning"),
     ]
 
     operations = [
