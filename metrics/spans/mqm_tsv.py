@@ -233,8 +233,15 @@ def mark(text: str, start: int, end: int) -> str:
     return f"{text[:start]}{OPEN_MARK}{text[start:end]}{CLOSE_MARK}{text[end:]}"
 
 
+# Google's MQM TSV has no quoting: a tab or a line break inside a field would cut the row.
+# Each becomes one space, so a span's offsets into its text stay right (a download that is
+# a stream cannot refuse a row halfway through; a segment with a line break is rare).
+_TSV_BREAKS = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
 def write_mqm_tsv(rows: Iterable[MqmRow], *, with_comment: bool = False) -> Iterator[str]:
-    """Yield the header and one line per row (the severity capitalised as Google writes it)."""
+    """Yield the header and one line per row (the severity capitalised as Google writes it);
+    a tab or a line break inside a field is written as a space (``_TSV_BREAKS``)."""
     header = MQM_COLUMNS + ((COMMENT_COLUMN,) if with_comment else ())
     yield "\t".join(header) + "\n"
     for row in rows:
@@ -252,10 +259,7 @@ def write_mqm_tsv(rows: Iterable[MqmRow], *, with_comment: bool = False) -> Iter
         fields += [row.category, severity]
         if with_comment:
             fields.append(row.comment or "")
-        for field in fields:
-            if "\t" in field or "\n" in field or "\r" in field:
-                raise ValueError(f"an MQM TSV field cannot hold a tab or a line break: {field!r}")
-        yield "\t".join(fields) + "\n"
+        yield "\t".join(field.translate(_TSV_BREAKS) for field in fields) + "\n"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from metrics.spans import (
+    MqmRow,
     Span,
     SpanError,
     SpanItem,
@@ -191,6 +192,21 @@ def test_mqm_tsv_writes_a_missing_marker_without_v_and_reads_it_back():
     assert rows[0].span == Span.missing("major", "Accuracy/Omission")
     assert rows[0].comment == "lost a word"
     assert "".join(write_mqm_tsv(rows, with_comment=True)) == text
+
+
+def test_mqm_tsv_writes_tabs_and_line_breaks_as_spaces_and_keeps_the_offsets():
+    # A Pearmut source segment held a line break: the download stopped halfway with an error.
+    source, target = "Zeile eins\nZeile\tzwei", "line one\r\nline two"
+    span = Span(start=15, end=18, severity="minor", category="Fluency/Spelling", side="target")
+    assert target[15:18] == "two"
+    row = MqmRow("s", "d", "1", "7", "r1", source, target, span)
+    written = "".join(write_mqm_tsv([row]))
+    assert written.count("\n") == 2  # the header and one row
+    (back,) = read_mqm_tsv(io.StringIO(written))
+    assert back.source == "Zeile eins Zeile zwei"
+    assert back.target == "line one  line two"
+    assert back.span == span
+    assert back.target[back.span.start : back.span.end] == "two"
 
 
 @pytest.mark.parametrize(
