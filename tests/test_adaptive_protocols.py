@@ -212,3 +212,28 @@ def test_a_protocol_without_scored_outputs_refuses_adaptive(loaded_campaign, tas
         task_create(
             campaign=loaded_campaign, task_type=task_type, assignment="adaptive", **settings
         )
+
+
+def test_an_adaptive_task_does_not_settle_while_a_system_is_unjudged(
+    launched, loaded_campaign, make_annotator
+):
+    # The status knows only the systems judged so far: two systems far apart would settle it
+    # while the third waits for its cold start (found in the contrastive work, where
+    # concurrent first screens left a system out).
+    task = launched("esa", assignment="adaptive", batch_size=12, cold_start=24, seed=23)
+    user = make_annotator(loaded_campaign, "a0")
+    counter = [0]
+    for _ in range(2):
+        assert judge_batch(task, user, counter)
+        refresh(task)
+    judged = SystemPriority.objects.filter(task=task, judged__gt=0).count()
+    assert judged == 2
+    status = figures_from_sums(task, judgments=counter[0]).statuses[0]
+    assert status.settled  # the two judged systems alone are resolved
+    task.refresh_from_db()
+    assert task.settled_at is None
+    assert judge_batch(task, user, counter)
+    refresh(task)
+    assert SystemPriority.objects.filter(task=task, judged=0).count() == 0
+    task.refresh_from_db()
+    assert task.settled_reason == "resolved"  # once every system is judged

@@ -128,9 +128,7 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
     figures = figures_from_sums(task, judgments=cursor.judgments)
     report_progress(60)
     priorities_store(task=task, figures=figures)
-    complete = not is_adaptive_contrastive(task=task) or not systems_unjudged(
-        task=task, judged=[s.system for status in figures.statuses for s in status.systems]
-    )
+    complete = _every_system_judged(task=task, figures=figures)
     task_settle_if_done(task_id=task.id, figures=figures, complete=complete)
     if cursor.counted_to < horizon.bound:
         # Judgments up to the bound were still being written: this job runs once more when
@@ -139,6 +137,19 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
         Job.objects.filter(
             kind=Job.Kind.REFRESH_PRIORITIES, target_id=task.id, state=Job.State.RUNNING
         ).update(rerun_requested=True)
+
+
+def _every_system_judged(*, task: Task, figures: AdaptiveFigures) -> bool:
+    """Every system the task shows has an observation in the figures: the status knows only
+    the systems judged so far, so two systems far apart would otherwise settle a task whose
+    other systems still wait for their cold start (one annotator, or concurrent first
+    batches, reach that state)."""
+    judged = [s.system for status in figures.statuses for s in status.systems]
+    if is_adaptive_contrastive(task=task):
+        return not systems_unjudged(task=task, judged=judged)
+    strata = set(SystemPriority.objects.filter(task=task).values_list("stratum", flat=True))
+    counted = ScoreSums.objects.filter(task=task, label__in=judged, count__gt=0)
+    return strata <= set(counted.values_list("stratum", flat=True))
 
 
 @transaction.atomic
