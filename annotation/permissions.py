@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from annotation.db_prepared import model_columns, model_from_row, prepared_cursor
 from annotation.models import Campaign, CrowdParticipant, Membership, Role, SharedTask, Task
 
 # What each role may do; admins (superusers) may do everything but annotate.
@@ -80,7 +81,7 @@ def task_access(user, task_id: int, allowed: frozenset[str]) -> tuple[Task, str]
 # The annotator's task, role and crowd scope in one query: the annotator's hot path (the
 # next item and every judgment) pays one round trip and no ORM compilation for the rule.
 _ANNOTATOR_TASK_SQL = (
-    f"SELECT t.*, m.role AS role, cp.task_id AS crowd_task_id"  # noqa: S608 (model tables)
+    f"SELECT {model_columns(Task, 't')}, m.role, cp.task_id"  # noqa: S608 (model tables)
     f" FROM {Task._meta.db_table} t"
     f" LEFT JOIN {Membership._meta.db_table} m"
     " ON m.campaign_id = t.campaign_id AND m.user_id = %s"
@@ -93,13 +94,15 @@ def _annotator_task(user, task_id: int) -> tuple[Task, str]:
     if not user.is_authenticated:
         raise Http404("no such task")
     states = list(ANNOTATOR_VISIBLE_STATES)
-    rows = list(Task.objects.raw(_ANNOTATOR_TASK_SQL, [user.id, user.id, task_id, states]))
-    task = rows[0] if rows else None
-    # ``raw`` sets the query's extra columns (role, crowd_task_id) as attributes.
-    crowd_task_id = getattr(task, "crowd_task_id", None)
-    if task is None or (crowd_task_id is not None and crowd_task_id != task.id):
+    with prepared_cursor() as cursor:
+        cursor.execute(_ANNOTATOR_TASK_SQL, [user.id, user.id, task_id, states])
+        row = cursor.fetchone()
+    if row is None:
         raise Http404("no such task")
-    return task, _role_allowed(user, getattr(task, "role", None), CAN_ANNOTATE)
+    task, (role, crowd_task_id) = model_from_row(Task, row[:-2]), row[-2:]
+    if crowd_task_id is not None and crowd_task_id != task.id:
+        raise Http404("no such task")
+    return task, _role_allowed(user, role, CAN_ANNOTATE)
 
 
 def authorize_request(

@@ -48,6 +48,11 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+# The annotator loop's statements are prepared, planned once per session
+# (annotation/db_prepared.py); 0 for a pooler in transaction mode that cannot keep them.
+DATABASE_PREPARED_STATEMENTS = os.environ.get("DATABASE_PREPARE", "1") != "0"
+
+
 def database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
@@ -70,7 +75,13 @@ def database_from_url(url: str) -> dict[str, object]:
         # missing or stale, mis-estimated lookups pass the JIT threshold and compiling costs
         # far more than the query (with both, the demo's simulated raters took over ten
         # minutes instead of twenty seconds on a fresh cluster).
-        "OPTIONS": {"connect_timeout": 5, "options": "-c jit=off"},
+        "OPTIONS": {
+            "connect_timeout": 5,
+            "options": "-c jit=off",
+            # Let a session keep prepared statements: only the annotator loop's cursor
+            # prepares (annotation/db_prepared.py); Django's client-side cursors never do.
+            "prepare_threshold": 1 if DATABASE_PREPARED_STATEMENTS else None,
+        },
     }
 
 

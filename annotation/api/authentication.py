@@ -11,11 +11,13 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.authtoken.models import Token
 
+from annotation.db_prepared import model_columns, model_from_row, prepared_cursor
 from annotation.services.logins import token_expired
 
 _User = get_user_model()
 _TOKEN_USER_SQL = (
-    f"SELECT u.*, t.created AS token_created FROM {_User._meta.db_table} u"  # noqa: S608
+    f"SELECT {model_columns(_User, 'u')}, t.created"  # noqa: S608 (model tables)
+    f" FROM {_User._meta.db_table} u"
     f" JOIN {Token._meta.db_table} t ON t.user_id = u.{_User._meta.pk.column}"
     " WHERE t.key = %s"
 )
@@ -41,10 +43,13 @@ class TokenUserAuthentication(TokenAuthentication):
         return super().authenticate(request)
 
     def authenticate_credentials(self, key: str):
-        found = list(_User.objects.raw(_TOKEN_USER_SQL, [key]))
-        if not found:
+        with prepared_cursor() as cursor:
+            cursor.execute(_TOKEN_USER_SQL, [key])
+            row = cursor.fetchone()
+        if row is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        user = found[0]
+        user = model_from_row(_User, row[:-1])
+        user.token_created = row[-1]
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         if token_expired(created=user.token_created):

@@ -19,6 +19,8 @@ from typing import Any
 
 from django.db import connection
 
+from annotation.db_prepared import prepared_cursor
+
 
 @dataclass(frozen=True)
 class JudgedAndClaimed:
@@ -76,7 +78,7 @@ def slot_judge_and_claim(
     not after the batch closed; "no"): one statement, a
         transaction by itself unless the caller holds one (a span task's spans join it)."""
     answer = values or {}
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             JUDGE_AND_CLAIM_SQL,
             [
