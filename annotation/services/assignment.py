@@ -21,7 +21,7 @@ in batches, cut into pages whose slots are consecutive (``Slot.page``); the clai
 page's slots together and ``page_judgments.py`` records a page at once.
 
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0037_adaptive_assignment.sql``, each rule once, for every task
+(``annotation/migrations/sql/0048_perf_assignment.sql``, each rule once, for every task
 type; ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 

@@ -1,4 +1,4 @@
-"""The loop's helpers in PL/pgSQL (sql/0045_perf_assignment.sql): an SQL function whose
+"""The loop's helpers in PL/pgSQL (sql/0048_perf_assignment.sql): an SQL function whose
 body holds a subquery is never inlined, so it was planned anew on every call (the batches an
 annotator had, counted on every judgment for their progress: about 0.3 ms of the database's
 CPU per judgment); a PL/pgSQL function keeps its plans from call to call."""
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from django.db import migrations
 
-ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0045_perf_assignment.sql"
-PREVIOUS_SQL = Path(__file__).with_name("sql") / "0037_adaptive_assignment.sql"
+ASSIGNMENT_SQL = Path(__file__).with_name("sql") / "0048_perf_assignment.sql"
+PREVIOUS_SQL = Path(__file__).with_name("sql") / "0047_ccl_assignment.sql"
 
 
 def _install(apps, schema_editor):
@@ -21,7 +21,7 @@ def _previous(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0044_snap_snapshot_variants"),
+        ("annotation", "0047_ccl_contrastive_strata"),
     ]
 
     operations = [

@@ -2,14 +2,14 @@
 -- a judgment or a skip, writing them, and closing a batch. Python (annotation/services/
 -- judging.py) validates the answer, gives the refusals their words and writes a judgment's
 -- spans in the same transaction; everything else is here, for every task type.
--- Migration 0037_adaptive_assignment installs this file as it is (0036_tutorial's copy was
--- the one before, with its TUTORIAL GATE; 0035_adaptive's copy, the same without that gate,
--- is installed by no migration since the two were chained). What changed (between
--- "adaptive:" markers): an adaptive task's
--- claim takes the open batch of the system with the highest priority
--- (evalsite_adaptive_batch, reading annotation_systempriority, which a job refreshes), a
--- task the stopping rule settled hands out no work until the organiser continues it, and a
--- skipped item's new batch keeps its system (stratum). A planned task's claim is unchanged.
+-- Migration 0048_perf_plpgsql_helpers installs this file as it is (0047_ccl_contrastive_
+-- strata's copy was the one before). What changed: the "perf" paragraph below. Kept from the
+-- copies before: "ccl:" markers (0047: a stratum's own cold start,
+-- annotation_systempriority.cold_start, a contrastive set of systems' in screens, takes the
+-- place of the task's where it is set, annotation/services/contrastive_adaptive.py);
+-- "restart:" markers (0045: the quota of an invited annotator grows by items_per_annotator
+-- each time a manager lets them start again, annotation/services/restarts.py, as a crowd
+-- participant's grows by a batch per attempt); "adaptive:" markers (0037: the adaptive claim).
 -- A later change copies it to a new file for a new migration (this one then stays as it
 -- was: replaying the migrations installs each version in turn); tests/test_batches.py
 -- checks that the installed functions are the newest file's.
@@ -19,7 +19,7 @@
 -- .skipped, .next_position, written by the update that renews its lease), and the batches
 -- an annotator had are counted as batches, not slots.
 --
--- perf (migration 0045_perf_plpgsql_helpers): every function here is PL/pgSQL, whose
+-- perf (migration 0048_perf_plpgsql_helpers): every function here is PL/pgSQL, whose
 -- statements' plans are kept from call to call. An SQL function is inlined into its caller
 -- only when its body is one expression without a subquery; the helpers' bodies hold
 -- subqueries, so each call was parsed and planned anew (evalsite_batches_had, read on every
@@ -33,13 +33,19 @@ RETURNS integer LANGUAGE plpgsql STABLE AS $$
 -- Batches one annotator may take; 0: no limit. A crowd participant is paid for one batch
 -- per attempt (a manager may let one who failed the checks start again);
 -- anyone else gets items_per_annotator rounded up to whole batches (a quota below the batch
--- size made it the capacity of the task's batches at launch: one batch). (PL/pgSQL, as
--- all of these: its plans are kept from call to call, an SQL function's are made anew.)
+-- size made it the capacity of the task's batches at launch: one batch), once per attempt
+-- (restart: 1 + the restarts a manager gave them; one probe of one_restart_per_attempt).
+-- (PL/pgSQL, as all of these: its plans are kept from call to call, an SQL function's are
+-- made anew.)
 BEGIN
 RETURN (SELECT CASE
     WHEN c.attempts IS NOT NULL THEN c.attempts
     WHEN t.items_per_annotator > 0
         THEN ceil(t.items_per_annotator::numeric / GREATEST(1, t.batch_size))::integer
+             -- restart: begin
+             * (1 + (SELECT count(*) FROM annotation_annotatorrestart r
+                      WHERE r.task_id = t.id AND r.annotator_id = p_user))::integer
+             -- restart: end
     ELSE 0 END
   FROM annotation_task t
   LEFT JOIN annotation_crowdparticipant c ON c.task_id = t.id AND c.user_id = p_user
@@ -115,8 +121,9 @@ CREATE OR REPLACE FUNCTION evalsite_adaptive_batch(
     p_task bigint, p_user bigint, p_cold integer, p_budget integer
 ) RETURNS bigint LANGUAGE plpgsql AS $$
 -- An adaptive task's next batch for the annotator, locked (SKIP LOCKED): the first open one,
--- in launch order, holding no item they have had, of the system that comes first by
--- (1) still in the cold start (judged + claimed below p_cold), fewest first; (2) the
+-- in launch order, holding no item they have had, of the system (a contrastive task: the
+-- set of systems) that comes first by (1) still in the cold start (judged + claimed below
+-- its own cold start, else p_cold), fewest first; (2) the
 -- priority the refresh job wrote (metrics.adaptive.system_priorities), discounted by the
 -- judgments claimed since ((judged / (judged + pending))^2: a judgment's gain falls as
 -- 1 / n^2), so that claims between two refreshes spread over the open pairs. The batch's
@@ -133,10 +140,11 @@ BEGIN
                           WHERE task_id = p_task) >= p_budget THEN
         RETURN NULL;
     END IF;
+    -- ccl: a stratum's own cold start (a contrastive set's, in screens), else the task's.
     FOR v_stratum IN
         SELECT p.stratum FROM annotation_systempriority p WHERE p.task_id = p_task
-         ORDER BY (p.judged + p.pending < p_cold) DESC,
-                  CASE WHEN p.judged + p.pending < p_cold THEN 0
+         ORDER BY (p.judged + p.pending < COALESCE(p.cold_start, p_cold)) DESC,
+                  CASE WHEN p.judged + p.pending < COALESCE(p.cold_start, p_cold) THEN 0
                        ELSE p.priority * power(p.judged::float8
                                                / GREATEST(p.judged + p.pending, 1), 2)
                   END DESC,
