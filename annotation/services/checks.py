@@ -33,15 +33,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.utils import timezone
 
 from annotation.models import (
-    AnnotatorRestart,
     CheckFeedback,
     CheckKind,
     CheckOutcome,
-    CrowdParticipant,
     ItemType,
     Slot,
     Task,
@@ -120,19 +118,21 @@ def slot_check(*, slot: Slot) -> SlotCheck | None:
     return None
 
 
-def _attempt(task: Task, annotator_id: int) -> int:
-    """The annotator's attempt: a crowd participant's, or 1 plus the restarts a manager
-    gave them (one probe of one_restart_per_attempt; read for checks only)."""
-    if task.crowd_secret:
-        attempts = (
-            CrowdParticipant.objects.filter(task_id=task.id, user_id=annotator_id)
-            .values_list("attempts", flat=True)
-            .first()
-        )
-        if attempts:
-            return attempts
-    restarts = AnnotatorRestart.objects.filter(task_id=task.id, annotator_id=annotator_id)
-    return restarts.aggregate(latest=Max("attempt"))["latest"] or 1
+# The outcome, in one statement with the annotator's attempt: a crowd participant's, else 1
+# plus the restarts a manager gave them (annotation_annotatorrestart). ON CONFLICT DO
+# NOTHING: a double click on a warned answer keeps the first request's row.
+_OUTCOME_INSERT_SQL = """
+INSERT INTO annotation_checkoutcome
+    (slot_id, task_id, annotator_id, kind, passed, loud, warned, attempt, reason, created_at)
+VALUES (%(slot)s, %(task)s, %(annotator)s, %(kind)s, %(passed)s, %(loud)s, %(warned)s,
+        COALESCE((SELECT c.attempts FROM annotation_crowdparticipant c
+                   WHERE %(crowd)s AND c.task_id = %(task)s AND c.user_id = %(annotator)s),
+                 (SELECT max(r.attempt) FROM annotation_annotatorrestart r
+                   WHERE r.task_id = %(task)s AND r.annotator_id = %(annotator)s),
+                 1),
+        %(reason)s, %(now)s)
+ON CONFLICT DO NOTHING
+"""
 
 
 @transaction.atomic
@@ -150,23 +150,22 @@ def check_outcome_record(
         ).update(passed_again=result.passed)
         if answered_again:
             return
-    # ON CONFLICT DO NOTHING: a double click on a warned answer keeps the first request's row.
-    CheckOutcome.objects.bulk_create(
-        [
-            CheckOutcome(
-                slot_id=slot_id,
-                task=task,
-                annotator_id=annotator_id,
-                kind=result.kind,
-                passed=result.passed,
-                loud=loud,
-                warned=not final,
-                attempt=_attempt(task, annotator_id),
-                reason=result.reason[:200],
-            )
-        ],
-        ignore_conflicts=True,
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _OUTCOME_INSERT_SQL,
+            {
+                "slot": slot_id,
+                "task": task.id,
+                "annotator": annotator_id,
+                "kind": result.kind,
+                "passed": result.passed,
+                "loud": loud,
+                "warned": not final,
+                "crowd": bool(task.crowd_secret),
+                "reason": result.reason[:200],
+                "now": timezone.now(),
+            },
+        )
 
 
 def check_warns(*, task: Task, slot_id: int, result: CheckResult | None) -> bool:
