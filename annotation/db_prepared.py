@@ -25,7 +25,8 @@ class _PreparingCursor(ServerBindingCursor):
     threshold stays off, as Django sets it, for every other cursor)."""
 
     def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-        return super().execute(query, params, prepare=True, **kwargs)
+        # django-stubs do not know psycopg's cursor under Django's class.
+        return super().execute(query, params, prepare=True, **kwargs)  # type: ignore[misc]
 
 
 def prepared_cursor() -> Any:
@@ -35,8 +36,11 @@ def prepared_cursor() -> Any:
         return connection.cursor()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
+    # Django's own wrapping of a new cursor (a private method: tests/test_loop_prepared.py
+    # fails if a Django release changes it).
     with connection.wrap_database_errors:
-        return connection._prepare_cursor(_PreparingCursor(connection.connection))
+        raw = _PreparingCursor(connection.connection)  # type: ignore[call-arg]
+        return connection._prepare_cursor(raw)  # type: ignore[attr-defined]
 
 
 def model_columns(model: type[models.Model], alias: str) -> str:
