@@ -81,6 +81,7 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from annotation.models import (
+    REFERENCE_STRATUM,
     Assignment,
     Batch,
     Campaign,
@@ -144,12 +145,12 @@ def _every_system_judged(*, task: Task, figures: AdaptiveFigures) -> bool:
     the systems judged so far, so two systems far apart would otherwise settle a task whose
     other systems still wait for their cold start (one annotator, or concurrent first
     batches, reach that state)."""
-    judged = [s.system for status in figures.statuses for s in status.systems]
     if is_adaptive_contrastive(task=task):
+        judged = [s.system for status in figures.statuses for s in status.systems]
         return not systems_unjudged(task=task, judged=judged)
-    strata = set(SystemPriority.objects.filter(task=task).values_list("stratum", flat=True))
-    counted = ScoreSums.objects.filter(task=task, label__in=judged, count__gt=0)
-    return strata <= set(counted.values_list("stratum", flat=True))
+    # The human reference's batches (if shown) are no system of the ranking: not waited for.
+    unjudged = SystemPriority.objects.filter(task=task, judged=0)
+    return not unjudged.exclude(stratum=REFERENCE_STRATUM).exists()
 
 
 @transaction.atomic
