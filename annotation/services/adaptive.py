@@ -141,10 +141,10 @@ def task_priorities_refresh(*, target_id: int, report_progress: Callable[[int], 
 
 
 def _every_system_judged(*, task: Task, figures: AdaptiveFigures) -> bool:
-    """Every system the task shows has an observation in the figures: the status knows only
-    the systems judged so far, so two systems far apart would otherwise settle a task whose
-    other systems still wait for their cold start (one annotator, or concurrent first
-    batches, reach that state)."""
+    """Every system the task shows has been judged (its stratum's ``judged``; a contrastive
+    set's systems in the figures): the status knows only the systems judged so far, so two
+    systems far apart would otherwise settle a task whose other systems still wait for
+    their cold start (one annotator, or concurrent first batches, reach that state)."""
     if is_adaptive_contrastive(task=task):
         judged = [s.system for status in figures.statuses for s in status.systems]
         return not systems_unjudged(task=task, judged=judged)
