@@ -200,14 +200,7 @@ def likert_ranking_status(
     document task's pages are not in them, so its status reads them (one more query)."""
     if task.unit == Unit.DOCUMENT:
         return task_statuses(task, rolling=rolling)
-    scores = likert_status_scores(data, included)
-    return statuses_of(
-        scores,
-        delta=task.equivalence_margin,
-        tuned_for=task.tuned_for,
-        paired=task.paired_status,
-        rolling=rolling,
-    )
+    return _task_statuses_of(task, likert_status_scores(data, included), rolling=rolling)
 
 
 def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
@@ -216,6 +209,12 @@ def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
     scores = status_scores(task)
     if scores is None:
         return []
+    return _task_statuses_of(task, scores, rolling=rolling)
+
+
+def _task_statuses_of(task: Task, scores: StatusScores, *, rolling: bool) -> list[RankingStatus]:
+    """The statuses under the task's own fixed rule: its margin, its tuning and whether its
+    design pairs (all set at launch)."""
     return statuses_of(
         scores,
         delta=task.equivalence_margin,
