@@ -141,3 +141,28 @@ def test_error_legend_names_severity_alone_without_categories():
     titles = [t.text for t in root.iter(f"{SVG}title")]
     assert not any("(none)" in (t or "") for t in titles)
     assert_texts_inside(root)
+
+
+def time_labels(root: ET.Element) -> list[tuple[str, float]]:
+    return [
+        (text.text or "", float(text.get("x")))
+        for text in root.iter(f"{SVG}text")
+        if (text.get("class") or "").split()[:1] == ["tick"]
+    ]
+
+
+def test_progress_time_labels_never_say_the_same_moment_twice_or_leave_the_picture():
+    start = datetime(2026, 1, 1, 9, 30, 5, tzinfo=UTC)
+    # Everything at one moment (the demo's judgments are stored in one go): one label.
+    same = start + timedelta(milliseconds=300)
+    one = parse(progress_plot([Series("A", [(start, 1), (same, 3)])], title="t"))
+    assert [label for label, _ in time_labels(one)] == ["2026-01-01 09:30"]
+    assert_texts_inside(one)
+    # Within one minute: the seconds tell the ends apart.
+    minute = [Series("A", [(start, 1), (start + timedelta(seconds=40), 3)])]
+    labels = [label for label, _ in time_labels(parse(progress_plot(minute, title="t")))]
+    assert labels == ["2026-01-01 09:30:05", "09:30:45"]
+    # Over days: the end names its day.
+    days = [Series("A", [(start, 1), (start + timedelta(days=2, hours=1), 3)])]
+    labels = [label for label, _ in time_labels(parse(progress_plot(days, title="t")))]
+    assert labels == ["2026-01-01 09:30", "2026-01-03 10:30"]

@@ -55,11 +55,12 @@ def progress_plot(series: list[Series], *, title: str, width: int = 640) -> Safe
             f"{ticks.label(count)}</text>"
         )
     start, end = min(p[0] for p in points), max(p[0] for p in points)
-    for moment, anchor in ((start, "start"), (end, "end")):
+    for moment, anchor, label in zip(
+        (start, end), ("start", "end"), _time_labels(start, end), strict=False
+    ):
         parts.append(
             # A class, not a style attribute (the CSP allows none); .tick would beat text-anchor=.
-            f'<text x="{x(moment):.1f}" y="{plot_height - 10}" class="tick {anchor}">'
-            f"{moment:%Y-%m-%d %H:%M}</text>"
+            f'<text x="{x(moment):.1f}" y="{plot_height - 10}" class="tick {anchor}">{label}</text>'
         )
     for i, line in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
@@ -80,6 +81,19 @@ def progress_plot(series: list[Series], *, title: str, width: int = 640) -> Safe
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 (every label is escaped above)
+
+
+def _time_labels(start: datetime, end: datetime) -> list[str]:
+    """The axis's two ends: one label when they are the same second (the demo stores its
+    judgments in one go), seconds when they are within a minute, the end's date only when
+    it is another day."""
+    if f"{start:%Y-%m-%d %H:%M:%S}" == f"{end:%Y-%m-%d %H:%M:%S}":
+        return [f"{start:%Y-%m-%d %H:%M}"]
+    if (end - start).total_seconds() < 60:
+        return [f"{start:%Y-%m-%d %H:%M:%S}", f"{end:%H:%M:%S}"]
+    if start.date() == end.date():
+        return [f"{start:%Y-%m-%d %H:%M}", f"{end:%H:%M}"]
+    return [f"{start:%Y-%m-%d %H:%M}", f"{end:%Y-%m-%d %H:%M}"]
 
 
 def scatter_plot(
