@@ -242,7 +242,6 @@ def test_five_systems_settle_by_pages_spending_most_on_the_close_ones(manager):
         )
     )
     far_share = (observed["far-top"] + observed["far-low"]) / sum(observed.values())
-    print("judged", judged, "of", slots, "batches", len(claimed_sets), "far share", far_share)
     assert far_share < 0.35, observed
     # Each page judged once, whole, by one annotator; each slot at most once; never an item
     # twice to an annotator.
