@@ -78,8 +78,7 @@ def test_a_planned_launch_is_unchanged(launched):
     ("task_type", "settings", "words"),
     [
         ("pairwise", {}, "do not implement assignment"),
-        # Contrastive screens: adaptive on segments (tests/test_adaptive_contrastive.py).
-        ("contrastive_da", {"unit": "document", "page_size": 3}, "built for the segment unit"),
+        # Contrastive screens and pages: tests/test_adaptive_contrastive*.py.
     ],
 )
 def test_adaptive_is_refused_where_the_protocol_cannot_support_it(

@@ -399,14 +399,6 @@ def test_the_refresh_figures_equal_the_live_status(manager, task_type):
 
 @pytest.mark.django_db
 def test_what_is_not_built_is_refused_with_a_reason(loaded_campaign):
-    with pytest.raises(TaskError, match="built for the segment unit"):
-        task_create(
-            campaign=loaded_campaign,
-            task_type="contrastive_esa",
-            unit="document",
-            page_size=3,
-            assignment="adaptive",
-        )
     with pytest.raises(TaskError, match="do not implement assignment"):
         task_create(campaign=loaded_campaign, task_type="pairwise", assignment="adaptive")
     for task_type in ("contrastive_esa", "contrastive_mqm", "contrastive_da"):

@@ -25,8 +25,8 @@ from annotation.lib import json_limits
 from annotation.protocols.base import AnswerError, whole_number
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
 
-# Adaptive: the systems sharing a screen chosen at claim time, on segments
-# (annotation/services/contrastive_adaptive.py).
+# Adaptive: the systems sharing a screen chosen at claim time, on segments and on document
+# pages (annotation/services/contrastive_adaptive.py).
 CONTRASTIVE_SETTINGS = (
     DOCUMENT_SETTINGS
     | ADAPTIVE_SETTINGS

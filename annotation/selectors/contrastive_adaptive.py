@@ -13,17 +13,19 @@ batch stratum (the set).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 
-from annotation.models import Task, TaskType
+from annotation.models import Task, TaskType, Unit
 from annotation.selectors.adaptive import NewObservations, measures_of
 from annotation.services.spans import task_mqm_weights
 
-# One row per output and system of each screen judged in the range (a screen with no
-# system's output, a check, still gives one row, for the counts).
-_SCREENS_SQL = """
+# One row per output and system of each screen judged (a screen with no system's output, a
+# check, still gives one row, for the counts).
+_ROWS_SQL = """
 SELECT j.id, j.annotator_id, COALESCE(b.stratum, 0), o.system_id, sy.name, o.score,
-       j.is_repeat, j.excluded,
+       j.is_repeat, j.excluded, s.batch_id, s.page,
        CASE WHEN %(mqm)s AND o.id IS NOT NULL THEN ARRAY(
            SELECT e.severity || E'\\t' || COALESCE(e.category, '') FROM annotation_errorspan e
             WHERE e.judgment_id = j.id AND e.candidate = o.position ORDER BY e.id) END
@@ -32,29 +34,52 @@ SELECT j.id, j.annotator_id, COALESCE(b.stratum, 0), o.system_id, sy.name, o.sco
   LEFT JOIN annotation_batch b ON b.id = s.batch_id
   LEFT JOIN annotation_outputjudgment o ON o.judgment_id = j.id AND o.system_id IS NOT NULL
   LEFT JOIN annotation_system sy ON sy.id = o.system_id
- WHERE j.task_id = %(task)s AND j.id > %(after)s AND j.id <= %(upto)s
-   AND NOT (j.id = ANY(%(carried)s::bigint[]))
- ORDER BY j.id, o.position, sy.name
 """
+_SCREENS_SQL = (
+    _ROWS_SQL + " WHERE j.task_id = %(task)s AND j.id > %(after)s AND j.id <= %(upto)s"
+    " AND NOT (j.id = ANY(%(carried)s::bigint[])) ORDER BY j.id, o.position, sy.name"
+)
+# dccl: the rest of a document task's pages (batch, page) beyond the range (the caller
+# keeps the rows of its own pairs of batch and page).
+_PAGES_SQL = (
+    _ROWS_SQL + " WHERE j.task_id = %(task)s AND j.id > %(upto)s"
+    " AND s.batch_id = ANY(%(batches)s::bigint[]) AND s.page = ANY(%(pages)s::int[])"
+    " ORDER BY j.id, o.position, sy.name"
+)
 
 
 def new_screen_observations(
     task: Task, *, after: int, upto: int, carried: list[int] | tuple[int, ...] = ()
 ) -> NewObservations:
     """The observations of the task's screens judged with ids in (``after``, ``upto``],
-    less those in ``carried``. One query."""
+    less those in ``carried``; in a document task, with the rest of any page they start (a
+    page is recorded in one transaction, and each system's outputs on it are one
+    observation: the mean of their scores, as the status counts them). Two queries at
+    most."""
     mqm = task.task_type == TaskType.CONTRASTIVE_MQM
     weights = task_mqm_weights(task=task) if mqm else None
     (measure,) = measures_of(task)
+    names = {"mqm": mqm, "task": task.id, "upto": upto}
     with connection.cursor() as cursor:
-        cursor.execute(
-            _SCREENS_SQL,
-            {"mqm": mqm, "task": task.id, "after": after, "upto": upto, "carried": list(carried)},
-        )
+        cursor.execute(_SCREENS_SQL, {**names, "after": after, "carried": list(carried)})
         rows = cursor.fetchall()
-    found = NewObservations()
+        extra: list[tuple[Any, ...]] = []
+        document = task.unit == Unit.DOCUMENT
+        wanted = {(row[8], row[9]) for row in rows if row[9] is not None} if document else set()
+        if wanted:
+            pages = sorted(wanted)
+            batches = [batch for batch, _ in pages]
+            cursor.execute(
+                _PAGES_SQL, {**names, "batches": batches, "pages": [page for _, page in pages]}
+            )
+            extra = [row for row in cursor.fetchall() if (row[8], row[9]) in wanted]
+    found = NewObservations(carried=sorted({row[0] for row in extra}))
     counted: set[int] = set()
-    for ident, annotator, stratum, system, name, score, repeat, excluded, spans in rows:
+    # Observations: (annotator, system, page or screen) -> the values of its outputs.
+    observed: dict[tuple[int, str, tuple[int, int]], list[float]] = {}
+    for ident, annotator, stratum, system, name, score, repeat, excluded, batch, page, spans in (
+        rows + extra
+    ):
         if ident not in counted:
             counted.add(ident)
             found.judgments += 1
@@ -69,8 +94,12 @@ def new_screen_observations(
         else:
             value = float(score or 0)
         found.stratum.setdefault(name, system)
+        unit = (batch, page) if document and page is not None else (-1, ident)
+        observed.setdefault((annotator, name, unit), []).append(value)
+    for (annotator, name, _), values in observed.items():
+        mean = sum(values) / len(values)
         sums = found.sums.setdefault((measure, name, annotator), [0, 0.0, 0.0])
         sums[0] += 1
-        sums[1] += value
-        sums[2] += value * value
+        sums[1] += mean
+        sums[2] += mean * mean
     return found

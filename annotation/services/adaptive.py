@@ -5,8 +5,9 @@ Which tasks: every protocol whose results have a ranking status
 (``selectors.human.status_scores``): Likert/DA (z-scores), ESA and ESA^AI (the 0-100
 score), MQM (the MQM score, lower is better), on segments or on document pages (a batch
 then holds one system's documents; a page is one observation); and the contrastive ones
-(cESA, contrastive MQM and DA) on segments, whose strata are sets of systems and whose
-screens' systems are thus chosen at claim time (``services/contrastive_adaptive.py``).
+(cESA, contrastive MQM and DA) on segments or document pages, whose strata are sets of
+systems and whose screens' systems are thus chosen at claim time
+(``services/contrastive_adaptive.py``).
 Their declarations name ``ADAPTIVE_SETTINGS`` (annotation/protocols/); any other protocol
 refuses ``assignment=adaptive`` (``Protocol.unimplemented``): pairwise, n-way ranking and
 post-editing have no score to rank by.

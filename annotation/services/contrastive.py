@@ -134,33 +134,53 @@ def contrastive_items(
 def adaptive_screen_items(
     *, task: Task, segments: Sequence[Any], systems: Sequence[System], outputs, rng
 ) -> list[Item]:
-    """An adaptive task's screens (services/contrastive_adaptive.py): per segment, one for
-    each of up to ``SCREENS_PER_SEGMENT`` strata (sets of systems), the strata taken in a
-    rotation drawn from the seed, a pair's screens filled up by ``BalancedPlan.around``; the
-    item keeps its stratum (``source_meta["stratum"]``, read by ``assignment.item_stratum``)."""
-    if len(systems) < 2:
-        raise ApplicationError("adaptive contrastive screens need at least two systems")
-    plan = BalancedPlan(len(systems), task.ranking_size, rng)
-    by_id = sorted(range(len(systems)), key=lambda s: systems[s].id)
-    place = {system: rank for rank, system in enumerate(by_id)}
-    strata = strata_sets(systems=len(systems), size=plan.size)
-    rng.shuffle(strata)
-    per_segment = min(len(strata), SCREENS_PER_SEGMENT)
+    """An adaptive task's screens (services/contrastive_adaptive.py): per segment, the
+    screens ``StrataRotation`` gives it; the item keeps its stratum
+    (``source_meta["stratum"]``, read by ``assignment.item_stratum``)."""
+    rotation = StrataRotation(systems=systems, size=task.ranking_size, rng=rng)
     items = []
     for i, segment in enumerate(segments):
-        for turn in range(i * per_segment, (i + 1) * per_segment):
-            chosen = strata[turn % len(strata)]
-            shown = [(systems[s].name, outputs[systems[s].id][i]) for s in plan.around(chosen)]
+        for screen, stratum in rotation.next_screens():
+            shown = [(systems[s].name, outputs[systems[s].id][i]) for s in screen]
             items.append(
                 Item(
                     task=task,
                     campaign=task.campaign,
                     segment=segment,
                     candidates=screen_candidates(outputs=shown),
-                    source_meta={"stratum": set_stratum(places=(place[s] for s in chosen))},
+                    source_meta={"stratum": stratum},
                 )
             )
     return items
+
+
+class StrataRotation:
+    """An adaptive task's screens of sets of systems, unit after unit (a segment, or a
+    document whose pages all show the unit's systems): each unit gets one screen for each
+    of up to ``SCREENS_PER_SEGMENT`` strata, the strata taken in a rotation drawn from the
+    seed (so every stratum gets about as many units), a pair's screens filled up by
+    ``BalancedPlan.around``, positions balanced (``plan``)."""
+
+    def __init__(self, *, systems: Sequence[System], size: int, rng: random.Random) -> None:
+        if len(systems) < 2:
+            raise ApplicationError("adaptive contrastive screens need at least two systems")
+        self.plan = BalancedPlan(len(systems), size, rng)
+        by_id = sorted(range(len(systems)), key=lambda s: systems[s].id)
+        self._place = {system: rank for rank, system in enumerate(by_id)}
+        self._strata = strata_sets(systems=len(systems), size=self.plan.size)
+        rng.shuffle(self._strata)
+        self._per_unit = min(len(self._strata), SCREENS_PER_SEGMENT)
+        self._turn = 0
+
+    def next_screens(self) -> list[tuple[list[int], int]]:
+        """The next unit's screens: system indices in screen order, and the stratum."""
+        screens = []
+        for turn in range(self._turn, self._turn + self._per_unit):
+            chosen = self._strata[turn % len(self._strata)]
+            stratum = set_stratum(places=(self._place[s] for s in chosen))
+            screens.append((self.plan.around(chosen), stratum))
+        self._turn += self._per_unit
+        return screens
 
 
 def screen_candidates(*, outputs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -39,16 +39,35 @@ its outputs are the observations.
 The stopping rule is the other tasks' (``services.adaptive``), and a task stops only once
 every system its screens show has been judged (``systems_unjudged``).
 
-Document-level contrastive tasks keep the planned assignment (``adaptive_problem``).
+Document-level contrastive tasks (``Task.unit`` "document") are adaptive by the same rule,
+a document in place of a segment (``page_plan``): each document gets a block for each of up
+to ``SCREENS_PER_SEGMENT`` strata (``contrastive.StrataRotation``), every page of the block
+showing the stratum's systems (a pair's filled up once per document, the order drawn anew
+page by page); a batch holds whole documents of one stratum, so the claim, choosing the
+batch, chooses the pages and the systems that share them, and serves a page whole. A set's
+cold start is counted in pages (``strata_cold_start``). The refresh counts a page's outputs
+as the status does: one observation per system and page, the mean of its segments'
+scores (``selectors.contrastive_adaptive``); the budget stays in judgments (segments).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from annotation.models import CONTRASTIVE_TYPES, Assignment, System, SystemPriority, Task, Unit
+from django.db.models import Count
+
+from annotation.models import (
+    CONTRASTIVE_TYPES,
+    Assignment,
+    Slot,
+    System,
+    SystemPriority,
+    Task,
+    Unit,
+)
 
 # Screens' whole system sets are the strata up to this many of them; beyond, pairs.
 MAX_SET_STRATA = 120
@@ -66,12 +85,6 @@ def adaptive_problem(*, task: Task) -> str | None:
     """Why the task's adaptive assignment cannot be planned, if it cannot."""
     if not is_adaptive_contrastive(task=task):
         return None
-    if task.unit == Unit.DOCUMENT:
-        return (
-            "adaptive assignment of contrastive screens is built for the segment unit: a "
-            "document task's screens are pages of whole documents, planned at launch; choose "
-            "the segment unit, or the planned assignment"
-        )
     systems = System.objects.filter(campaign_id=task.campaign_id).count()
     if systems > MAX_SYSTEMS:
         return (
@@ -118,7 +131,11 @@ def campaign_systems(*, campaign_id: int) -> list[int]:
 
 
 def strata_cold_start(*, task: Task, strata: Iterable[int]) -> dict[int, int | None]:
-    """Each stratum's own cold start in screens (a set's); None: the task's, per system."""
+    """Each stratum's own cold start in screens (a set's); None: the task's, per system.
+
+    A document task's screens are pages: a set's cold start is counted in pages, and stored
+    in slots (the claim's ``judged`` and ``pending`` count slots) as that many of the set's
+    pages at their mean length in its batches (read from the slots the plan just saved)."""
     chosen = list(strata)
     sets = [places for s in chosen if (places := stratum_places(stratum=s))]
     systems = len({place for places in sets for place in places})
@@ -126,7 +143,33 @@ def strata_cold_start(*, task: Task, strata: Iterable[int]) -> dict[int, int | N
     if sets and task.cold_start > 0:
         per_round = len(sets) * screen_size(task=task, systems=systems) / systems
         cold = math.ceil(task.cold_start / per_round)
-    return {s: (cold if stratum_places(stratum=s) else None) for s in chosen}
+    per_page = _slots_per_page(task=task) if task.unit == Unit.DOCUMENT and cold else {}
+    return {
+        s: (math.ceil(cold * per_page.get(s, 1.0)) if stratum_places(stratum=s) else None)
+        for s in chosen
+    }
+
+
+def _slots_per_page(*, task: Task) -> dict[int, float]:
+    """Each batch stratum's mean slots per page (quality-control pages included, as the
+    claim's counts include them)."""
+    slots = Counter(
+        dict(
+            Slot.objects.filter(task=task)
+            .order_by()
+            .values("batch__stratum")
+            .annotate(count=Count("id"))
+            .values_list("batch__stratum", "count")
+        )
+    )
+    pages = Counter(
+        stratum
+        for stratum, _, _ in Slot.objects.filter(task=task)
+        .order_by()
+        .values_list("batch__stratum", "batch_id", "page")
+        .distinct()
+    )
+    return {stratum: slots[stratum] / pages[stratum] for stratum in pages if pages[stratum]}
 
 
 def strata_priorities(

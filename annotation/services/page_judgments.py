@@ -32,6 +32,7 @@ from annotation.protocols import protocol_for
 from annotation.selectors.pages import output_labels, page_outputs, page_slots
 from annotation.services.checks import CheckResult, check_outcome_record, task_may_plan_checks
 from annotation.services.contrastive import output_judgments_create
+from annotation.services.jobs import task_priorities_request
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim
 from annotation.services.judgments import (
     CLAIM_NEXT,
@@ -245,6 +246,10 @@ def page_record_and_claim_next(
                 task=task, slot_id=slot.id, annotator_id=annotator_id, result=check, final=True
             )
     recorded = PageRecorded(recorded_ids, created, done.batch_closed)
+    if created and done.batch_closed:
+        # dccl: an adaptive task refreshes its priorities and stopping rule every batch (a
+        # job), as after a segment's judgment (judgments.judgment_record).
+        task_priorities_request(task=task)
     next_slot = done.next_slot_id
     shown = None if next_slot is None else slot_shown(slot_id=next_slot, task=task)
     return recorded, shown, done.progress

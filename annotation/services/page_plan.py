@@ -29,7 +29,9 @@ document × the group of systems the balanced plan chose for it (every system on
 document), and each page orders the group anew (positions balanced over the task). Each
 segment is one item whose candidates are the group's outputs in the page's order, identical
 ones shown once; each candidate's ``columns`` are its systems' places on the page (A = 0),
-which the page's score per output (``page_judgments``) follows.
+which the page's score per output (``page_judgments``) follows. An adaptive one's blocks are
+each document × each of its sets of systems (``contrastive.StrataRotation``), a batch the
+documents of one set (services/contrastive_adaptive.py).
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ from annotation.protocols import protocol_for
 from annotation.protocols.settings import QUALITY_CONTROL
 from annotation.services import assignment
 from annotation.services.batch_layout import replica_batches_build
-from annotation.services.contrastive import BalancedPlan, screen_candidates
+from annotation.services.contrastive import BalancedPlan, StrataRotation, screen_candidates
+from annotation.services.contrastive_adaptive import is_adaptive_contrastive
 from annotation.services.page_checks import check_pages, checks_apart
 
 Page = list[Item]
@@ -227,12 +230,19 @@ def _contrastive_blocks(
     outputs: dict[int, list[str]],
     rng: random.Random,
 ) -> list[_Block]:
-    """Each document × each group of systems the balanced plan gives it, paged; every page
-    draws its group's order from the plan again."""
-    plan = BalancedPlan(len(systems), task.ranking_size, rng)
+    """Each document × each group of systems the balanced plan gives it (an adaptive
+    task's: its sets of systems, ``StrataRotation``), paged; every page draws its group's
+    order from the plan again."""
+    rotation = None
+    if is_adaptive_contrastive(task=task):
+        rotation = StrataRotation(systems=systems, size=task.ranking_size, rng=rng)
+    plan = rotation.plan if rotation else BalancedPlan(len(systems), task.ranking_size, rng)
     blocks = []
     for document in _documents(segments):
-        for group in plan.segment():
+        groups = rotation.next_screens() if rotation else [(g, None) for g in plan.segment()]
+        for group, stratum in groups:
+            # dccl: an adaptive task's items keep their set (assignment.item_stratum).
+            meta = {} if stratum is None else {"stratum": stratum}
             pages, start = [], 0
             for number, size in enumerate(
                 page_sizes(segments=len(document), page_size=task.page_size)
@@ -252,6 +262,7 @@ def _contrastive_blocks(
                             campaign=task.campaign,
                             segment=segment,
                             candidates=candidates,
+                            source_meta=dict(meta),
                         )
                     )
                 pages.append(tuple(page))

@@ -10,7 +10,8 @@ Each scored protocol has its statistic (issue 23, section 2: "the protocol's pro
 
 A contrastive screen gives one observation per system it shows (``OutputJudgment``). A
 document task's observation is a page: the mean of the page's segment scores, since the
-segments of a page are read together by one annotator and are not independent judgments.
+segments of a page are read together by one annotator and are not independent judgments (a
+contrastive page: one per system it shows, its screen the page).
 
 Only what the rankings count: first judgments of system outputs (no repeats, references or
 attention checks), nothing excluded one by one or by an excluded annotator. One query for
@@ -20,7 +21,6 @@ Likert tasks).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -221,18 +221,35 @@ def _contrastive_scores(task: Task) -> StatusScores:
     )
     weights = task_mqm_weights(task=task) if mqm else None
     rows = outputs.order_by("judgment_id", "position", "system__name").values_list(
-        "annotator_id", "system__name", answer, "judgment_id"
+        "annotator_id",
+        "system__name",
+        answer,
+        "judgment_id",
+        "judgment__slot__batch_id",
+        "judgment__slot__page",
     )
     labels, annotators, scores, screens = [], [], [], []
-    for annotator, name, value, screen in rows.iterator(chunk_size=5000):
+    pages: list[tuple[int, int, int]] = []
+    # A document page is one screen: named by its first judgment (each of its segments
+    # shows every system of the page).
+    page_screen: dict[tuple[int, int, int], int] = {}
+    for annotator, name, value, screen, batch, page in rows.iterator(chunk_size=5000):
         labels.append(name)
         annotators.append(annotator)
         scores.append(_weighed(weights, value) if weights else float(value or 0))
-        screens.append(screen)
-    observed = _observations(
-        statistic, lower, labels, annotators, {_measure(statistic): scores}, None
+        key = (annotator, batch, -screen if page is None else page)
+        pages.append(key)
+        screens.append(page_screen.setdefault(key, screen))
+    document = task.unit == Unit.DOCUMENT
+    return _observations(
+        statistic,
+        lower,
+        labels,
+        annotators,
+        {_measure(statistic): scores},
+        pages if document else None,
+        screens=screens,
     )
-    return dataclasses.replace(observed, screen=np.array(screens, dtype=np.int64))
 
 
 def _observations(
@@ -242,15 +259,19 @@ def _observations(
     annotators: list[int],
     scores: dict[str, list[float]],
     pages: list[tuple[int, int, int]] | None,
+    *,
+    screens: list[int] | None = None,
 ) -> StatusScores:
     """Codes the systems in name order; a document task's rows become one per page (the
-    mean of its scores, placed where the page's first judgment was recorded)."""
+    mean of its scores, placed where the page's first judgment was recorded); ``screens``:
+    a contrastive row's screen (the same on every row of a page)."""
     systems = sorted(set(labels))
     code = {name: i for i, name in enumerate(systems)}
     system = np.array([code[name] for name in labels], dtype=np.int64)
     annotator = np.array(annotators, dtype=np.int64)
     values = {measure: np.array(v, dtype=np.float64) for measure, v in scores.items()}
     unit = "judgment"
+    screen = None if screens is None else np.array(screens, dtype=np.int64)
     if pages is not None and system.size:
         keys = [(*page, int(s)) for page, s in zip(pages, system, strict=True)]
         first: dict[tuple[int, ...], int] = {}
@@ -259,6 +280,7 @@ def _observations(
         values = {m: np.bincount(group, weights=v) / size for m, v in values.items()}
         head = np.unique(group, return_index=True)[1]
         system, annotator, unit = system[head], annotator[head], "page"
+        screen = None if screen is None else screen[head]
     return StatusScores(
         statistic=statistic,
         lower_is_better=lower,
@@ -267,6 +289,7 @@ def _observations(
         system=system,
         annotator=annotator,
         scores=values,
+        screen=screen,
     )
 
 
