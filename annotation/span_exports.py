@@ -24,7 +24,8 @@ from django.http import StreamingHttpResponse
 
 from annotation.exports import batched, pseudonym, streaming_response
 from annotation.lib.spreadsheet import spreadsheet_safe, spreadsheet_safe_tsv_line
-from annotation.models import Task, TaskType
+from annotation.models import Task
+from annotation.protocols import protocol_for
 from annotation.selectors.exports import appraise_item_id
 from annotation.selectors.spans import SpanJudgment
 from annotation.services.spans import task_mqm_weights
@@ -66,7 +67,7 @@ def _appraise_score(row: SpanJudgment, weights: dict[int, MqmWeights]) -> float:
     """The score column. An MQM judgment has no annotator score (Appraise writes 0, which
     reads as the worst ESA score): it gets its computed MQM score, negated so that higher is
     better as for ESA (mt-metrics-eval's sign), with the task's weights."""
-    if row.task_type != TaskType.MQM:
+    if not protocol_for(row.task_type).penalty_scored:
         return row.score if row.score is not None else 0
     if row.task_id not in weights:
         weights[row.task_id] = task_mqm_weights(task=Task.objects.get(id=row.task_id))

@@ -281,9 +281,9 @@ def test_the_campaign_page_uploads_media_and_shows_a_refusal(loaded_campaign, ma
 
 
 def test_every_allowed_type_has_its_signature():
-    from annotation.services.media import MEDIA_TYPES, SIGNATURES
+    from annotation.services.media import MEDIA_SUFFIXES, SIGNATURES
 
-    assert {mime for _, mime in MEDIA_TYPES.values()} == set(SIGNATURES)
+    assert {mime for _, mime in MEDIA_SUFFIXES.values()} == set(SIGNATURES)
     assert SIGNATURES["image/png"](PNG) and SIGNATURES["audio/wav"](WAV)
     assert not SIGNATURES["image/png"](WAV) and not SIGNATURES["audio/mpeg"](b"<html>")
 

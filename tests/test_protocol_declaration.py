@@ -25,7 +25,9 @@ from annotation.errors import ApplicationError
 from annotation.models import Item, ItemType, Judgment, TaskType
 from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
+from annotation.selectors.annotation import item_display
 from annotation.services.assignment import slot_claim_next
+from annotation.services.check_answers import MQM_REPEAT_TOLERANCE, repeat_tolerance, value_said
 from annotation.services.judgments import judgment_record
 from annotation.services.spans import (
     PrefillError,
@@ -55,12 +57,34 @@ ASKING_THE_DECLARATION = (
     "annotation/selectors/spans.py",
     "annotation/downloads.py",
     "annotation/selectors/pearmut.py",
+    # The plans of a launch, the quality-control checks themselves, the task rules, the item
+    # screen's output labels, the imports of other tools' files (Appraise, Pearmut, Google's
+    # MQM TSV) and the span exports.
+    "annotation/services/task_items.py",
+    "annotation/services/page_plan.py",
+    "annotation/services/check_answers.py",
+    "annotation/services/page_check_answers.py",
+    "annotation/services/task_rules.py",
+    "annotation/services/tasks.py",
+    "annotation/services/task_changes.py",
+    "annotation/selectors/annotation.py",
+    "annotation/services/appraise_files.py",
+    "annotation/services/appraise.py",
+    "annotation/services/appraise_scores.py",
+    "annotation/services/pearmut_imports.py",
+    "annotation/services/pearmut_media.py",
+    "annotation/services/pearmut_answers.py",
+    "annotation/services/span_imports.py",
+    "annotation/services/media.py",
+    "annotation/span_exports.py",
 )
 # A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
-# files' CONTENT_TYPES), or a comparison with one (task.task_type in …, row["task_type"] == …).
+# files' CONTENT_TYPES), a comparison with one (task.task_type in …, row["task_type"] == …),
+# or one's value compared or assigned as a literal (task_type = "mqm", … in ("esa", …)).
 TYPE_BRANCH = re.compile(
     r"\bTaskType\.|\b(?!CONTENT_TYPES)[A-Z_]+_TYPES\b"
     r"|task_type(?:\"\])?\s*(?:==|!=|\bin\b|\bnot in\b)"
+    rf"|(?:=|\bin\b)\s*\(?\"(?:{'|'.join(TaskType.values)})\""
 )
 
 
@@ -270,3 +294,40 @@ def test_the_span_rules_and_downloads_follow_the_declaration(launched, monkeypat
         campaign=esa.campaign, fmt="wmt", task=esa, included_only=False, pseudonymise=False
     )
     assert b"".join(wmt.streaming_content).startswith(b"srclang,trglang")
+
+
+def test_the_item_screen_and_the_checks_follow_the_declaration(
+    launched, loaded_campaign, make_annotator, monkeypatch
+):
+    """Ranking declared with lettered outputs and without the source, ESA with a score range
+    of 0-10 and then scored by its spans (MQM's penalty): the item screen and the attention
+    checks follow; the declaration decides, not the task type."""
+    ranking = launched(TaskType.RANKING, ranking_size=3)
+    slot = slot_claim_next(task=ranking, annotator_id=make_annotator(loaded_campaign, "r").id)
+    assert slot is not None
+    shown = item_display(slot)
+    count = len(shown["candidates"])
+    assert shown["source"] and count >= 2
+    assert [c["label"] for c in shown["candidates"]] == [str(i + 1) for i in range(count)]
+    declared = PROTOCOLS[TaskType.RANKING]
+    monkeypatch.setitem(
+        PROTOCOLS,
+        TaskType.RANKING,
+        dataclasses.replace(declared, lettered=True, source_shown=False),
+    )
+    shown = item_display(slot)
+    assert shown["source"] is None and shown["context_before"] == []
+    assert [c["label"] for c in shown["candidates"]] == list("ABCDEFG"[:count])
+
+    esa = launched(TaskType.ESA)
+    assert repeat_tolerance(task=esa) == 25  # a quarter of 0-100
+    assert value_said(task=esa, value=-3.0) == "-3"
+    declared = PROTOCOLS[TaskType.ESA]
+    monkeypatch.setitem(PROTOCOLS, TaskType.ESA, dataclasses.replace(declared, score_range=(0, 10)))
+    assert repeat_tolerance(task=esa) == 2.5
+    by_spans = dataclasses.replace(
+        declared, settings=declared.settings | {"mqm_categories", "mqm_weights"}, scored=False
+    )
+    monkeypatch.setitem(PROTOCOLS, TaskType.ESA, by_spans)
+    assert repeat_tolerance(task=esa) == MQM_REPEAT_TOLERANCE
+    assert value_said(task=esa, value=-3.0) == "MQM 3"

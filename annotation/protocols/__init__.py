@@ -32,7 +32,21 @@ template and script, its quality-control kinds, its results section and its expo
   ``views/tutorials.py``): which tasks take one (``tutorials``), what an item may expect
   (``scored``, ``spans``), which Pearmut tutorials fit (``family``: ``variant_of``),
 - the manager permission cases (``tests/test_permission_matrix.py``),
-- the default instructions (``annotation/instructions.py`` reads ``instructions``).
+- the default instructions (``annotation/instructions.py`` reads ``instructions``),
+- the plans of a launch (``services/task_items.py``, ``services/page_plan.py``): one output
+  a screen, or (``several_outputs``) contrastive screens (``contrastive``), rankings of
+  ``ranking_size`` where it applies, else pairs; the check pages its ``quality_control`` has,
+- the attention checks' measures (``services/check_answers.py``,
+  ``services/page_check_answers.py``): a score on its ``scores`` range, or the MQM penalty of
+  its spans (``penalty_scored``); the same preference or ranks again (``wmt_ranking``); the
+  damage marked where it has ``spans``,
+- the task rules' ranking size (where ``ranking_size`` applies) and the item screen
+  (``selectors/annotation.py``): the source (``source_shown``), outputs labelled A, B, …
+  (``lettered``), pre-filled spans, the MQM typology,
+- the imports of other tools' files: the Appraise task types each protocol takes
+  (``appraise``, ``services/appraise_files.py``), Google's MQM TSV (``mqm_tsv``,
+  ``services/span_imports.py``), and what an imported answer holds (``services/appraise*``,
+  ``services/pearmut_*``, ``span_exports.py``: spans, scores, the MQM penalty).
 
 A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 
@@ -57,11 +71,11 @@ page puts a task in the section its ``results_section`` names (``SPAN_RESULT_TYP
 read by ``selectors/human``). The checks planned at launch are read from ``quality_control``
 (``services/assignment.py``, ``services/checks.py``). Still branching on the type (grep
 ``TaskType.`` and ``_TYPES``): the statistics inside each results section
-(``selectors/human``, the shared tasks, the crowd and adaptive selectors), the plans of a
-launch (``services/task_items.py``, ``services/page_plan.py``), the quality-control checks
-themselves (``services/checks.py``), the item screen's output labels
-(``selectors/annotation.py``), the imports of other tools' files (Appraise, Pearmut) and the
-task rules' ranking size (``services/task_rules.py``).
+(``selectors/human``, the shared tasks, the crowd and adaptive selectors); Pearmut's protocol
+names and their rules (``annotation/lib/pearmut.py``, Django-free, so it cannot read the
+declarations: DA's sliders choose adequacy, fluency or both, ESA with pre-filled spans is
+ESA^AI); ``Task.is_likert`` and ``Task.shows_reference`` (``models/tasks.py``); the
+monolingual instructions (``instructions.py``) and the demo data (``demo.py``).
 """
 
 from __future__ import annotations

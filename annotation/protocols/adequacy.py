@@ -29,4 +29,5 @@ PROTOCOL = Protocol(
     scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
+    appraise=(("Direct", None), ("Document", None)),
 )

@@ -133,6 +133,20 @@ class Protocol:
     wmt_ranking: bool = False
     variant_of: TaskType | None = None
     needs_item: Callable[[str], bool] = always
+    # launch, checks and imports (decl3)
+    source_shown: bool = True  # the screen shows the source (fluency: the output alone)
+    lettered: bool = False  # its outputs are labelled A, B, … on the screen (else 1, 2, …)
+    # The Appraise TASK_TYPEs, each with the span protocol its TASK_OPTIONS name ("esa",
+    # "mqm") or None, whose campaigns are imported as this protocol (a variant with
+    # ``prefilled_spans`` takes the campaigns of its ``variant_of`` whose items come with spans).
+    appraise: tuple[tuple[str, str | None], ...] = ()
+    mqm_tsv: bool = False  # Google's MQM TSV ratings are imported as this protocol
+
+    @property
+    def penalty_scored(self) -> bool:
+        """Whether its score is the penalty of its spans under the task's MQM weights
+        (MQM, contrastive MQM): annotators give none; higher penalties are worse."""
+        return self.span_categories and not self.scored
 
     @property
     def label(self) -> str:

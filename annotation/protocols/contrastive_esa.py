@@ -43,4 +43,6 @@ PROTOCOL = Protocol(
     several_outputs=True,
     scored=True,
     score_range=CONTRASTIVE_SCORE_RANGE,
+    lettered=True,
+    appraise=(("ContrastiveDocument", "esa"),),
 )

@@ -40,4 +40,6 @@ PROTOCOL = Protocol(
     contrastive=True,
     several_outputs=True,
     score_range=CONTRASTIVE_SCORE_RANGE,
+    lettered=True,
+    appraise=(("ContrastiveDocument", "mqm"),),
 )

@@ -27,4 +27,5 @@ PROTOCOL = Protocol(
     scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
+    source_shown=False,
 )

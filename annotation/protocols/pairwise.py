@@ -72,4 +72,6 @@ PROTOCOL = Protocol(
     export_columns=("preference", "candidate_scores"),
     several_outputs=True,
     wmt_ranking=True,
+    lettered=True,
+    appraise=(("Pairwise", None), ("PairwiseDocument", None)),
 )

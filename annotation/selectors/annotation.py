@@ -8,7 +8,8 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import Subquery
 
-from annotation.models import CONTRASTIVE_TYPES, Document, Segment, Slot, Task
+from annotation.models import Document, Segment, Slot, Task
+from annotation.protocols import protocol_for
 from annotation.selectors.references import references_shown
 
 
@@ -107,13 +108,16 @@ def tasks_for_annotator(user) -> list[Task]:
 def item_display(slot: Slot) -> dict[str, object]:
     """Everything the item's screen shows: the reference and the context in a few queries."""
     from annotation.lib.scales import scale_points
-    from annotation.models import ReferenceSegment, TaskType
+    from annotation.models import ReferenceSegment
     from annotation.selectors.media import source_media_of
     from metrics.spans.mqm import GOOGLE_MQM_CATEGORIES
 
     task, item = slot.task, slot.item
     segment = item.segment
-    show_source = not (task.task_type == TaskType.FLUENCY or (task.monolingual and task.is_likert))
+    protocol = protocol_for(task.task_type)
+    # A monolingual task reads the reference in place of the source.
+    monolingual = task.monolingual and protocol.applies("monolingual")
+    show_source = protocol.source_shown and not monolingual
     reference = None
     if task.shows_reference:
         shown = references_shown(segment.campaign_id).values("id")[:1]
@@ -126,8 +130,8 @@ def item_display(slot: Slot) -> dict[str, object]:
     after: list[str] = []
     if task.context_size and show_source:
         before, after = segment_context(segment, task.context_size)
-    letters = task.task_type == TaskType.PAIRWISE or task.task_type in CONTRASTIVE_TYPES
-    labels = string.ascii_uppercase if letters and len(item.candidates) <= 26 else None
+    lettered = protocol.lettered and len(item.candidates) <= 26
+    labels = string.ascii_uppercase if lettered else None
     candidates = [
         {"label": labels[i] if labels else str(i + 1), "text": candidate["text"], "index": i}
         for i, candidate in enumerate(item.candidates)
@@ -139,9 +143,9 @@ def item_display(slot: Slot) -> dict[str, object]:
         "context_before": before,
         "context_after": after,
         "candidates": candidates,
-        "prefilled_spans": item.prefilled_spans if task.task_type == TaskType.ESA_PREFILLED else [],
+        "prefilled_spans": item.prefilled_spans if protocol.prefilled_spans else [],
         "mqm_categories": list(task.mqm_categories or GOOGLE_MQM_CATEGORIES)
-        if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
+        if protocol.span_categories
         else [],
         "adequacy_points": scale_points(task.scale, "adequacy"),
         "fluency_points": scale_points(task.scale, "fluency"),

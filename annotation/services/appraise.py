@@ -32,9 +32,11 @@ from annotation.models import (
     System,
     Task,
 )
+from annotation.protocols import PROTOCOLS, Protocol
 from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.appraise_files import (
-    TASK_TYPES,
+    APPRAISE_PROTOCOLS,
+    APPRAISE_SCALE,
     AppraiseError,
     ParsedCampaign,
     ParsedItem,
@@ -43,9 +45,6 @@ from annotation.services.appraise_files import (
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.page_plan import pages_mark
 from annotation.services.tasks import task_create, task_launch_items
-
-# ContrastiveDocument with the ESA / MQM option.
-CONTRASTIVE_SPAN_TYPES = {"esa": "contrastive_esa", "mqm": "contrastive_mqm"}
 
 
 @transaction.atomic
@@ -65,19 +64,15 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
     parsed.items = [i for i in parsed.items if not _document_score_only(i, parsed.appraise_type)]
     segments = _segments(campaign, parsed)
     systems = _systems(campaign, parsed)
-    task_type, scale = TASK_TYPES[parsed.appraise_type]
-    if parsed.span_protocol == "mqm":
-        task_type = "mqm"
-    elif parsed.span_protocol == "esa":
-        # Tutorial items may show a span to remove; that does not make the campaign ESA^AI.
-        prefilled = any(item.prefilled and "tutorial" not in item.meta for item in parsed.items)
-        task_type = "esa_prefilled" if prefilled else "esa"
+    protocol = APPRAISE_PROTOCOLS[(parsed.appraise_type, parsed.span_protocol)]
+    # Tutorial items may show a span to remove; that does not make the campaign ESA^AI.
+    if any(item.prefilled and "tutorial" not in item.meta for item in parsed.items):
+        protocol = _prefilled_variant(protocol)
     # Error-span protocols have no scale (ESA's score is 0-100 by definition).
-    scaled: dict[str, Any] = {} if parsed.span_protocol else {"scale": scale}
+    scaled: dict[str, Any] = {"scale": APPRAISE_SCALE} if protocol.applies("scale") else {}
     places: dict[str, list[str]] | None = None
-    if parsed.appraise_type == "ContrastiveDocument":
-        task_type = CONTRASTIVE_SPAN_TYPES.get(parsed.span_protocol or "", "contrastive_da")
-        scaled = {"ranking_size": max(len(item.targets) for item in parsed.items)}
+    if protocol.contrastive:
+        scaled |= {"ranking_size": max(len(item.targets) for item in parsed.items)}
         places = _document_places(parsed.items)
         if places is not None:
             scaled |= {
@@ -86,7 +81,10 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
                 "document_score": has_scores and parsed.document_scores,
             }
     task = task_create(
-        campaign=campaign, task_type=task_type, judgments_per_item=parsed.redundancy, **scaled
+        campaign=campaign,
+        task_type=protocol.task_type,
+        judgments_per_item=parsed.redundancy,
+        **scaled,
     )
     items = []
     for parsed_item in parsed.items:
@@ -110,6 +108,18 @@ def appraise_import(*, parsed: ParsedCampaign, owner: User) -> Task:
         pages_mark(task=task)
     _link_bad_references(task)
     return task
+
+
+def _prefilled_variant(protocol: Protocol) -> Protocol:
+    """The protocol varying ``protocol`` with pre-filled spans (ESA: ESA^AI), or itself."""
+    return next(
+        (
+            variant
+            for variant in PROTOCOLS.values()
+            if variant.prefilled_spans and variant.variant_of == protocol.task_type
+        ),
+        protocol,
+    )
 
 
 def _candidates(item: ParsedItem, places: dict[str, list[str]] | None) -> list[dict[str, Any]]:

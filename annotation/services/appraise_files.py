@@ -14,26 +14,27 @@ from annotation.models import (
     ItemType,
     is_reserved_system_name,
 )
+from annotation.protocols import PROTOCOLS, Protocol
 from metrics.spans import SpanError, parse_appraise_spans, span_to_dict
 
-# Appraise task type → (our task type, scale). Appraise's pairwise task scores two outputs
-# side by side on 0-100 sliders, which is our pairwise task on the 0-100 scale.
-TASK_TYPES = {
-    "Direct": ("adequacy", "da100"),
-    "Document": ("adequacy", "da100"),
-    "Pairwise": ("pairwise", "da100"),
-    "PairwiseDocument": ("pairwise", "da100"),
-    # Three outputs of each segment scored side by side (SQM sliders): contrastive DA, or
-    # cESA / contrastive MQM with the ESA / MQM option.
-    "ContrastiveDocument": ("contrastive_da", "da100"),
+# (Appraise TASK_TYPE, the span protocol its TASK_OPTIONS name or None) → the protocol its
+# campaigns are imported as, as each declares (``Protocol.appraise``): Direct and Document
+# are adequacy on 0-100 (DA), or ESA / MQM with the option; Pairwise scores two outputs side
+# by side on 0-100 sliders, our pairwise task on the 0-100 scale; ContrastiveDocument three
+# outputs of each segment side by side (SQM sliders): contrastive DA, or cESA / contrastive
+# MQM with the option.
+APPRAISE_PROTOCOLS: dict[tuple[str, str | None], Protocol] = {
+    name: protocol for protocol in PROTOCOLS.values() for name in protocol.appraise
 }
+APPRAISE_SCALE = "da100"  # Appraise's sliders score 0-100, where the protocol has a scale
+# The Appraise task types read.
+APPRAISE_TASKS = tuple(dict.fromkeys(name for name, _ in APPRAISE_PROTOCOLS))
 # Appraise task types evalsite does not run yet, with the reason given.
 NOT_YET: dict[str, str] = {}
-# TASK_OPTIONS of a Document campaign that make it an error-span campaign; items with
-# pre-filled spans (their ``mqm`` field) make an ESA one ESA^AI.
-SPAN_OPTIONS = {"ESA": "esa", "MQM": "mqm"}
-SPAN_APPRAISE_TYPES = ("Direct", "Document", "ContrastiveDocument")
-ITEM_TYPES = {ItemType.TGT, ItemType.BAD, ItemType.REF, ItemType.CHK}
+# TASK_OPTIONS that make a campaign an error-span one (ESA → "esa"); items with pre-filled
+# spans (their ``mqm`` field) make an ESA one ESA^AI.
+SPAN_OPTIONS = {span.upper(): span for _, span in APPRAISE_PROTOCOLS if span}
+ITEM_KINDS = {ItemType.TGT, ItemType.BAD, ItemType.REF, ItemType.CHK}
 # Fields each item must have, by Appraise task type.
 REQUIRED = {
     "Direct": ("itemID", "itemType", "sourceID", "sourceText", "targetID", "targetText"),
@@ -101,9 +102,10 @@ def _span_protocol(manifest: dict[str, Any], appraise_type: str, where: str) -> 
     chosen = {SPAN_OPTIONS[o] for o in _options(manifest, where) if o in SPAN_OPTIONS}
     if len(chosen) > 1:
         raise AppraiseError(f"{where}: TASK_OPTIONS asks for both ESA and MQM; choose one")
-    if chosen and appraise_type not in SPAN_APPRAISE_TYPES:
+    span = chosen.pop() if chosen else None
+    if span and (appraise_type, span) not in APPRAISE_PROTOCOLS:
         raise AppraiseError(f"{where}: ESA and MQM need TASK_TYPE Document (or Direct)")
-    return chosen.pop() if chosen else None
+    return span
 
 
 def _text(value: Any, where: str, name: str) -> str:
@@ -136,9 +138,10 @@ def appraise_parse(
         raise AppraiseError(
             f"{manifest_name}: TASK_TYPE {appraise_type!r}: {NOT_YET[appraise_type]}"
         )
-    if appraise_type not in TASK_TYPES:
+    if appraise_type not in APPRAISE_TASKS:
         raise AppraiseError(
-            f"{manifest_name}: unknown TASK_TYPE {appraise_type!r}; known: {', '.join(TASK_TYPES)}"
+            f"{manifest_name}: unknown TASK_TYPE {appraise_type!r}; known: "
+            f"{', '.join(APPRAISE_TASKS)}"
         )
     redundancy = manifest.get("REDUNDANCY", 1)
     if not isinstance(redundancy, int) or redundancy < 1:
@@ -177,7 +180,7 @@ def _parse_item(raw: Any, appraise_type: str, batch: int, where: str) -> ParsedI
         if name not in raw:
             raise AppraiseError(f"{where}: missing field {name!r}")
     item_type = raw["itemType"]
-    if item_type not in ITEM_TYPES:
+    if item_type not in ITEM_KINDS:
         raise AppraiseError(f"{where}: unknown item type {item_type!r}; known: TGT, BAD, REF, CHK")
     document = str(raw.get("documentID", ""))
     if appraise_type in ("PairwiseDocument", "ContrastiveDocument"):

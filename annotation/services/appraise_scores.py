@@ -22,7 +22,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import ESA_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.models import Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.protocols import protocol_for
 from annotation.protocols.spans import ESA_SCORE_RANGE
 from annotation.services.results_snapshots import results_snapshots_prepare
 from annotation.services.span_imports import SpanImportError, rater_accounts
@@ -89,7 +90,10 @@ def _epoch(text: str) -> datetime:
 def appraise_scores_import(*, task: Task, rows: list[AppraiseScore]) -> AppraiseScoresImported:
     """Stores the export's rows as judgments (with their spans) of ``task``'s Appraise items."""
     task = Task.objects.select_for_update().get(id=task.id)
-    if task.task_type not in ESA_TYPES or task.state != Task.State.LAUNCHED:
+    protocol = protocol_for(task.task_type)
+    # A score and the spans of one output a row: ESA's answer (ESA^AI's too).
+    esa = protocol.one_output_spans and protocol.scored
+    if not esa or task.state != Task.State.LAUNCHED:
         raise SpanImportError("Appraise ESA scores go into a launched ESA task")
     if not rows:
         raise SpanImportError("the export holds no rows")

@@ -19,17 +19,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from annotation.lib.scales import scale_range
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    ESA_TYPES,
-    LIKERT_TYPES,
-    CheckKind,
-    ErrorSpan,
-    Judgment,
-    Task,
-    TaskType,
-)
+from annotation.models import CheckKind, ErrorSpan, Judgment, Task
+from annotation.protocols import protocol_for
 from annotation.services.checks import CheckResult, SlotCheck
 from annotation.services.spans import CheckedSpan, task_mqm_weights
 from metrics.spans.mqm import NO_ERROR_SEVERITY
@@ -38,7 +29,6 @@ from metrics.spans.mqm import NO_ERROR_SEVERITY
 # (1 step of 1-5, 25 points of 0-100); MQM: within MQM_REPEAT_TOLERANCE penalty points.
 REPEAT_TOLERANCE = 0.25
 MQM_REPEAT_TOLERANCE = 5.0  # one major error (Google's weights)
-ESA_RANGE = (0, 100)
 NOT_AN_ERROR = frozenset({"neutral", NO_ERROR_SEVERITY})
 
 
@@ -67,7 +57,7 @@ def damage_marked(*, spans: list[Any], damage: tuple[int, int]) -> bool:
 
 def answer_value(*, task: Task, values: dict[str, Any], spans: list[Any]) -> float | None:
     """The answer as one number, higher is better: the score, or MQM's negated penalty."""
-    if task.task_type == TaskType.MQM:
+    if protocol_for(task.task_type).penalty_scored:
         weights = task_mqm_weights(task=task)
         errors = [(s.severity, s.category) for s in spans if s.side == "target"]
         try:
@@ -83,7 +73,7 @@ def candidate_values(
 ) -> list[float | None] | None:
     """A contrastive screen's answer as one number per candidate, higher is better: its
     score, or (contrastive MQM) its negated penalty from the spans naming it."""
-    if task.task_type != TaskType.CONTRASTIVE_MQM:
+    if not protocol_for(task.task_type).penalty_scored:
         scores = values.get("candidate_scores")
         return None if not scores else [None if x is None else float(x) for x in scores]
     weights = task_mqm_weights(task=task)
@@ -103,9 +93,10 @@ def candidate_values(
 
 def repeat_tolerance(*, task: Task) -> float:
     """How far a repeat's answer may be from the first (a page: its mean difference)."""
-    if task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
+    protocol = protocol_for(task.task_type)
+    if protocol.penalty_scored:
         return MQM_REPEAT_TOLERANCE
-    low, high = scale_range(task.scale) if task.task_type in LIKERT_TYPES else ESA_RANGE
+    low, high = protocol.scores(task.scale)
     return REPEAT_TOLERANCE * (high - low)
 
 
@@ -120,10 +111,11 @@ def earlier_answers(
     ).values("id", "item_id", "score", "preference", "ranks", "candidate_scores")
     judgments: dict[int, dict[str, Any]] = {row["item_id"]: dict(row) for row in found}
     spans: dict[int, list[Any]] = {}
-    if judgments and task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
+    protocol = protocol_for(task.task_type)
+    if judgments and protocol.penalty_scored:
         ids: list[int] = [row["id"] for row in judgments.values()]
         for span in ErrorSpan.objects.filter(judgment_id__in=ids).order_by("id"):
-            entry = span if task.task_type == TaskType.MQM else (span, span.candidate)
+            entry = (span, span.candidate) if protocol.contrastive else span
             spans.setdefault(span.judgment_id, []).append(entry)
     return {item: (row, spans.get(row["id"], [])) for item, row in judgments.items()}
 
@@ -138,7 +130,8 @@ def check_result(
 ) -> CheckResult | None:
     """Whether this answer passes the check; None when it cannot be told (a repeat of an
     item they did not judge, a task type without a rule for it)."""
-    contrastive = task.task_type in CONTRASTIVE_TYPES
+    protocol = protocol_for(task.task_type)
+    contrastive = protocol.contrastive
     # A contrastive screen's spans with the candidate each marks.
     shown: list[Any] = [
         (checked.span, checked.candidate) if contrastive else checked.span for checked in spans
@@ -150,14 +143,14 @@ def check_result(
         return contrastive_result(scores=scores, shuffled=check.shuffled)
     item_id = check.against_item_id
     earlier = earlier_answers(task=task, item_ids=[item_id], annotator_id=annotator_id).get(item_id)
-    span_task = task.task_type in (*ESA_TYPES, TaskType.MQM)
+    span_task = protocol.spans
     if check.kind == CheckKind.REPEAT:
         if earlier is None:
             return None
         first, first_spans = earlier
         if contrastive:
             return _contrastive_repeat(task, check, values, shown, first, first_spans)
-        if task.task_type in (TaskType.PAIRWISE, TaskType.RANKING):
+        if protocol.wmt_ranking:  # a preference or ranks: the same again
             columns = ("preference", "ranks", "candidate_scores")
             same = all(values.get(c) == first[c] for c in columns if values.get(c) is not None)
             return CheckResult(check.kind, same, "" if same else "a different answer")
@@ -173,7 +166,7 @@ def check_result(
         passed = damage_marked(spans=shown, damage=check.damage)
         return CheckResult(check.kind, passed, "" if passed else "the injected error not marked")
     # A bad reference.
-    if task.task_type not in (*LIKERT_TYPES, *ESA_TYPES, TaskType.MQM):
+    if "bad_reference" not in protocol.quality_control:
         return None
     reasons = []
     damage = check.damage
@@ -216,4 +209,4 @@ def _contrastive_repeat(
 def value_said(*, task: Task, value: float) -> str:
     """An answer's number as the annotator gave it (MQM: its penalty)."""
     # 0.0 - value: no penalty reads "0", not "-0".
-    return f"MQM {0.0 - value:g}" if task.task_type == TaskType.MQM else f"{value:g}"
+    return f"MQM {0.0 - value:g}" if protocol_for(task.task_type).penalty_scored else f"{value:g}"

@@ -6,7 +6,7 @@ The manifest is ``manifest.json`` at the zip's top level, a list of entries::
     [{"line": 1, "file": "clips/talk-1.mp3", "transcript": "optional text"}, ...]
 
 ``line`` is the source segment's line (from 1), ``file`` a path inside the zip. A file's type
-comes from its suffix, must be in ``MEDIA_TYPES`` and its first bytes must be of that type;
+comes from its suffix, must be in ``MEDIA_SUFFIXES`` and its first bytes must be of that type;
 every file in the zip must be named once.
 """
 
@@ -32,7 +32,7 @@ from annotation.models import Campaign, MediaKind, Segment, SourceMedia
 MANIFEST = "manifest.json"
 MANIFEST_KEYS = frozenset({"line", "file", "transcript"})
 # Suffix -> (kind, MIME type) of the files a browser plays natively. No SVG: it can script.
-MEDIA_TYPES: dict[str, tuple[str, str]] = {
+MEDIA_SUFFIXES: dict[str, tuple[str, str]] = {
     ".png": (MediaKind.IMAGE, "image/png"),
     ".jpg": (MediaKind.IMAGE, "image/jpeg"),
     ".jpeg": (MediaKind.IMAGE, "image/jpeg"),
@@ -148,8 +148,8 @@ def media_file_checked(*, filename: str, data: bytes) -> tuple[str, str]:
     """(kind, MIME type) of one media file: its suffix's type allowed, within the size limit,
     and its first bytes of that type; else ``UploadError`` naming the file."""
     suffix = Path(filename).suffix.lower()
-    if suffix not in MEDIA_TYPES:
-        allowed = " ".join(sorted(MEDIA_TYPES))
+    if suffix not in MEDIA_SUFFIXES:
+        allowed = " ".join(sorted(MEDIA_SUFFIXES))
         raise UploadError(filename, f"unknown media type {suffix or '(none)'!r}; use {allowed}")
     if len(data) > settings.MEDIA_FILE_MAX_BYTES:
         raise UploadError(
@@ -159,7 +159,7 @@ def media_file_checked(*, filename: str, data: bytes) -> tuple[str, str]:
         )
     if not data:
         raise UploadError(filename, "the file is empty")
-    kind, mime_type = MEDIA_TYPES[suffix]
+    kind, mime_type = MEDIA_SUFFIXES[suffix]
     if not SIGNATURES[mime_type](data):
         raise UploadError(filename, f"the content is not {mime_type}; is the suffix right?")
     return kind, mime_type

@@ -33,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from annotation.models import CONTRASTIVE_TYPES, SPAN_TYPES, CheckKind, Slot, Task
+from annotation.models import CheckKind, Slot, Task
+from annotation.protocols import protocol_for
 from annotation.services.check_answers import (
     answer_value,
     candidate_values,
@@ -71,7 +72,7 @@ def page_check_result(
 def _shown(task: Task, spans: list[CheckedSpan]) -> list[Any]:
     """The answer's spans as the measures read them (a contrastive one's with its
     candidate)."""
-    if task.task_type in CONTRASTIVE_TYPES:
+    if protocol_for(task.task_type).contrastive:
         return [(checked.span, checked.candidate) for checked in spans]
     return [checked.span for checked in spans]
 
@@ -84,7 +85,7 @@ def _values(
     task: Task, check: SlotCheck, values: dict[str, Any], spans: list[Any]
 ) -> list[float | None]:
     """A segment's answer as one number per output, higher is better."""
-    if task.task_type in CONTRASTIVE_TYPES:
+    if protocol_for(task.task_type).contrastive:
         count = check.candidates
         return candidate_values(task=task, values=values, spans=spans, count=count) or []
     return [answer_value(task=task, values=values, spans=spans)]
@@ -133,7 +134,7 @@ def _bad_reference(
     answers: Sequence[Answer],
     earlier: dict[int, tuple[dict[str, Any], list[Any]]],
 ) -> CheckResult | None:
-    marks = task.task_type in SPAN_TYPES
+    marks = protocol_for(task.task_type).spans
     unmarked: list[int] = []
     damaged: list[float] = []
     originals: list[float] = []

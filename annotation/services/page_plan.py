@@ -45,7 +45,6 @@ from typing import Any
 from annotation.lib.badref import bad_reference
 from annotation.lib.perturb import PerturbationError, hotw_error
 from annotation.models import (
-    CONTRASTIVE_TYPES,
     HUMAN,
     Assignment,
     Batch,
@@ -131,7 +130,7 @@ def document_task_plan(
     """Creates a document task's items, batches and slots (``outputs``: system id → text
     per segment position; ``reference``: the judged human reference, or None;
     ``create_items`` numbers and saves items). Returns the number of items."""
-    if task.task_type in CONTRASTIVE_TYPES:
+    if protocol_for(task.task_type).contrastive:
         blocks = _contrastive_blocks(task, segments, systems, outputs, rng)
     else:
         blocks = _output_blocks(task, segments, systems, outputs, reference, rng)
@@ -283,9 +282,10 @@ def _group_units(
         companions[b].append(_Companion(page, is_repeat=True))
     made: list[Item] = []
     outputs = [(b, page) for b, page in pages if page[0].item_type == ItemType.TGT]
+    quality_control = protocol_for(task.task_type).quality_control
     damaged = (("bad_reference", _bad_page), ("hotw", _hotw_page))
     for kind, damage in damaged:
-        if kind not in protocol_for(task.task_type).quality_control:
+        if kind not in quality_control:
             continue
         share = getattr(task, QUALITY_CONTROL[kind])
         for b, page in rng.sample(outputs, round(share * len(pages))):
@@ -293,7 +293,7 @@ def _group_units(
             if check_page:
                 made += check_page
                 companions[b].append(_Companion(tuple(check_page), is_repeat=False))
-    if task.task_type in CONTRASTIVE_TYPES and task.shuffle_rate:
+    if "shuffle" in quality_control and task.shuffle_rate:
         wanted = round(task.shuffle_rate * len(originals))
         documents = [block.pages for block in group]
         for b, check in check_pages(task=task, documents=documents, wanted=wanted, rng=rng):

@@ -16,9 +16,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import SLIDER_SCALES, PearmutCampaign
+from annotation.lib.pearmut import PearmutCampaign
 from annotation.lib.pearmut_items import PearmutError, pearmut_span
-from annotation.models import CONTRASTIVE_TYPES, Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.models import Batch, ErrorSpan, Item, Judgment, Slot, Task
+from annotation.protocols import protocol_for
 from annotation.services.contrastive import output_judgments_create
 from annotation.services.pearmut_media import PearmutImportError
 from annotation.services.span_imports import SpanImportError, rater_accounts
@@ -28,7 +29,6 @@ from metrics.spans import Span
 # The keys a line of the annotations file, and an annotation of one output, may have.
 LINE_KEYS = {"annotation", "actions", "item", "user_id", "item_i"}
 VALUE_KEYS = {"score", "error_spans", "textfield"}
-SPAN_PROTOCOLS = ("esa", "esa_prefilled", "mqm", "contrastive_esa", "contrastive_mqm")
 
 
 @dataclass
@@ -196,31 +196,24 @@ def _answer(
     target = next(c["text"] for c in item.candidates if system in c["systems"])
     if not isinstance(raw_spans, list):
         raise PearmutImportError(f"{where}: error_spans must be a list")
-    if raw_spans and task.task_type not in SPAN_PROTOCOLS:
+    protocol = protocol_for(task.task_type)
+    if raw_spans and not protocol.spans:
         raise PearmutImportError(f"{where}: error spans on a {task.task_type} task")
     try:
         spans = [pearmut_span(span, target, where) for span in raw_spans]
     except PearmutError as error:
         raise PearmutImportError(str(error)) from None
-    low, high = _score_range(task)
-    if task.task_type in ("mqm", "contrastive_mqm"):
+    # 0-100 (DA, ESA), or the Likert scale the task's slider matched.
+    low, high = protocol.scores(task.scale)
+    if protocol.penalty_scored:
         score = None  # computed from the spans
-    elif task.task_type == "adequacy_fluency":
+    elif "fluency" in protocol.export_columns:  # a second score, of a second slider
         raise PearmutImportError(f"{where}: annotations of two sliders are not read yet")
     elif not isinstance(score, int | float) or not low <= score <= high:
         raise PearmutImportError(f"{where}: score must be a number from {low} to {high}")
     else:
         score = round(score)
     return _Answer(user, item, score, spans, served, submitted, 0, system)
-
-
-def _score_range(task: Task) -> tuple[int, int]:
-    """0-100 (DA, ESA), or the Likert scale the task's slider matched."""
-    if task.is_likert:
-        for limits, scale in SLIDER_SCALES.items():
-            if scale == task.scale:
-                return limits
-    return 0, 100
 
 
 def _screens(answers: list[_Answer], where: str) -> list[_Answer]:
@@ -263,7 +256,8 @@ def _screens(answers: list[_Answer], where: str) -> list[_Answer]:
 def _store_answers(task: Task, answers: list[_Answer], where: str = "annotations") -> None:
     if not answers:
         return
-    contrastive = task.task_type in CONTRASTIVE_TYPES
+    protocol = protocol_for(task.task_type)
+    contrastive = protocol.contrastive
     if contrastive:
         answers = _screens(answers, where)
     try:
@@ -315,9 +309,7 @@ def _store_answers(task: Task, answers: list[_Answer], where: str = "annotations
                 annotator=accounts[answer.user],
                 task_type=task.task_type,
                 score=answer.score,
-                candidate_scores=(
-                    answer.candidate_scores if task.task_type != "contrastive_mqm" else None
-                ),
+                candidate_scores=answer.candidate_scores if protocol.scored else None,
                 served_at=answer.served_at,
                 submitted_at=answer.submitted_at,
                 duration_ms=answer.duration_ms,

@@ -27,7 +27,6 @@ from annotation.lib import json_limits
 from annotation.lib.pearmut import PearmutCampaign, pearmut_parse
 from annotation.lib.pearmut_items import PearmutError, PearmutItem, html_text
 from annotation.models import (
-    CONTRASTIVE_TYPES,
     Document,
     Item,
     ItemType,
@@ -156,8 +155,7 @@ def pearmut_import(
         settings["scale"] = parsed.scale
     if parsed.mqm_categories:
         settings["mqm_categories"] = parsed.mqm_categories
-    contrastive = parsed.task_type in CONTRASTIVE_TYPES
-    if contrastive:
+    if protocol_for(parsed.task_type).contrastive:
         widest = max(len(i.outputs) for d in parsed.documents for i in d.items)
         settings["ranking_size"] = max(2, widest)
     task = task_create(campaign=campaign, task_type=parsed.task_type, **settings)
@@ -182,6 +180,7 @@ def pearmut_import(
 def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
     """One dict per Pearmut item (system → evalsite item), documents in the file's order."""
     campaign = task.campaign
+    contrastive = protocol_for(task.task_type).contrastive
     documents: dict[str, Document] = {}
     segments: dict[tuple[str, str, str, str], Segment] = {}
     for document in parsed.documents:
@@ -230,7 +229,7 @@ def _items(task: Task, parsed: PearmutCampaign) -> list[dict[str, Item]]:
             if item.skippable:
                 meta["skippable"] = True
             row = {}
-            if task.task_type in CONTRASTIVE_TYPES:
+            if contrastive:
                 # One screen with every output; identical outputs are one candidate.
                 candidates: dict[str, dict[str, Any]] = {}
                 for system, text in item.outputs.items():
@@ -274,13 +273,14 @@ def _document_pages(parsed: PearmutCampaign) -> bool:
     not when they might have."""
     if max(len(document.items) for document in parsed.documents) < 2:
         return False  # one item per document: nothing to page
-    if not protocol_for(parsed.task_type).applies("unit"):
+    protocol = protocol_for(parsed.task_type)
+    if not protocol.applies("unit"):
         parsed.notes.append(
             f"documents of several items are shown item by item: evalsite's {parsed.task_type}"
             " screens have no document pages"
         )
         return False
-    if parsed.task_type in CONTRASTIVE_TYPES:
+    if protocol.contrastive:
         # A contrastive document page (services/page_plan.py) is planned from the systems'
         # documents, not from one screen per item as a Pearmut file gives them.
         parsed.notes.append(

@@ -22,15 +22,15 @@ from annotation.lib.pearmut import PearmutCampaign
 from annotation.lib.pearmut_items import PearmutMedia
 from annotation.lib.textfiles import UploadError
 from annotation.models import Item, Task
-from annotation.services.media import MEDIA_TYPES, media_file_checked, source_media_store
+from annotation.services.media import MEDIA_SUFFIXES, media_file_checked, source_media_store
 
 # A reference with a scheme (https:, ftp:, ...) or a network path (//host/...): on the web.
 WEB_REFERENCE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 DATA_URL = re.compile(
     r"^data:([a-z0-9.+/-]+)((?:;[^,;]*)*?)(;base64)?,(.*)$", re.IGNORECASE | re.DOTALL
 )
-# The suffix a data: URL's MIME type is stored under (the first of MEDIA_TYPES naming it).
-SUFFIX_OF_MIME = {mime: suffix for suffix, (_, mime) in reversed(MEDIA_TYPES.items())}
+# The suffix a data: URL's MIME type is stored under (the first of MEDIA_SUFFIXES naming it).
+SUFFIX_OF_MIME = {mime: suffix for suffix, (_, mime) in reversed(MEDIA_SUFFIXES.items())}
 
 
 class PearmutImportError(ApplicationError):

@@ -37,8 +37,8 @@ from annotation.models import (
     Slot,
     System,
     Task,
-    TaskType,
 )
+from annotation.protocols import PROTOCOLS
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.logins import UsernameError, username_clean
 from annotation.services.results_snapshots import results_snapshots_prepare
@@ -48,6 +48,8 @@ from metrics.spans import GOOGLE_MQM_CATEGORIES, HotwCheck, MqmRating
 # The most time one imported rating is given (a gap beyond it between two ratings was a break;
 # the reliability table caps idle time far below it anyway).
 LONGEST_RATING = timedelta(hours=1)
+# The protocol Google's MQM TSV ratings are imported as, as it declares (``mqm_tsv``).
+MQM_TSV_TYPE = next(task_type for task_type, p in PROTOCOLS.items() if p.mqm_tsv)
 
 
 class SpanImportError(ApplicationError):
@@ -172,7 +174,7 @@ def mqm_ratings_import(
     extra = sorted(set(found) - set(GOOGLE_MQM_CATEGORIES))
     task = Task.objects.create(
         campaign=campaign,
-        task_type=TaskType.MQM,
+        task_type=MQM_TSV_TYPE,
         state=Task.State.LAUNCHED,
         mqm_categories=[*GOOGLE_MQM_CATEGORIES, *extra] if extra else [],
     )
@@ -263,7 +265,7 @@ def mqm_ratings_import(
                 task=task,
                 item=items[key],
                 annotator=raters[rating.rater],
-                task_type=TaskType.MQM,
+                task_type=MQM_TSV_TYPE,
                 served_at=served_at,
                 submitted_at=submitted_at,
                 duration_ms=round((submitted_at - served_at).total_seconds() * 1000),

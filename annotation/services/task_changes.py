@@ -6,7 +6,8 @@ from typing import Any
 
 from django.db import transaction
 
-from annotation.models import Campaign, Task, TaskType
+from annotation.models import Campaign, Task
+from annotation.protocols import PROTOCOLS
 from annotation.services import assignment
 from annotation.services.task_rules import EDITABLE_AFTER_LAUNCH, task_name_set
 from annotation.services.tasks import (
@@ -32,7 +33,7 @@ def task_update(*, task_id: int, campaign: Campaign | None = None, **settings: A
                 f"the task is launched: its items were planned from {', '.join(frozen)}, "
                 "which can no longer change (start a new task instead)"
             )
-    if "task_type" in settings and settings["task_type"] not in TaskType.values:
+    if "task_type" in settings and str(settings["task_type"]) not in PROTOCOLS:
         raise TaskError(f"unknown task type {settings['task_type']!r}")
     if settings.get("seed", 0) is None:
         settings.pop("seed")  # left blank on the page: the task keeps its seed

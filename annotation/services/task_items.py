@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.models import (
-    CONTRASTIVE_TYPES,
     HUMAN,
-    LIKERT_TYPES,
-    SPAN_TYPES,
     Campaign,
     Item,
     ItemType,
@@ -24,15 +21,14 @@ from annotation.models import (
     Segment,
     System,
     Task,
-    TaskType,
 )
+from annotation.protocols import protocol_for
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
 from annotation.services import assignment
 from annotation.services.contrastive import contrastive_items, shuffle_check_items
 from annotation.services.task_rules import TaskError
 
-# A pairwise task compares at most this many pairs of systems per segment.
 # A pairwise task compares at most this many pairs of systems per segment.
 MAX_PAIRS_PER_SEGMENT = 10
 
@@ -71,16 +67,18 @@ def launch_data_load(*, campaign: Campaign) -> LaunchData:
 
 
 def task_items_build(*, task: Task, data: LaunchData, rng: random.Random) -> list[Item]:
-    """A segment task's items (unsaved), by its type, drawn from ``rng``."""
-    if task.task_type in (*LIKERT_TYPES, TaskType.POSTEDIT, *SPAN_TYPES):
+    """A segment task's items (unsaved), as its protocol shows outputs, drawn from ``rng``:
+    one a screen, contrastive screens, ``ranking_size`` ranked together, or pairs."""
+    protocol = protocol_for(task.task_type)
+    if not protocol.several_outputs:
         return _single_output_items(task, data, rng)
-    if task.task_type == TaskType.PAIRWISE:
-        return _pairwise_items(task, data, rng)
-    if task.task_type in CONTRASTIVE_TYPES:
+    if protocol.contrastive:
         return contrastive_items(
             task=task, segments=data.segments, systems=data.systems, outputs=data.outputs, rng=rng
         )
-    return _ranking_items(task, data, rng)
+    if protocol.applies("ranking_size"):
+        return _ranking_items(task, data, rng)
+    return _pairwise_items(task, data, rng)
 
 
 def check_items_build(

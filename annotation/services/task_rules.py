@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.errors import ApplicationError
-from annotation.models import CONTRASTIVE_TYPES, Campaign, System, Task, TaskType, Unit
+from annotation.models import Campaign, System, Task, Unit
 from annotation.models.tasks import task_name_free
 from annotation.protocols import SETTINGS as SETTING_DECLARATIONS
 from annotation.protocols import protocol_for
@@ -57,7 +57,7 @@ def task_validate(*, task: Task, chosen: Sequence[str] = ()) -> None:
     )
     if task.ranking_size < 2 or task.judgments_per_item < 1:
         raise TaskError("a ranking shows at least 2 outputs and every item needs a judgment")
-    if task.task_type in (TaskType.RANKING, *CONTRASTIVE_TYPES) and "ranking_size" in chosen:
+    if protocol.applies("ranking_size") and "ranking_size" in chosen:
         outputs = System.objects.filter(campaign_id=task.campaign_id).count()
         if outputs and task.reference_rate > 0 and task.campaign.references.exists():
             outputs += 1  # the human reference is ranked too

@@ -15,7 +15,6 @@ from annotation.models import (
     Item,
     Slot,
     Task,
-    TaskType,
     Unit,
 )
 from annotation.protocols import PROTOCOLS
@@ -39,9 +38,9 @@ def task_create(*, campaign: Campaign, task_type: str, **settings: Any) -> Task:
     """A draft task of the protocol ``task_type``. Settings left out (or None) take the
     protocol's defaults; a blank name is the protocol's (numbered if taken), a left-out seed
     is drawn for this task."""
-    if task_type not in PROTOCOLS:
-        raise TaskError(f"unknown task type {task_type!r}; use one of {', '.join(TaskType.values)}")
-    protocol = PROTOCOLS[task_type]
+    protocol = PROTOCOLS.get(task_type) if isinstance(task_type, str) else None
+    if protocol is None:
+        raise TaskError(f"unknown task type {task_type!r}; use one of {', '.join(PROTOCOLS)}")
     task_settings_check(settings=settings)
     settings = {name: value for name, value in settings.items() if value is not None}
     name = settings.pop("name", "")
