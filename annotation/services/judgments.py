@@ -29,7 +29,7 @@ from annotation.services.contrastive import (
 )
 from annotation.services.jobs import task_priorities_request
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
-from annotation.services.slot_rows import slot_shown
+from annotation.services.slot_rows import slot_shown, task_slot_with_item
 from annotation.services.spans import (
     CheckedSpan,
     SpanAnswerError,
@@ -275,7 +275,7 @@ def judgment_record_and_claim_next(
     spans: list[CheckedSpan] = []
     # The slot with its item: the answer's check needs the item, an attention check both.
     if item_needed(task=task) or task_may_plan_checks(task=task):
-        slot = Slot.objects.select_related("item").filter(id=slot_id, task_id=task.id).first()
+        slot = task_slot_with_item(task=task, slot_id=slot_id)
     if item_needed(task=task) and slot is not None:
         item = slot.item
     if item is None and item_needed(task=task):
@@ -305,8 +305,9 @@ def judgment_record_and_claim_next(
             claim=claim,
         )
         if done.outcome == "recorded" and spans:
+            assert done.judgment_id is not None
             # The spans commit with their judgment or not at all.
-            error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+            error_spans_create(judgment_id=done.judgment_id, spans=spans)
         if done.outcome == "recorded" and contrastive:
             assert done.judgment_id is not None
             output_judgments_create(judgment_id=done.judgment_id)  # one row per output

@@ -222,7 +222,7 @@ def page_record_and_claim_next(
             )
             if done.outcome == "recorded":
                 assert done.judgment_id is not None
-                error_spans_create(judgment=Judgment(id=done.judgment_id), spans=spans)
+                error_spans_create(judgment_id=done.judgment_id, spans=spans)
                 if outputs:
                     output_judgments_create(judgment_id=done.judgment_id)
                 created = True

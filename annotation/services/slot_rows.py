@@ -17,14 +17,13 @@ _SLOT_SHOWN_SQL = (
 )
 
 
-def slot_shown(*, slot_id: int, task: Task) -> Slot:
-    """A claimed slot as it is shown: its item and segment come along, and the task is the
-    one the caller has."""
+def _slot_read(slot_id: int) -> Slot | None:
+    """The slot with its item, segment and media (``_SLOT_SHOWN_SQL``), or None."""
     with prepared_cursor() as cursor:
         cursor.execute(_SLOT_SHOWN_SQL, [slot_id])
         row = cursor.fetchone()
     if row is None:
-        raise Slot.DoesNotExist(slot_id)
+        return None
     item_start = len(Slot._meta.concrete_fields)
     item_end = item_start + len(Item._meta.concrete_fields)
     slot = model_from_row(Slot, row[:item_start])
@@ -36,5 +35,24 @@ def slot_shown(*, slot_id: int, task: Task) -> Slot:
     Segment.media.related.set_cached_value(
         slot.item.segment, None if media[0] is None else model_from_row(SourceMedia, media)
     )
+    return slot
+
+
+def slot_shown(*, slot_id: int, task: Task) -> Slot:
+    """A claimed slot as it is shown: its item and segment come along, and the task is the
+    one the caller has."""
+    slot = _slot_read(slot_id)
+    if slot is None:
+        raise Slot.DoesNotExist(slot_id)
+    slot.task = task
+    return slot
+
+
+def task_slot_with_item(*, task: Task, slot_id: int) -> Slot | None:
+    """The task's slot with its item and segment (what checking an answer reads), in the
+    statement ``slot_shown`` prepares; None when the task has no such slot."""
+    slot = _slot_read(slot_id)
+    if slot is None or slot.task_id != task.id:
+        return None
     slot.task = task
     return slot

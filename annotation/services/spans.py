@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
+from annotation.db_prepared import prepared_cursor
 from annotation.errors import ApplicationError
 from annotation.lib import json_limits
 from annotation.models import ErrorSpan, Item, ItemType, Judgment, Task
@@ -213,18 +214,42 @@ def error_span_row(*, judgment: Judgment, span: Span, **changes: Any) -> ErrorSp
     )
 
 
-def error_spans_create(*, judgment: Judgment, spans: Sequence[CheckedSpan]) -> list[ErrorSpan]:
-    """Stores a judgment's spans; called inside the judgment's transaction."""
-    return ErrorSpan.objects.bulk_create(
-        error_span_row(
-            judgment=judgment,
-            span=checked.span,
-            changed=checked.changed,
-            origin=checked.origin,
-            candidate=checked.candidate,
+# A judgment's spans in one statement of arrays, prepared once per session (the annotator's
+# path): no model instances and no ORM compilation, which cost a third of a contrastive
+# screen's CPU as ``bulk_create``. The columns as ``error_span_row`` fills them.
+_SPANS_INSERT_SQL = (
+    f'INSERT INTO {ErrorSpan._meta.db_table} (judgment_id, start, "end", severity, category,'  # noqa: S608 (table name only)
+    " side, prefilled, changed, candidate, origin)"
+    " SELECT %s, s.start, s.stop, s.severity, s.category, s.side, s.prefilled, s.changed,"
+    " s.candidate, s.origin::jsonb FROM unnest(%s::integer[], %s::integer[], %s::text[],"
+    " %s::text[], %s::text[], %s::boolean[], %s::boolean[], %s::smallint[], %s::text[])"
+    " AS s(start, stop, severity, category, side, prefilled, changed, candidate, origin)"
+)
+
+
+def error_spans_create(*, judgment_id: int, spans: Sequence[CheckedSpan]) -> int:
+    """Stores a judgment's spans (as ``error_span_row`` would, in one statement); called
+    inside the judgment's transaction. Returns how many."""
+    if not spans:
+        return 0
+    rows = [
+        (
+            checked.span.start,
+            checked.span.end,
+            checked.span.severity,
+            checked.span.category or "",
+            checked.span.side,
+            checked.span.prefilled,
+            checked.changed,
+            checked.candidate,
+            None if checked.origin is None else json.dumps(checked.origin),
         )
         for checked in spans
-    )
+    ]
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    with prepared_cursor() as cursor:
+        cursor.execute(_SPANS_INSERT_SQL, [judgment_id, *columns])
+        return cursor.rowcount
 
 
 class PrefillError(ApplicationError):
