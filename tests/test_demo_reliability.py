@@ -24,6 +24,13 @@ def test_each_careless_demo_rater_is_caught_by_its_check():
     for task in campaign.tasks.all():
         assert task.slots.exclude(state="done").exists()  # still running, as a campaign does
         rows = {row.username: row for row in span_task_results(task).reliability}
+        # Let start again after a hasty first attempt: the careful second one is the row's.
+        reformed = rows["qc-reformed"]
+        assert {row.attempt for name, row in rows.items() if name != "qc-reformed"} == {1}
+        assert reformed.attempt == 2 and not reformed.too_fast
+        theirs = Judgment.objects.filter(task=task, annotator_id=reformed.annotator_id)
+        assert theirs.filter(excluded=True).exists()  # the hasty ones, kept
+        assert theirs.filter(excluded=False).count() == reformed.time.items
         tables[task.task_type] = {name: "; ".join(row.reasons) for name, row in rows.items()}
         tutorials[task.task_type] = {
             name: (row.tutorial.passed, row.tutorial.total) if row.tutorial else None
@@ -39,6 +46,7 @@ def test_each_careless_demo_rater_is_caught_by_its_check():
             "repeats)" in reasons["qc-drifting"] and "bad reference" not in reasons["qc-drifting"]
         )
         assert reasons["qc-hasty"].startswith("too fast")
+        assert reasons["qc-reformed"] == ""
     assert "HOTW error" in tables["mqm"]["qc-unmarked"]
     assert tables["esa"]["qc-constant"].startswith("straight-lining")
     assert "qc-constant" not in tables["mqm"]

@@ -56,6 +56,43 @@ def test_a_rater_with_checks_only_gets_no_judgment(manager, tmp_path):
     assert [(r.rater, r.found) for r in hotw_results(task=task)] == [("r2", 1)]
 
 
+def test_a_rating_made_of_hotw_rows_only_is_an_attention_check(manager, client, tmp_path):
+    """A rating whose rows are all HOTW rows gives no judgment; its checks still count for
+    the rater in the reliability table: r1 rated segment 1 and missed the error injected in
+    segment 2; r2 only found the errors injected in both. Failed before: those checks had no
+    slot to be recorded on, so r1 passed 0 of 0 and r2 had no row (the per-rater panel only)."""
+    header = "system\tdoc\tdocSegId\tglobalSegId\trater\tsource\ttarget\tcategory\tseverity\n"
+    path = tmp_path / "hotw-only.tsv"
+    path.write_text(
+        header
+        + "s\td\t1\t1\tr1\tsrc one\ttgt one\tNo-error\tNo-error\n"
+        + "s\td\t2\t2\tr1\tsrc two\ttgt two\tMissed\tHOTW-test\n"
+        + "s\td\t1\t1\tr2\tsrc one\ttgt one\tFound\tHOTW-test\n"
+        + "s\td\t2\t2\tr2\tsrc two\ttgt two\tFound\tHOTW-test\n",
+        encoding="utf-8",
+    )
+    call_command(
+        "import_mqm", str(path), "--name", "HOTW", "--owner", "manager", "--languages", "en-de"
+    )
+    campaign = Campaign.objects.get(name="HOTW")
+    task = campaign.tasks.get()
+    judged = Judgment.objects.filter(task=task).values_list("annotator__username", flat=True)
+    assert list(judged) == ["r1"]
+    rows = {row.username: row for row in span_task_results(task).reliability}
+    assert set(rows) == {"r1", "r2"}
+    r1, r2 = rows["r1"], rows["r2"]
+    assert (r1.attention.passed, r1.attention.total, r1.missed) == (0, 1, (("hotw", 1),))
+    assert r1.time.items == 1
+    assert (r2.attention.passed, r2.attention.total, r2.missed) == (2, 2, ())
+    assert (r2.time.items, r2.time.mean_seconds, r2.passes) == (0, None, True)
+    client.force_login(manager)
+    page = client.get(reverse("results-human", args=[campaign.id])).content.decode()
+    table = page[page.index(f'id="reliability-{task.id}"') :]
+    table = table[: table.index("</table>")]
+    assert f'data-annotator="{r2.annotator_id}" data-passes="1"' in table
+    assert "2 / 2" in table and "missed 1 HOTW error" in table
+
+
 def test_results_page_shows_the_hotw_checks_per_rater(manager, client):
     call_command(
         "import_mqm", str(ANTHEA), "--name", "Anthea", "--owner", "manager", "--languages", "en-de"

@@ -175,6 +175,9 @@ class ReliabilitySerializer(serializers.Serializer):
     annotator_id = serializers.IntegerField()
     annotator = serializers.CharField()
     excluded = serializers.BooleanField()
+    attempt = serializers.IntegerField(
+        help_text="1 + the times a manager let them start again; every figure is this attempt's"
+    )
     passes = serializers.BooleanField(help_text="fails no reliability check")
     reasons = serializers.ListField(child=serializers.CharField(), help_text="checks failed")
     bad_reference_verdict = serializers.CharField(allow_null=True)

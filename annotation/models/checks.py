@@ -24,11 +24,15 @@ class CheckOutcome(models.Model):
     ``passed``: their first answer passed; ``warned``: it failed on a loud task, so they
     were warned and answered again (``passed_again``: that answer passed, None while they
     have not). ``attempt``: the annotator's attempt (a manager may let them start again).
-    ``reason``: why it failed, in words for the organiser.
+    ``reason``: why it failed, in words for the organiser. ``slot``: the one the check was
+    answered on; none for an imported check no rating came with (an Anthea rating made of
+    HOTW rows only: ``services.span_imports``).
     """
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="check_outcomes")
-    slot = models.OneToOneField(Slot, on_delete=models.CASCADE, related_name="check_outcome")
+    slot = models.OneToOneField(
+        Slot, on_delete=models.CASCADE, null=True, related_name="check_outcome"
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )

@@ -26,7 +26,7 @@ class CheckRow:
     warned: bool
     passed_again: bool | None
     attempt: int
-    item_id: int
+    item_id: int | None  # None: an imported check no rating came with (no slot)
     reason: str
 
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from annotation.models import (
     AnnotatorRestart,
+    CrowdParticipant,
     Task,
     Tutorial,
     TutorialAnswer,
@@ -135,15 +136,43 @@ def tutorial_state(*, task: Task, annotator_id: int) -> TutorialState:
     )
 
 
+def restart_times(*, task: Task) -> dict[int, datetime]:
+    """When a manager last let each annotator start the task again (an invited annotator's
+    last ``AnnotatorRestart``, a crowd participant's ``restarted_at``); others: absent."""
+    times = dict(
+        AnnotatorRestart.objects.filter(task=task)
+        .values("annotator_id")
+        .annotate(last=Max("created_at"))
+        .values_list("annotator_id", "last")
+    )
+    crowd = CrowdParticipant.objects.filter(task=task, restarted_at__isnull=False)
+    times.update(crowd.values_list("user_id", "restarted_at"))
+    return times
+
+
 def tutorial_outcomes(task: Task) -> list[tuple[int, bool]]:
-    """(annotator, as expected) per graded tutorial answer, every attempt, in order: the
-    reliability table's tutorial pass rate."""
+    """(annotator, as expected) per graded tutorial answer of each annotator's current
+    attempt at the task, in order: the reliability table's tutorial pass rate. After a
+    restart, the tutorial attempts started since count (one who had failed it gets a new
+    one at once); with none (the tutorial they passed before still holds), the earlier."""
+    since = restart_times(task=task)
+    renewed = {
+        annotator
+        for annotator, started in TutorialAttempt.objects.filter(
+            task=task, annotator_id__in=since
+        ).values_list("annotator_id", "started_at")
+        if started >= since[annotator]
+    }
     rows = (
         TutorialAnswer.objects.filter(attempt__task=task, passed__isnull=False)
         .order_by("id")
-        .values_list("attempt__annotator_id", "passed")
+        .values_list("attempt__annotator_id", "attempt__started_at", "passed")
     )
-    return [(annotator, bool(passed)) for annotator, passed in rows]
+    return [
+        (annotator, bool(passed))
+        for annotator, started, passed in rows
+        if annotator not in renewed or started >= since[annotator]
+    ]
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ kind), and ``annotation.selectors.hotw.hotw_results`` counts them per rater for 
 Anthea shows the injected error in place of the segment the rater is rating, so each is also
 an attention-check outcome (``CheckOutcome``, kind ``hotw``) on the slot of that rating: the
 raters' accounts then have their HOTW checks in the reliability table like any annotator's.
-A rating made of HOTW rows only gives no judgment (and no slot: its checks stay in the
-per-rater panel only).
+A rating made of HOTW rows only gives no judgment and no slot: its outcome has none, and
+still counts for the rater (one whose ratings are all such has a row of checks only).
 """
 
 from __future__ import annotations
@@ -123,10 +123,11 @@ def _rating_times(ratings: list[MqmRating], now: datetime) -> list[tuple[datetim
 
 
 def _hotw_outcome(
-    task: Task, slot: Slot, rater: User, checks: tuple[HotwCheck, ...]
+    task: Task, slot: Slot | None, rater: User, checks: tuple[HotwCheck, ...]
 ) -> CheckOutcome:
-    """The HOTW checks given with one rating as the outcome of its slot: passed when the
-    rater found every injected error (Anthea gives a segment one)."""
+    """The HOTW checks given with one rating as the outcome of its slot (None: a rating made
+    of HOTW rows only): passed when the rater found every injected error (Anthea gives a
+    segment one)."""
     missed = sum(1 for check in checks if not check.found)
     reason = ""
     if missed:
@@ -226,6 +227,7 @@ def mqm_ratings_import(
     names = sorted({rating.rater for rating in ratings})
     accounts = rater_accounts(usernames=[_account_name(name) for name in names])
     raters = {name: accounts[_account_name(name)] for name in names}
+    checks_only = [rating for rating in ratings if not rating.rated and rating.checks]
     ratings = [rating for rating in ratings if rating.rated]
     batches = {
         username: Batch(
@@ -277,6 +279,9 @@ def mqm_ratings_import(
         _hotw_outcome(task, slot, raters[rating.rater], rating.checks)
         for slot, rating in zip(slots, ratings, strict=True)
         if rating.checks
+    )
+    CheckOutcome.objects.bulk_create(
+        _hotw_outcome(task, None, raters[rating.rater], rating.checks) for rating in checks_only
     )
     ErrorSpan.objects.bulk_create(
         error_span_row(judgment=judgment, span=span)

@@ -1,7 +1,8 @@
 """The demo's reliability table in headless Chromium (issue 24, "Must show"): the organiser
 opens the human results of the careless-raters demo campaign (``load_demo_reliability``) with
 "only annotators who pass" on; in the ESA and the MQM task the careful raters pass and each
-careless one is flagged with the check that caught them. Screenshots of both tasks' tables,
+careless one is flagged with the check that caught them (``qc-reformed``, let start again after
+a hasty first attempt, passes on its second). Screenshots of both tasks' tables,
 desktop and 390 px wide, in ../qc-shots (outside the repo)."""
 
 from pathlib import Path
@@ -57,6 +58,8 @@ def test_the_demo_reliability_table_flags_each_careless_rater(page, live_server,
             )
         for name in ("qc-careful-1", "qc-careful-2", "qc-careful-3"):
             assert rows[name] == ("1", "passes"), rows[name]
+        # Let start again after a hasty first attempt: the row is the careful second one's.
+        assert rows["qc-reformed attempt 2"] == ("1", "passes")
         for name, reason in CAUGHT.items():
             if name in rows:
                 assert rows[name][0] == "0" and reason in rows[name][1], rows[name]

@@ -9,7 +9,10 @@ table of its human results page shows who to trust. Idempotent; ``load_demo`` ru
 - ``drifting``: careful, but answers a repeated item far from the first time (repeats);
 - ``hasty``: careful-looking answers in about a second each (too fast);
 - ``constant`` (ESA): 80 for every translation, the bad references' damage marked
-  (straight-lining).
+  (straight-lining);
+- ``reformed``: hasty at first, let start again by the manager ("Let start again"), then
+  careful: the table shows their second attempt, which passes (the hasty judgments are
+  kept, excluded).
 
 The ESA task starts with a two-item tutorial (``TUTORIAL``): every rater passes it before
 the real work (the loop's gate), ``hasty`` at the second attempt (it scored the flawed
@@ -37,6 +40,7 @@ from annotation.demo import QUALITY, raters_take_turns
 from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType, TutorialItem
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
+from annotation.services.restarts import annotator_restart
 from annotation.services.tasks import task_create, task_launch
 from annotation.services.tutorial_uploads import tutorial_upload
 from annotation.services.tutorials import tutorial_answer_record, tutorial_retry
@@ -53,6 +57,7 @@ RATERS = {
     "qc-drifting": "drifting",
     "qc-hasty": "hasty",
     "qc-constant": "constant",
+    "qc-reformed": "reformed",
 }
 CHECKS = {"bad_reference_rate": 0.1, "repeat_rate": 0.15, "batch_size": 20}
 TASKS: dict[str, dict[str, Any]] = {
@@ -164,13 +169,27 @@ def raters_judge(*, task: Task, raters: dict[Any, str], start: datetime, seed: i
 
     def respond(user: Any, slot: Slot) -> tuple[dict[str, Any], float]:
         behaviour = raters[user]
-        seconds = rng.uniform(0.4, 1.5) if behaviour == "hasty" else rng.uniform(8, 40)
+        hasty = behaviour in ("hasty", "reformed")  # reformed: careful once let start again
+        seconds = rng.uniform(0.4, 1.5) if hasty else rng.uniform(8, 40)
         return _answer(rng, task, slot, behaviour), seconds
 
     turns = raters_take_turns(
         task=task, raters=list(raters), start=start, rng=rng, gap=(2, 10), respond=respond
     )
     return sum(turns.values())
+
+
+def reformed_start_again(
+    *, task: Task, raters: dict[Any, str], by: Any, start: datetime, seed: int
+) -> int:
+    """The manager lets the ``reformed`` raters start again, and they judge carefully (half
+    a day after ``start``); returns the judgments recorded."""
+    reformed = [user for user, behaviour in raters.items() if behaviour == "reformed"]
+    for user in reformed:
+        annotator_restart(task=task, annotator_id=user.id, by=by)
+    later = start + timedelta(hours=12)
+    careful = dict.fromkeys(reformed, "careful")
+    return raters_judge(task=task, raters=careful, start=later, seed=seed) if careful else 0
 
 
 class Command(BaseCommand):
@@ -228,5 +247,8 @@ class Command(BaseCommand):
                 tutorial_upload(task=task, name="tutorial.jsonl", data=lines.encode(), pass_share=1)
                 raters_pass_tutorial(task=task, raters=raters)
             done = raters_judge(task=task, raters=raters, start=start, seed=settings["seed"])
+            done += reformed_start_again(
+                task=task, raters=raters, by=manager, start=start, seed=settings["seed"] + 1
+            )
             self.stdout.write(f"{task.name}: {done} judgments by {len(raters)} simulated raters")
         self.stdout.write(f"demo campaign {CAMPAIGN!r} ready")

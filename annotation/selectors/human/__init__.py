@@ -7,7 +7,6 @@ control table, so that they can be let back in, but count nowhere else.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,7 +14,6 @@ from numpy.typing import NDArray
 
 from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
 from annotation.protocols import SPAN_RESULT_TYPES
-from annotation.selectors.checks import reliability_checks
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -62,8 +60,8 @@ from annotation.selectors.human.reliability import (
     likert_input,
     postedit_input,
     reliability_rows,
+    task_input,
 )
-from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.agreement.coefficients import Weights
 from metrics.correlation import Correlation
 
@@ -248,11 +246,8 @@ def _reliability(
     usernames: Usernames,
     excluded: set[int],
 ) -> list[ReliabilityRow]:
-    # The attention checks the loop recorded (services.checks), first answers, of the
-    # current attempt (a manager may have let the annotator start again).
-    checks = reliability_checks(task)
     return reliability_rows(
-        dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
+        task_input(task, data),
         quality={row.annotator_id: row.quality for row in quality},
         bad_references=bad_references,
         usernames=usernames,

@@ -17,6 +17,7 @@ from annotation.selectors import contrastive as contrastive_selectors
 from annotation.selectors.human.span_reliability import (
     SpanPassing,
     contrastive_mqm_input,
+    current_attempts_only,
     dropped_rows,
     task_reliability,
 )
@@ -49,7 +50,8 @@ def contrastive_mqm_fill(
     every = contrastive_selectors.contrastive_mqm_outputs(task)
     counted = [o for o in every if not o.excluded]
     result.judgments = len({o.judgment_id for o in counted})
-    result.reliability = task_reliability(task, contrastive_mqm_input(every), excluded)
+    current = current_attempts_only(task, every)
+    result.reliability = task_reliability(task, contrastive_mqm_input(current), excluded)
     weights = task_mqm_weights(task=task)
     result.weights = weights.as_dict()
     ranked = [

@@ -2,22 +2,33 @@
 
 Each task analysis hands over its judgments as ``ReliabilityInput`` (one entry per judgment)
 and, where candidates are scored side by side, contrastive screens; the bad-reference test
-comes from the quality control already computed (``metrics.quality``).
+comes from the quality control already computed (``metrics.quality``); ``task_input`` adds
+what the task recorded beside its judgments (attention checks, tutorial answers, restarts).
+
+Every figure of an annotator follows their current attempt: a manager who lets them start
+again (``services.restarts``) sets their judgments so far aside (``Judgment.excluded``: kept,
+marked in the exports, read by no figure here), and their check outcomes and tutorial
+answers of earlier attempts are left out where they are read (``selectors.checks``,
+``selectors.tutorials``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
+from annotation.models import Task
+from annotation.selectors.checks import current_attempts, reliability_checks
 from annotation.selectors.human.comparisons import Judged
 from annotation.selectors.human.likert import LikertData
 from annotation.selectors.human.loading import ITEM_TYPES, Usernames
 from annotation.selectors.human.postedit import PosteditData
+from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.quality import AnnotatorQuality
 from metrics.reliability import (
     CONSENSUS_THRESHOLD,
@@ -61,7 +72,9 @@ class ReliabilityInput:
     ``repeat_scores`` (annotator, output code, score), one per output of every screen judged,
     repeats included: where a judgment scores several outputs (``score`` None), the repeats'
     differences are read from them. ``lines``: whether identical scores flag straight-lining
-    (not for MQM, where many good translations rightly score 0)."""
+    (not for MQM, where many good translations rightly score 0). ``attempts``: the attempt
+    each annotator a manager let start again is on (``selectors.checks.current_attempts``):
+    they have a row even before judging anything in it."""
 
     annotator: NDArray[np.int64]
     kind: NDArray[np.str_]
@@ -74,6 +87,7 @@ class ReliabilityInput:
     checks: Sequence[tuple[int, bool, str]] = ()
     repeat_scores: Sequence[tuple[int, int, float]] = ()
     lines: bool = True
+    attempts: Mapping[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,7 @@ class ReliabilityRow:
     time: ItemTime
     too_fast: bool
     straight_lining: StraightLining | None  # None: no score to compare
+    attempt: int = 1  # 1 + the times a manager let them start again
     # The attention checks failed, by kind (``CHECK_NAMES``), most first.
     missed: tuple[tuple[str, int], ...] = field(default=())
     reasons: tuple[str, ...] = field(default=())
@@ -125,6 +140,10 @@ class ReliabilityTable(list[ReliabilityRow]):
     def identical(self) -> bool:
         return any(row.straight_lining is not None for row in self)
 
+    @property
+    def restarted(self) -> bool:
+        return any(row.attempt > 1 for row in self)
+
 
 def reliability_rows(
     data: ReliabilityInput,
@@ -134,7 +153,9 @@ def reliability_rows(
     usernames: Usernames,
     excluded: set[int],
 ) -> list[ReliabilityRow]:
-    """The reliability table of a task, every annotator (excluded ones too), by username."""
+    """The reliability table of a task, every annotator (excluded ones too), by username:
+    those who judged, or answered an attention check without a judgment (an imported
+    rating made of HOTW rows only), or were let start again and have not judged since."""
     scored = np.isin(data.kind, list(SCORED_KINDS))
     if data.score is not None:
         scored &= np.isfinite(data.score)
@@ -163,6 +184,9 @@ def reliability_rows(
     lining = straight_lining(annotator, score) if lines else {}
     times = time_per_item(data.annotator, data.seconds)
     consensus = consensus_likelihood(data.screens) if data.screens else {}
+    unjudged = {c[0] for c in data.checks} | {a for a, n in data.attempts.items() if n > 1}
+    for annotator_id in unjudged - set(times):
+        times[annotator_id] = ItemTime(0, None, None)
     rows = []
     for annotator_id, time in times.items():
         q = quality.get(annotator_id)
@@ -182,10 +206,23 @@ def reliability_rows(
             straight_lining=lining.get(annotator_id, StraightLining(0, None, False))
             if lines
             else None,
+            attempt=data.attempts.get(annotator_id, 1),
             missed=tuple(missed.get(annotator_id, Counter()).most_common()),
         )
         rows.append(_with_reasons(row))
     return ReliabilityTable(sorted(rows, key=lambda r: r.username.lower()))
+
+
+def task_input(task: Task, data: ReliabilityInput) -> ReliabilityInput:
+    """``data`` (a task's judgments of the current attempts) with what the task recorded
+    beside them: the attention checks the loop recorded (first answers), the tutorial
+    answers and each annotator's attempt, all of the current attempts."""
+    return dataclasses.replace(
+        data,
+        checks=reliability_checks(task),
+        tutorial=tutorial_outcomes(task),
+        attempts=current_attempts(task),
+    )
 
 
 def _with_reasons(row: ReliabilityRow) -> ReliabilityRow:
@@ -303,6 +340,7 @@ def reliability_record(row: ReliabilityRow) -> dict[str, object]:
         "annotator_id": row.annotator_id,
         "annotator": row.username,
         "excluded": row.excluded,
+        "attempt": row.attempt,
         "passes": row.passes,
         "reasons": list(row.reasons),
         "bad_reference_verdict": row.bad_reference_verdict,

@@ -15,14 +15,13 @@ HOTW errors, shuffled candidates, repeats), as for every task.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import numpy as np
 
-from annotation.models import ItemType, Task
-from annotation.selectors.checks import reliability_checks
+from annotation.models import ItemType, Judgment, Task
 from annotation.selectors.contrastive import ScoredOutput
 from annotation.selectors.human.loading import campaign_usernames
 from annotation.selectors.human.reliability import (
@@ -30,9 +29,9 @@ from annotation.selectors.human.reliability import (
     ReliabilityRow,
     failing,
     reliability_rows,
+    task_input,
 )
 from annotation.selectors.spans import SpanJudgment
-from annotation.selectors.tutorials import tutorial_outcomes
 from metrics.spans.mqm import MqmWeights
 
 
@@ -43,6 +42,22 @@ class SpanPassing:
 
     dropped: list[ReliabilityRow]
     rows: list[dict]
+
+
+class _OfJudgment(Protocol):
+    @property
+    def judgment_id(self) -> int: ...
+
+
+Judged = TypeVar("Judged", bound=_OfJudgment)
+
+
+def current_attempts_only(task: Task, rows: Sequence[Judged]) -> list[Judged]:
+    """``rows`` without the judgments a restart set aside (``Judgment.excluded``), so that
+    every reliability figure follows each annotator's current attempt; an annotator left
+    out keeps theirs (their row stays in the table, so they can be let back in)."""
+    aside = set(Judgment.objects.filter(task=task, excluded=True).values_list("id", flat=True))
+    return [row for row in rows if row.judgment_id not in aside] if aside else list(rows)
 
 
 def span_input(rows: Sequence[SpanJudgment], weights: MqmWeights | None) -> ReliabilityInput:
@@ -101,9 +116,8 @@ def task_reliability(
 ) -> list[ReliabilityRow]:
     """The reliability table of an error-span or contrastive MQM task: every annotator,
     with the attention checks the loop recorded (first answers) and their tutorial answers."""
-    checks = reliability_checks(task)
     return reliability_rows(
-        dataclasses.replace(data, checks=checks, tutorial=tutorial_outcomes(task)),
+        task_input(task, data),
         quality={},
         bad_references=False,
         usernames=campaign_usernames(task.campaign_id),

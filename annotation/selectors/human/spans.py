@@ -17,6 +17,7 @@ from annotation.selectors.human.ranking_status import RankingStatus, task_status
 from annotation.selectors.human.reliability import ReliabilityRow
 from annotation.selectors.human.span_reliability import (
     SpanPassing,
+    current_attempts_only,
     dropped_rows,
     span_input,
     task_reliability,
@@ -275,7 +276,8 @@ def span_task_results(
     rows = [row for row in every if not row.excluded]
     result = SpanTaskResults(task=task, judgments=len(rows))
     mqm_weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
-    result.reliability = task_reliability(task, span_input(every, mqm_weights), excluded)
+    current = current_attempts_only(task, every)
+    result.reliability = task_reliability(task, span_input(current, mqm_weights), excluded)
     result.document_scores = document_scores(task, excluded=excluded)
     ranked = _ranked(rows)
     if passing_only:
