@@ -69,7 +69,8 @@ _SPAN_SEPARATOR = "\t"
 class StatusScores:
     """A task's observations in recorded order: ``system`` codes index ``systems``;
     ``scores`` maps each measure (adequacy and fluency for a combined Likert task; else
-    one) to raw scores; ``unit`` is what one observation is (judgment, page)."""
+    one) to raw scores; ``unit`` is what one observation is (judgment, output of a
+    contrastive screen, page)."""
 
     statistic: str
     lower_is_better: bool
@@ -232,7 +233,8 @@ def _contrastive_scores(task: Task) -> StatusScores:
     observed = _observations(
         statistic, lower, labels, annotators, {_measure(statistic): scores}, None
     )
-    return dataclasses.replace(observed, screen=np.array(screens, dtype=np.int64))
+    # One observation is an output of a screen (selectors/budget.py: the budget counts screens).
+    return dataclasses.replace(observed, screen=np.array(screens, dtype=np.int64), unit="output")
 
 
 def _observations(
