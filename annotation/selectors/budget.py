@@ -5,7 +5,7 @@ judgments needed for power 0.8 from the organiser's stated assumptions, by
 One unit for every task-wide figure the organiser sets or reads (the judgment budget, the
 planner's total, the live estimate of what is still needed, the stop's notice): the
 **judgment as recorded**, one per item an annotator submits -- an output in DA, ESA and MQM,
-a whole screen of side-by-side outputs in a contrastive task (``budget_unit``: "screen"), one
+a whole screen of side-by-side outputs in a contrastive task (``Task.budget_unit``: "screen"), one
 segment of a document page. Quality control counts too. Why this unit and not the outputs
 judged: it is what an annotator does and is paid for (a screen, however many outputs it
 shows), what every other count of a task is in (progress, quotas, judgments per item, batch
@@ -38,12 +38,6 @@ from metrics.adaptive.status import DEFAULT_ALPHA
 DEFAULT_SD = 1.0
 DEFAULT_DIFFERENCE = 0.2
 MAX_SYSTEMS = 1000
-
-
-def budget_unit(task: Task) -> str:
-    """What one judgment of the task is, in the organiser's words (the budget's unit)."""
-    contrastive = task.task_type in CONTRASTIVE_TYPES
-    return "screen" if contrastive and task.unit != Unit.DOCUMENT else "judgment"
 
 
 def observation_unit(task: Task) -> str:
@@ -85,7 +79,7 @@ class BudgetPlan:
     power: float = DEFAULT_POWER
     budgets: list[PlannedBudget] = field(default_factory=list)  # one per design; none on error
     error: str = ""
-    unit: str = "judgment"  # the budget's (budget_unit)
+    unit: str = "judgment"  # the budget's (Task.budget_unit)
     observation: str = "judgment"  # the status's (observation_unit)
 
 
@@ -115,7 +109,7 @@ def budget_plan(campaign: Campaign, query: Mapping[str, str], *, task: Task) -> 
     sd = (query.get("plan_sd") or "").strip() or str(DEFAULT_SD)
     difference = (query.get("plan_difference") or "").strip() or str(DEFAULT_DIFFERENCE)
     systems = (query.get("plan_systems") or "").strip() or str(campaign.systems.count())
-    units = {"unit": budget_unit(task), "observation": observation_unit(task)}
+    units = {"unit": task.budget_unit, "observation": observation_unit(task)}
     plan = BudgetPlan(sd=sd, difference=difference, systems=systems, **units)
     try:
         sd_value = _positive(sd, "the score SD")

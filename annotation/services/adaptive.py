@@ -103,7 +103,6 @@ from annotation.selectors.adaptive import (
     scores_fingerprint,
     xids_running,
 )
-from annotation.selectors.budget import budget_unit
 from annotation.selectors.contrastive_adaptive import new_screen_observations
 from annotation.services.contrastive_adaptive import (
     is_adaptive_contrastive,
@@ -286,7 +285,7 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: boo
         if status
         else {}
     )
-    unit = budget_unit(task)  # what the budget counts: judgments, or contrastive screens
+    unit = task.budget_unit  # what the budget counts: judgments, or contrastive screens
     message = (
         f"{task.name} stopped after {figures.judgments} {unit}s: {reason.label}"
         + (

@@ -272,6 +272,7 @@ def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
         rho=pairs.rho[rows],
         level=pairs.level,
         paired_count=None if pairs.paired_count is None else pairs.paired_count[rows],
+        delta=pairs.delta,
     )
 
 

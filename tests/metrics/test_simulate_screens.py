@@ -86,9 +86,7 @@ def test_adaptive_screens_spend_less_than_uniform_and_pearmut(systems: int) -> N
 def _pairs(means: list[float], judged: float = 200.0, rows: int = 1):
     values = np.array(means)
     count = np.full((rows, values.size), judged)
-    return count, adjacent_pairs(
-        count, count * values, count * (values**2 + 1.0), tuned_for=judged
-    )
+    return count, adjacent_pairs(count, count * values, count * (values**2 + 1.0), tuned_for=judged)
 
 
 def test_adaptive_screen_shows_the_open_pair() -> None:

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import Judgment, Task, Unit
-from annotation.selectors.budget import budget_unit, judgments_per_observation
+from annotation.selectors.budget import judgments_per_observation
 from annotation.selectors.human.likert import LikertData
 from annotation.selectors.human.status_scores import (
     StatusScores,
@@ -245,7 +245,7 @@ def _task_statuses_of(task: Task, scores: StatusScores, *, rolling: bool) -> lis
         tuned_for=task.tuned_for,
         paired=task.paired_status,
         rolling=rolling,
-        budget_unit=budget_unit(task),
+        budget_unit=task.budget_unit,
         per_observation=per_observation,
     )
 
