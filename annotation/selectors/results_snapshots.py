@@ -44,8 +44,9 @@ logger = logging.getLogger(__name__)
 # Part of every version: a snapshot stored by code that computed (or pickled) results
 # differently is never read as current. Raise it when what a snapshot holds changes.
 # 2: reliability rows name the checks failed; 3: variant snapshots; 4: ranking statuses
-# carry their tuning and pairing (Task.tuned_for, Task.paired_status)
-SNAPSHOT_FORMAT = 4
+# carry their tuning and pairing (Task.tuned_for, Task.paired_status); 5: and the budget's
+# unit (a contrastive status counts outputs, its budget screens)
+SNAPSHOT_FORMAT = 5
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,14 @@ alike for all policies, least-annotated first (see ``simulate``).
   intervals (``pairs.paired_count``) the same idea in paired judgments: 1/m per open pair,
   in full for the side behind its partner, half when level, nothing when ahead.
 
+- ``finishing`` (an alternative to ``adaptive``, bench/simulate.md): its gains with each
+  open pair weighted by how near it is to settling.
+
 All but ``uniform`` start with the same cold start (every system judged ``cold_start``
 times, least-judged first), so the policies differ only in what they do afterwards.
+
+Screens (``SCREEN_POLICIES``, the simulator's ``--screen-size``): the same policies choosing
+the several systems one contrastive screen shows (below).
 """
 
 from __future__ import annotations
