@@ -5,17 +5,17 @@ judgments needed for power 0.8 from the organiser's stated assumptions, by
 One unit for every task-wide figure the organiser sets or reads (the judgment budget, the
 planner's total, the live estimate of what is still needed, the stop's notice): the
 **judgment as recorded**, one per item an annotator submits -- an output in DA, ESA and MQM,
-a whole screen of side-by-side outputs in a contrastive task (``Task.budget_unit``: "screen"), one
-segment of a document page. Quality control counts too. Why this unit and not the outputs
-judged: it is what an annotator does and is paid for (a screen, however many outputs it
-shows), what every other count of a task is in (progress, quotas, judgments per item, batch
-sizes), and what the claim itself can hold the budget to (the loop counts claimed slots,
-``evalsite_adaptive_batch``), a batch at most past it; a budget in outputs would be a third
-of a screen-counting bound on three-output screens. The statistics count observations (an
-output, or a document page), so their task-wide figures are converted: by the settings
-before launch (``judgments_per_observation``), by the task's own ratio once judged
-(``RankingStatus.needed_judgments``). A system's own counts are the same in both units (a
-system's outputs judged are the screens that showed it).
+a whole screen of side-by-side outputs in a contrastive task (``Task.budget_unit``:
+"screen"), one segment of a document page. Quality control counts too. Why this unit and
+not the outputs judged: it is what an annotator does and is paid for (a screen, however
+many outputs it shows), what every other count of a task is in (progress, quotas,
+judgments per item, batch sizes), and what the claim itself holds the budget to, a batch
+at most past it (``evalsite_adaptive_batch`` counts claimed slots): a budget in outputs
+checked against that count would let three-output screens run to three times it. The
+statistics count observations (an output, or a document page), so their task-wide figures
+are converted: by the settings before launch (``judgments_per_observation``), by the
+task's own ratio once judged (``RankingStatus.needed_judgments``). A system's own counts
+are the same in both units (a system's outputs judged are the screens that showed it).
 
 Read from a GET form beside the task's settings: ``plan_sd`` (SD of one observation's
 score: one judgment's, a page mean's in a document task), ``plan_difference`` (the smallest
