@@ -18,11 +18,13 @@ def main(title: str) -> None:
             f"#### {pair}, {title} (budget {full['judgments']},"
             f" {len(full['clusters'])} clusters in the full data)"
         )
+        # Screens of several systems (--screen-size): the medians in outputs, and in screens.
+        screens = all("screens_at_stop" in result for result in policies.values())
         print(
             "| policy | median | p10 | p90 | resolved | budget | wrong_order_rate |"
-            " median / uniform |"
+            " median / uniform |" + (" screens (median) |" if screens else "")
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if screens else ""))
         base = policies.get("uniform", {}).get("judgments_at_stop", {}).get("median")
         for policy, result in policies.items():
             spent = result["judgments_at_stop"]
@@ -31,6 +33,7 @@ def main(title: str) -> None:
                 f"| {policy} | {spent['median']:.0f} | {spent['p10']:.0f} | {spent['p90']:.0f}"
                 f" | {result['stopped']['resolved']} | {result['stopped']['budget']}"
                 f" | {result['wrong_order_rate']:.3f} | {ratio} |"
+                + (f" {result['screens_at_stop']['median']:.0f} |" if screens else "")
             )
         print()
 

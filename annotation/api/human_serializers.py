@@ -8,7 +8,7 @@ import math
 from rest_framework import serializers
 
 from annotation.api.results_figures import FiguresSerializer
-from annotation.api.schema import OBSERVATION_UNITS
+from annotation.api.schema import BUDGET_UNITS, OBSERVATION_UNITS
 from annotation.selectors.human.correlation import CORPUS_SCORE, SENTENCE_MEAN
 from annotation.selectors.human.reliability import reliability_record
 
@@ -103,7 +103,8 @@ class RankingStatusSerializer(serializers.Serializer):
     statistic = serializers.CharField(help_text="mean z (DA), ESA score or MQM score")
     lower_is_better = serializers.BooleanField(help_text="MQM: true")
     unit = serializers.ChoiceField(
-        choices=OBSERVATION_UNITS, help_text="one observation: a judgment, or a page"
+        choices=OBSERVATION_UNITS,
+        help_text="one observation: a judgment, an output of a contrastive screen, or a page",
     )
     delta = Number(help_text="the task's equivalence_margin, in the statistic's units")
     alpha = Number()
@@ -115,7 +116,19 @@ class RankingStatusSerializer(serializers.Serializer):
         help_text="the pairs' intervals are paired on the screens showing both systems"
     )
     settled = serializers.BooleanField(help_text="no adjacent pair is open")
-    still_needed = Number(help_text="estimated observations until settled; null: cannot settle")
+    still_needed = Number(
+        help_text="estimated observations (see unit) until settled; null: cannot settle"
+    )
+    budget_unit = serializers.ChoiceField(
+        choices=BUDGET_UNITS,
+        help_text="what the task's judgment_budget counts: a judgment as recorded, one per "
+        "item submitted (a contrastive task's screen, however many outputs it shows)",
+    )
+    still_needed_judgments = Number(
+        source="needed_judgments",
+        help_text="still_needed in the budget's unit (budget_unit), quality control included "
+        "as in the task so far; null: cannot settle",
+    )
     systems = SystemIntervalSerializer(many=True)
     pairs = PairStatusSerializer(many=True)
     rolling = RollingSerializer(

@@ -32,7 +32,9 @@ UPLOAD_STATUSES = ["created", "new_run", "unchanged"]
 # A large campaign's results with none computed yet (annotation/api/results_figures.py).
 RESULTS_STATUSES = ["computing"]
 # What one observation of a live ranking status is (a task's unit is another enum, "unit").
-OBSERVATION_UNITS = ["judgment", "page"]
+OBSERVATION_UNITS = ["judgment", "output", "page"]
+# What a judgment budget counts (annotation/selectors/budget.py).
+BUDGET_UNITS = ["judgment", "screen"]
 
 ERROR = {
     "type": "object",

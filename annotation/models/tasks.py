@@ -206,6 +206,14 @@ class Task(models.Model):
         return self.task_type in LIKERT_TYPES
 
     @property
+    def budget_unit(self) -> str:
+        """What one judgment is, in the organiser's words: the unit of the judgment budget
+        and of every task-wide figure shown beside it (annotation/selectors/budget.py)."""
+        if self.task_type in CONTRASTIVE_TYPES and self.unit != Unit.DOCUMENT:
+            return "screen"
+        return "judgment"
+
+    @property
     def shows_reference(self) -> bool:
         """Whether the item screens show a human reference (a monolingual Likert task reads
         the reference instead of the source)."""

@@ -295,9 +295,11 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "judgment_budget",
             "int",
-            "Judgment budget",
-            "Adaptive: the task stops once this many judgments (contrastive: screens) are in; "
-            "0: no budget",
+            "Judgment budget (judgments; contrastive: screens)",
+            "Adaptive: the task stops once this many judgments are recorded, quality control "
+            "included: one per item an annotator submits (an output; a contrastive screen, "
+            "however many outputs it shows; a segment of a document page), the unit of the "
+            "budget planner's total and of the results page's estimate; 0: no budget",
             minimum=0,
             maximum=100_000_000,
             after_launch=True,

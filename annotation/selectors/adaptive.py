@@ -37,6 +37,7 @@ from annotation.models import (
     TaskType,
     Unit,
 )
+from annotation.selectors.budget import observation_unit
 from annotation.selectors.human.likert import MEASURES
 from annotation.selectors.human.loading import exclusions
 from annotation.selectors.human.ranking_status import RankingStatus, statuses_of
@@ -302,14 +303,21 @@ def figures_from_sums(task: Task, *, judgments: int) -> AdaptiveFigures:
     scores = MomentScores(
         statistic=statistic,
         lower_is_better=lower,
-        unit="page" if task.unit == Unit.DOCUMENT else "judgment",
+        unit=observation_unit(task),
         systems=names,
         system=np.arange(len(names), dtype=np.int64),
         annotator=np.zeros(len(names), dtype=np.int64),
         scores={measure: np.zeros(0) for measure in measures},
         moments=arrays,
     )
-    statuses = statuses_of(scores, delta=task.equivalence_margin, tuned_for=task.tuned_for)
+    observations = sum(int(moments[measures[0]][name][0]) for name in moments[measures[0]])
+    statuses = statuses_of(
+        scores,
+        delta=task.equivalence_margin,
+        tuned_for=task.tuned_for,
+        budget_unit=task.budget_unit,
+        per_observation=judgments / observations if observations else 1.0,
+    )
     priorities: dict[int, float] = {}
     for measure in measures:
         gains = system_priorities(

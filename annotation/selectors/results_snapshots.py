@@ -45,8 +45,8 @@ logger = logging.getLogger(__name__)
 # differently is never read as current. Raise it when what a snapshot holds changes.
 # 2: reliability rows name the checks failed; 3: variant snapshots; 4: ranking statuses
 # carry their tuning and pairing (Task.tuned_for, Task.paired_status); 5: reliability rows
-# carry the annotator's attempt
-SNAPSHOT_FORMAT = 5
+# carry the annotator's attempt; 6: ranking statuses carry the budget's unit
+SNAPSHOT_FORMAT = 6
 
 
 @dataclass(frozen=True)

@@ -286,8 +286,9 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: boo
         if status
         else {}
     )
+    unit = task.budget_unit  # what the budget counts: judgments, or contrastive screens
     message = (
-        f"{task.name} stopped after {figures.judgments} judgments: {reason.label}"
+        f"{task.name} stopped after {figures.judgments} {unit}s: {reason.label}"
         + (
             f" ({pairs['resolved']} pairs resolved, {pairs['equivalent']} equivalent, "
             f"{pairs['open']} open)"
@@ -305,7 +306,9 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: boo
             "budget": task.judgment_budget,
             "pairs": pairs,
             "order": [system.system for system in status.systems] if status else [],
-            "still_needed": status.needed_rounded if status else None,
+            "unit": unit,
+            # In the budget's unit, as the budget and the judgments above.
+            "still_needed": status.needed_judgments if status else None,
         },
     )
     logger.info("task %s settled: %s", task.id, message)

@@ -155,7 +155,7 @@ def task_edit(request, campaign_id: int, task_id: int):
             "task": task,
             "form": form,
             "crowd_link": crowd_link,
-            "plan": budget_plan(campaign, request.GET),
+            "plan": budget_plan(campaign, request.GET, task=task),
         },
     )
 

@@ -24,12 +24,19 @@ alike for all policies, least-annotated first (see ``simulate``).
   intervals (``pairs.paired_count``) the same idea in paired judgments: 1/m per open pair,
   in full for the side behind its partner, half when level, nothing when ahead.
 
+- ``finishing`` (an alternative to ``adaptive``, bench/simulate.md): its gains with each
+  open pair weighted by how near it is to settling.
+
 All but ``uniform`` start with the same cold start (every system judged ``cold_start``
 times, least-judged first), so the policies differ only in what they do afterwards.
+
+Screens (``SCREEN_POLICIES``, the simulator's ``--screen-size``): the same policies choosing
+the several systems one contrastive screen shows (below).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -120,23 +127,27 @@ def racing(
     return _least_judged(count, _open_systems(pairs) & (count < cap), rng)
 
 
-def uncertainty_reduction(count: FloatArray, pairs: AdjacentPairs) -> FloatArray:
+def uncertainty_reduction(
+    count: FloatArray, pairs: AdjacentPairs, weight: FloatArray | None = None
+) -> FloatArray:
     """Per system (..., k): the summed relative drop in the variance of the open adjacent
     pairs it belongs to if it were judged once more (0 for systems in no open pair; paired
-    intervals: see below)."""
+    intervals: see below), each pair's drop times its ``weight`` (..., k - 1) if given."""
     is_open = pairs.status == OPEN
+    # Each pair's share: 1 when open (times its weight), 0 when settled.
+    share = np.where(is_open, 1.0 if weight is None else weight, 0.0)
     take = np.take_along_axis
     upper, lower = pairs.order[..., :-1], pairs.order[..., 1:]
     if pairs.paired_count is None:
         n = np.maximum(count, 1.0)
         step = pairs.variance / (n * (n + 1.0))  # drop of v/n from one more judgment
-        gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information, 0.0)
-        gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information, 0.0)
+        gain_upper = np.where(is_open, take(step, upper, -1) * pairs.information * share, 0.0)
+        gain_lower = np.where(is_open, take(step, lower, -1) * pairs.information * share, 0.0)
     else:
         # Paired: one more paired judgment adds 1/m of the pair's information, and takes a
         # judgment of each side. The side behind completes one (it meets a segment the other
         # has judged), the side ahead adds nothing yet, sides level start one (half).
-        relative = 1.0 / np.maximum(pairs.paired_count, 1.0)
+        relative = share / np.maximum(pairs.paired_count, 1.0)
         n_up, n_low = take(count, upper, -1), take(count, lower, -1)
         side_up = np.where(n_up < n_low, 1.0, np.where(n_up == n_low, 0.5, 0.0))
         gain_upper = np.where(is_open, relative * side_up, 0.0)
@@ -159,9 +170,149 @@ def adaptive(
     return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)
 
 
+def nearness(pairs: AdjacentPairs) -> FloatArray:
+    """Per adjacent pair (..., k - 1): how near it is to settling, (target / half-width)^2
+    at most 1, about 1 / the factor its judgments must still grow by (the interval narrows
+    as 1 / sqrt(information)); target max(D, delta - D) as ``status.pair_growth``. 1 for a
+    pair below the minimum judgments."""
+    gap = np.abs(pairs.difference)
+    target = np.maximum(gap, pairs.delta - gap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.minimum((target / pairs.half_width) ** 2, 1.0)
+    return np.where(np.isfinite(gap) & np.isfinite(near), near, 1.0)
+
+
+@_with_cold_start
+def finishing(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+) -> IntArray:
+    """``adaptive``'s relative variance reduction, each open pair's weighted by how near it
+    is to settling (``nearness``): pairs about to settle are finished first, so that their
+    systems stop being needed sooner (bench/simulate.md: tried for tr-en's room)."""
+    gain = uncertainty_reduction(count, pairs, nearness(pairs))
+    eligible = (count < cap) & (gain > 0)
+    gain = np.where(eligible, gain * (1.0 + 1e-9 * rng.random(gain.shape)), -np.inf)
+    return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)
+
+
 POLICIES: dict[str, Policy] = {
     "uniform": uniform,
     "pearmut": pearmut,
     "adaptive": adaptive,
     "racing": racing,
+    "finishing": finishing,
+}
+
+
+# -- screens: several systems on one segment, scored by one annotator (contrastive) ---------
+#
+# A screen policy returns (rows, size) system codes, distinct per row, -1 for an empty place
+# (fewer systems left than places); a row of -1 is stuck, as above. Every screen shows
+# ``size`` systems while that many can still be judged: a contrastive task's screens always
+# show their N outputs, whether or not each serves an open pair.
+
+# The live rule's strata (annotation/services/contrastive_adaptive.py): whole sets of
+# systems while there are at most this many of them, else pairs filled up to the screen.
+MAX_SET_STRATA = 120
+ScreenPolicy = Callable[
+    [FloatArray, FloatArray, AdjacentPairs, int, np.random.Generator, int], IntArray
+]
+
+
+def _top(key: FloatArray, eligible: NDArray[np.bool_], size: int) -> IntArray:
+    """The ``size`` eligible systems with the largest key per row (-1 past the eligible)."""
+    order = np.argsort(np.where(eligible, -key, np.inf), axis=-1, kind="stable")[..., :size]
+    return np.where(np.take_along_axis(eligible, order, -1), order, -1)
+
+
+def _fewest_first(count: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """A key ranking the least-judged systems first, ties at random, within (-1, 0]."""
+    return -(count + 0.5 * rng.random(count.shape)) / (count.max(axis=-1, keepdims=True) + 1.0)
+
+
+def _screen_with_cold_start(rule: Callable[..., IntArray]) -> ScreenPolicy:
+    def policy(
+        count: FloatArray,
+        cap: FloatArray,
+        pairs: AdjacentPairs,
+        cold_start: int,
+        rng: np.random.Generator,
+        size: int,
+    ) -> IntArray:
+        cold, needs = _cold(count, cap, cold_start)
+        # Systems still in their cold start first (least judged first), then the least judged.
+        cold_choice = _top(needs + _fewest_first(count, rng), count < cap, size)
+        warm_choice = rule(count, cap, pairs, rng, size)
+        return np.where(cold[:, None], cold_choice, warm_choice)
+
+    policy.__doc__ = rule.__doc__
+    return policy
+
+
+def uniform_screen(
+    count: FloatArray,
+    cap: FloatArray,
+    pairs: AdjacentPairs,
+    cold_start: int,
+    rng: np.random.Generator,
+    size: int,
+) -> IntArray:
+    """Balanced sets: the ``size`` least-judged systems, ties at random."""
+    return _top(_fewest_first(count, rng), count < cap, size)
+
+
+@_screen_with_cold_start
+def pearmut_screen(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
+) -> IntArray:
+    """Pearmut's dynamic rule for ``dynamic_models`` systems an item: drawn without
+    replacement with probability proportional to 1 / rank (Gumbel top-k)."""
+    rank = np.empty_like(pairs.order)
+    positions = np.broadcast_to(np.arange(count.shape[-1]), pairs.order.shape)
+    np.put_along_axis(rank, pairs.order, positions, axis=-1)
+    gumbel = -np.log(-np.log(rng.random(count.shape)))
+    return _top(-np.log(rank + 1.0) + gumbel, count < cap, size)
+
+
+@_screen_with_cold_start
+def racing_screen(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
+) -> IntArray:
+    """The least-judged systems still in an open pair, the screen filled with the least
+    judged others."""
+    eligible = count < cap
+    racing_ones = _open_systems(pairs) & eligible
+    choice = _top(racing_ones + _fewest_first(count, rng), eligible, size)
+    return np.where(racing_ones.any(axis=-1)[:, None], choice, -1)
+
+
+@_screen_with_cold_start
+def adaptive_screen(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
+) -> IntArray:
+    """The live rule's screen: with few sets of ``size`` systems, the set whose systems'
+    gains (``uncertainty_reduction``) sum highest, i.e. the ``size`` largest gains; with
+    many, the pair of the two largest gains, the screen filled with others at random (the
+    launch fills a pair's screens with the systems that met it least, blind to the data)."""
+    eligible = count < cap
+    gain = uncertainty_reduction(count, pairs)
+    serving = eligible & (gain > 0)
+    # Systems that serve an open pair by their gain, above the rest (least judged first).
+    key = np.where(serving, 2.0 + gain / (1.0 + gain), 1.0 + _fewest_first(count, rng))
+    k = count.shape[-1]
+    if math.comb(k, min(size, k)) <= MAX_SET_STRATA:
+        choice = _top(key, eligible, size)
+    else:
+        pair = _top(key, eligible, 2)
+        chosen = np.zeros(count.shape, dtype=bool)
+        np.put_along_axis(chosen, np.maximum(pair, 0), pair >= 0, axis=-1)
+        choice = _top(chosen + rng.random(count.shape) * 0.5, eligible, size)
+    return np.where(serving.any(axis=-1)[:, None], choice, -1)
+
+
+SCREEN_POLICIES: dict[str, ScreenPolicy] = {
+    "uniform": uniform_screen,
+    "pearmut": pearmut_screen,
+    "adaptive": adaptive_screen,
+    "racing": racing_screen,
 }

@@ -132,6 +132,7 @@ class Replays:
     resolved: NDArray[np.bool_]  # stopped because no pair was open
     wrong: NDArray[np.bool_]  # declared at least one pair in the wrong order
     ordered: NDArray[np.intp]  # pairs declared resolved at the stop
+    screens_at_stop: NDArray[np.float64] | None = None  # per replay, screens of several systems
 
 
 def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], list[list[str]]]:
@@ -271,6 +272,7 @@ def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
         rho=pairs.rho[rows],
         level=pairs.level,
         paired_count=None if pairs.paired_count is None else pairs.paired_count[rows],
+        delta=pairs.delta,
     )
 
 
@@ -329,13 +331,20 @@ class _PairMatcher:
         return PairSums(count=self.count[rows], total=self.total[rows], squares=self.squares[rows])
 
 
+def _spread(values: NDArray[np.float64]) -> dict[str, float]:
+    p10, median, p90 = (float(v) for v in np.percentile(values, [10, 50, 90]))
+    return {"median": median, "p10": p10, "p90": p90}
+
+
 def summary(result: Replays) -> dict[str, object]:
-    """The issue's per-policy JSON: judgments at stop (median, p10, p90), how replays
-    stopped, and the share of replays that ordered some pair wrongly."""
-    spent = result.judgments_at_stop
-    p10, median, p90 = (float(v) for v in np.percentile(spent, [10, 50, 90]))
+    """The issue's per-policy JSON: judgments at stop (median, p10, p90; with screens of
+    several systems, outputs, and the screens too), how replays stopped, and the share of
+    replays that ordered some pair wrongly."""
+    figures: dict[str, object] = {"judgments_at_stop": _spread(result.judgments_at_stop)}
+    if result.screens_at_stop is not None:
+        figures["screens_at_stop"] = _spread(result.screens_at_stop)
     return {
-        "judgments_at_stop": {"median": median, "p10": p10, "p90": p90},
+        **figures,
         "stopped": {
             "resolved": int(result.resolved.sum()),
             "budget": int((~result.resolved).sum()),

@@ -72,6 +72,7 @@ class AdjacentPairs:
     rho: NDArray[np.float64]  # (..., 1) the mixture precision used
     level: float  # each pair's alpha
     paired_count: NDArray[np.float64] | None = None
+    delta: float = 0.0  # the equivalence margin the statuses were decided at
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def adjacent_pairs(
         rho=rho,
         level=level,
         paired_count=paired_count,
+        delta=delta,
     )
 
 

@@ -10,8 +10,11 @@ from typing import Any
 import numpy as np
 
 from metrics.adaptive.policies import POLICIES
+from metrics.adaptive.screens import replay_screens
 from metrics.adaptive.simulate import (
     DEFAULT_REPLAYS,
+    Campaign,
+    Replays,
     Settings,
     build_campaign,
     full_ranking,
@@ -68,6 +71,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="judgments per system the confidence sequence is tuned for, fixed before the"
         " replay (default: half the file's judgments per system)",
     )
+    parser.add_argument(
+        "--screen-size",
+        type=int,
+        default=1,
+        metavar="N",
+        help="contrastive screens: each draw shows N systems' outputs of one segment, all"
+        " scored (uniform: balanced sets; pearmut: its dynamic rule draws the N; adaptive:"
+        " the live rule's choice of sets or pairs); judgments are still counted in outputs"
+        " (default 1: one output a draw)",
+    )
     parser.add_argument("--replays", type=int, default=DEFAULT_REPLAYS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -88,6 +101,10 @@ def _refusal(args: argparse.Namespace, policies: list[str]) -> str | None:
         return "--cold-start must be at least 1"
     if args.tuned_for is not None and not args.tuned_for >= 1:
         return "--tuned-for must be at least 1"
+    if args.screen_size < 1:
+        return "--screen-size must be at least 1"
+    if args.screen_size > 1 and args.pairing == "paired":
+        return "--pairing paired is not built for --screen-size above 1"
     return None
 
 
@@ -148,12 +165,24 @@ def _language_pair(
     return {
         "full": {"order": order, "clusters": clusters, "judgments": campaign.budget},
         "policies": {
-            policy: summary(
-                replay(campaign, policy, replays=args.replays, settings=settings, seed=args.seed)
-            )
-            for policy in policies
+            policy: summary(_replay(campaign, policy, settings, args)) for policy in policies
         },
     }
+
+
+def _replay(
+    campaign: Campaign, policy: str, settings: Settings, args: argparse.Namespace
+) -> Replays:
+    if args.screen_size > 1:
+        return replay_screens(
+            campaign,
+            policy,
+            size=args.screen_size,
+            replays=args.replays,
+            settings=settings,
+            seed=args.seed,
+        )
+    return replay(campaign, policy, replays=args.replays, settings=settings, seed=args.seed)
 
 
 def _print_tables(report: dict[str, Any]) -> None:

@@ -419,3 +419,23 @@ def test_cli_pairing_and_tuning(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, _, err = _run(capsys, *base, "--tuned-for", "0")
     assert code == 2
     assert "--tuned-for" in err
+
+
+def test_finishing_weights_the_pairs_nearest_to_settling() -> None:
+    """The alternative tried for tr-en (bench/simulate.md): right where adaptive is right,
+    and its weight is (target / half-width)^2."""
+    from metrics.adaptive.policies import nearness
+    from metrics.adaptive.status import adjacent_pairs
+
+    campaign = build_campaign(*synthetic([0.0, 1.5, 3.0, 4.5], segments=300, seed=11))
+    result = replay(campaign, "finishing", replays=40, seed=5)
+    assert result.resolved.all() and not result.wrong.any()
+    assert np.median(result.judgments_at_stop) < 0.2 * campaign.budget
+    same = build_campaign(*synthetic([1.0, 1.0, 1.0], segments=400, seed=12))
+    equal = replay(same, "finishing", replays=20, settings=Settings(delta=0.6), seed=6)
+    assert equal.resolved.all() and (equal.ordered == 0).all()
+    means = np.array([[3.0, 1.0, 0.0]])
+    count = np.full((1, 3), 40.0)
+    pairs = adjacent_pairs(count, count * means, count * (means**2 + 1.0), tuned_for=40)
+    gaps = np.abs(pairs.difference[0])
+    assert nearness(pairs)[0] == pytest.approx(np.minimum((gaps / pairs.half_width[0]) ** 2, 1))

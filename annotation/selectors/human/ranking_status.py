@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import Task, Unit
+from annotation.models import Judgment, Task, Unit
+from annotation.selectors.budget import judgments_per_observation
 from annotation.selectors.human.likert import LikertData
 from annotation.selectors.human.status_scores import (
     StatusScores,
@@ -76,6 +77,10 @@ class RankingStatus:
     pairs: list[PairStatus]
     still_needed: float  # math.inf when a pair cannot settle (equal means, delta 0)
     rolling: RollingIntervals | None = None
+    # The judgment budget's unit (selectors/budget.py: "screen" on contrastive screens) and
+    # how many of it one observation takes (the task's own ratio so far where counted).
+    budget_unit: str = "judgment"
+    per_observation: float = 1.0
 
     @property
     def rows(self) -> list[tuple[SystemInterval, PairStatus | None, str]]:
@@ -119,6 +124,13 @@ class RankingStatus:
     def observations(self) -> int:
         return sum(s.judgments for s in self.systems)
 
+    @property
+    def needed_judgments(self) -> int | None:
+        """``still_needed`` in the judgment budget's unit (None: cannot settle)."""
+        if not self.needed_known:
+            return None
+        return math.ceil(self.still_needed * self.per_observation - 1e-9)
+
 
 def statuses_of(
     scores: StatusScores,
@@ -127,13 +139,17 @@ def statuses_of(
     tuned_for: float | None,
     paired: bool = False,
     rolling: bool = False,
+    budget_unit: str = "judgment",
+    per_observation: float = 1.0,
 ) -> list[RankingStatus]:
     """Per measure, the ranking status at margin ``delta`` (the statistic's units); none with
     fewer than two systems judged. ``tuned_for``: the task's (``Task.tuned_for``, fixed at
     launch; None: ``DEFAULT_TUNED_FOR``), for the pairs, the systems' intervals and the
     rolling ones alike; ``paired`` (the task's ``paired_status``): the pairs' intervals on
     the screens that show both systems (``scores.screen``). ``rolling`` adds the intervals
-    at each look (the page's figure; a few dozen passes over the judgments)."""
+    at each look (the page's figure; a few dozen passes over the judgments).
+    ``budget_unit`` and ``per_observation``: the judgment budget's unit and how many of it
+    an observation takes, for the estimate of what is still needed in that unit."""
     if np.unique(scores.system).size < 2:
         return []
     tuning = DEFAULT_TUNED_FOR if tuned_for is None else tuned_for
@@ -166,6 +182,8 @@ def statuses_of(
                 pairs=status.pairs,
                 still_needed=status.still_needed,
                 rolling=_rolling(scores, measure, tuning) if rolling else None,
+                budget_unit=budget_unit,
+                per_observation=per_observation,
             )
         )
     return result
@@ -214,13 +232,21 @@ def task_statuses(task: Task, *, rolling: bool = False) -> list[RankingStatus]:
 
 def _task_statuses_of(task: Task, scores: StatusScores, *, rolling: bool) -> list[RankingStatus]:
     """The statuses under the task's own fixed rule: its margin, its tuning and whether its
-    design pairs (all set at launch)."""
+    design pairs (all set at launch). The page's figures (``rolling``) count the task's
+    judgments (one query) for the estimate in the budget's unit: its own ratio, quality
+    control included; otherwise the settings' ratio."""
+    observations = int(scores.system.size)
+    per_observation = judgments_per_observation(task, len(scores.systems))
+    if rolling and observations:
+        per_observation = Judgment.objects.filter(task=task).count() / observations
     return statuses_of(
         scores,
         delta=task.equivalence_margin,
         tuned_for=task.tuned_for,
         paired=task.paired_status,
         rolling=rolling,
+        budget_unit=task.budget_unit,
+        per_observation=per_observation,
     )
 
 

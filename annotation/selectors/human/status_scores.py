@@ -21,6 +21,7 @@ Likert tasks).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,8 @@ _SPAN_SEPARATOR = "\t"
 class StatusScores:
     """A task's observations in recorded order: ``system`` codes index ``systems``;
     ``scores`` maps each measure (adequacy and fluency for a combined Likert task; else
-    one) to raw scores; ``unit`` is what one observation is (judgment, page)."""
+    one) to raw scores; ``unit`` is what one observation is (judgment, output of a
+    contrastive screen, page)."""
 
     statistic: str
     lower_is_better: bool
@@ -241,7 +243,7 @@ def _contrastive_scores(task: Task) -> StatusScores:
         pages.append(key)
         screens.append(page_screen.setdefault(key, screen))
     document = task.unit == Unit.DOCUMENT
-    return _observations(
+    observed = _observations(
         statistic,
         lower,
         labels,
@@ -250,6 +252,9 @@ def _contrastive_scores(task: Task) -> StatusScores:
         pages if document else None,
         screens=screens,
     )
+    # One observation is an output of a screen, or a system's outputs on a document page
+    # (selectors/budget.py: the budget counts screens, or segments of pages).
+    return observed if document else dataclasses.replace(observed, unit="output")
 
 
 def _observations(
