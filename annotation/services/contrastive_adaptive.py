@@ -68,9 +68,8 @@ from annotation.models import (
     Task,
     Unit,
 )
+from metrics.adaptive.policies import MAX_SET_STRATA  # the simulator replays the same rule
 
-# Screens' whole system sets are the strata up to this many of them; beyond, pairs.
-MAX_SET_STRATA = 120
 # Screens per segment at most (as a pairwise task's pairs per segment).
 SCREENS_PER_SEGMENT = 10
 # Systems a stratum's bit mask can name (a bigint's bits, less the sign).

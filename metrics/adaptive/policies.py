@@ -211,7 +211,7 @@ POLICIES: dict[str, Policy] = {
 # ``size`` systems while that many can still be judged: a contrastive task's screens always
 # show their N outputs, whether or not each serves an open pair.
 
-# The live rule's strata (annotation/services/contrastive_adaptive.py): whole sets of
+# The live rule's strata (annotation/services/contrastive_adaptive.py imports it): whole sets of
 # systems while there are at most this many of them, else pairs filled up to the screen.
 MAX_SET_STRATA = 120
 ScreenPolicy = Callable[
