@@ -288,7 +288,8 @@ SETTINGS: dict[str, Setting] = {
             "cold_start",
             "int",
             "Cold start (items per system)",
-            "Adaptive: every system is judged on this many items before priorities count",
+            "Adaptive: every system is judged on this many items (pages of a document task) "
+            "before priorities count",
             minimum=2,
             maximum=100_000,
         ),
