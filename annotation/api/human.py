@@ -17,16 +17,11 @@ from annotation.api.fields import (
     StrictIntegerField,
 )
 from annotation.api.human_serializers import HumanResultsSerializer
-from annotation.api.results_figures import (
-    COMPUTING,
-    FiguresSerializer,
-    computing_response,
-    figures,
-    figures_headers,
-)
+from annotation.api.results_figures import COMPUTING, FiguresSerializer, computing_response
 from annotation.downloads import JUDGMENT_FORMATS, judgments_file, unknown_format_message
 from annotation.models import ResultsSnapshot, Task
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
+from annotation.results_freshness import figures, figures_headers
 from annotation.selectors.results_snapshots import HumanVariant, page_of_task
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.results_snapshots import results_snapshot_read

@@ -20,14 +20,12 @@ from annotation.api.results_figures import (
     ComputingSerializer,
     FiguresSerializer,
     computing_response,
-    figures,
-    figures_headers,
-    file_headers,
 )
 from annotation.api.schema import ErrorSerializer
 from annotation.models import ResultsSnapshot
-from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
+from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, tables_download
 from annotation.permissions import authorize_shared_task
+from annotation.results_freshness import figures, figures_headers
 from annotation.selectors.shared_task_pairs import PairResults, unranked_pair
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
 from annotation.selectors.shared_tasks import (
@@ -313,14 +311,4 @@ class SharedTaskTablesApi(APIView):
     @authorize_shared_task()
     def get(self, request, shared_task_id: int, which: str, fmt: str):
         results, reads = _read(request)
-        # One pair's table is of that pair's figures only; the other sets of every pair's.
-        if which.startswith("pair-"):
-            reads = [read for read in reads if read.value.download_key == which]
-        pending = [read for read in reads if read.pending]
-        known = fmt in TABLE_FORMATS and (which in TABLE_SETS or which.startswith("pair-"))
-        if pending and known:  # (unknown ones are refused by table_response)
-            return computing_response(pending)
-        response = table_response(results, which, fmt)
-        for header, value in file_headers(reads).items():
-            response[header] = value
-        return response
+        return tables_download(results, reads, which, fmt, computing=computing_response)

@@ -31,6 +31,7 @@ from annotation.plots.human import progress_plot, scatter_plot
 from annotation.plots.intervals import interval_plot
 from annotation.plots.rolling import status_plots
 from annotation.plots.spans import error_bar_plot, has_categories
+from annotation.results_freshness import file_name
 from annotation.selectors.human import HumanResults
 from annotation.selectors.human.correlation import (
     CORPUS_SCORE,
@@ -46,6 +47,12 @@ from annotation.services.results_snapshots import (
     PENDING_REFRESH_SECONDS,
     results_snapshot_read,
     snapshot_context,
+)
+from annotation.views.download_figures import (
+    figures_fields,
+    human_computing,
+    human_figures,
+    marked,
 )
 from annotation.views.errors import error_response, refused_to
 from annotation.views.reliability import passing_context
@@ -328,16 +335,15 @@ def rankings_export(request, campaign_id: int, fmt: str):
     procedure = _procedure(request)
     if procedure is None:
         return _unknown_procedure(request)
-    # Current results only (a file cannot say how old they are), stored when current.
-    (snapshot,) = results_snapshot_read(
-        kind=ResultsSnapshot.Kind.HUMAN,
-        campaigns=[campaign],
-        variants=[HumanVariant(procedure=procedure).key],
-        stale_ok=False,
-    )
+    # Stored figures (a large campaign's never computed here), marked when older.
+    snapshot = human_figures(campaign, HumanVariant(procedure=procedure).key)
+    if snapshot.pending:
+        return human_computing(request, campaign, snapshot, "the rankings file")
     rows = ranking_rows(snapshot.value.results, snapshot.value.span_results)
-    name = f"evalsite-{campaign.id}-human-rankings.{fmt}"
+    name = file_name(f"evalsite-{campaign.id}-human-rankings", fmt, [snapshot])
     if fmt == "json":
-        document = json.dumps({"campaign": campaign.name, "systems": rows}, indent=1)
-        return streaming_response([document], filename=name)
-    return streaming_response(csv_stream(ranking_csv_rows(rows)), filename=name)
+        document = json.dumps(
+            {"campaign": campaign.name, **figures_fields([snapshot]), "systems": rows}, indent=1
+        )
+        return marked(streaming_response([document], filename=name), [snapshot])
+    return marked(streaming_response(csv_stream(ranking_csv_rows(rows)), filename=name), [snapshot])

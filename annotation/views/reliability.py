@@ -15,13 +15,18 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.exports import csv_stream, streaming_response
-from annotation.models import ResultsSnapshot
 from annotation.permissions import CAN_EXCLUDE, CAN_SEE_RESULTS, authorize
+from annotation.results_freshness import file_name
 from annotation.selectors.human import HumanResults, TaskResults, human_results
 from annotation.selectors.human.reliability import reliability_record
 from annotation.selectors.human.spans import SpanTaskResults, span_results
 from annotation.services.exclusions import annotators_exclude
-from annotation.services.results_snapshots import results_snapshot_read
+from annotation.views.download_figures import (
+    figures_fields,
+    human_computing,
+    human_figures,
+    marked,
+)
 from annotation.views.errors import refused_to
 
 
@@ -163,16 +168,19 @@ def reliability_export(request, campaign_id: int, fmt: str):
     campaign = request.campaign
     if fmt not in {"csv", "json"}:
         raise Http404("the reliability table downloads as .csv or .json")
-    # Current results only (a file cannot say how old they are), stored when current.
-    (snapshot,) = results_snapshot_read(
-        kind=ResultsSnapshot.Kind.HUMAN, campaigns=[campaign], stale_ok=False
-    )
+    # Stored figures (a large campaign's never computed here), marked when older.
+    snapshot = human_figures(campaign)
+    if snapshot.pending:
+        return human_computing(request, campaign, snapshot, "the reliability file")
     rows = reliability_rows(snapshot.value.results, snapshot.value.span_results)
-    name = f"evalsite-{campaign.id}-reliability.{fmt}"
+    name = file_name(f"evalsite-{campaign.id}-reliability", fmt, [snapshot])
     if fmt == "json":
-        document = json.dumps({"campaign": campaign.name, "annotators": rows}, indent=1)
-        return streaming_response([document], filename=name)
-    return streaming_response(csv_stream(_csv_rows(rows)), filename=name)
+        document = json.dumps(
+            {"campaign": campaign.name, **figures_fields([snapshot]), "annotators": rows},
+            indent=1,
+        )
+        return marked(streaming_response([document], filename=name), [snapshot])
+    return marked(streaming_response(csv_stream(_csv_rows(rows)), filename=name), [snapshot])
 
 
 def _csv_rows(rows: list[dict[str, object]]) -> Iterator[list[object]]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import ResultsSnapshot
-from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, table_response
+from annotation.paper_tables import TABLE_FORMATS, TABLE_SETS, tables_download
 from annotation.permissions import authorize_shared_task, may_create_shared_task
 from annotation.selectors.shared_task_pairs import unranked_pair
 from annotation.selectors.shared_task_tables import autorank_tables, domain_grids, global_grid
@@ -29,6 +31,8 @@ from annotation.services.shared_tasks import (
     shared_task_create,
     shared_task_pair_procedure_set,
 )
+from annotation.services.snapshot_compute import Snapshotted
+from annotation.views.download_figures import computing_download
 from annotation.views.errors import refused_to
 
 
@@ -143,9 +147,20 @@ def shared_task_pair_procedure_view(request, shared_task_id: int, campaign_id: i
 @login_required
 @authorize_shared_task()
 def shared_task_tables(request, shared_task_id: int, which: str, fmt: str):
-    # A file cannot say how old its figures are: current ones only.
-    pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, stale_ok=False)
+    # Stored pair tables (a large pair's never computed here), marked when older; while a
+    # pair the file needs has none yet, a "being computed" answer.
+    pairs = SnapshotReader(ResultsSnapshot.Kind.PAIR, placeholder=unranked_pair)
     results = shared_task_results(
         request.shared_task, request.visible_campaign_ids, read_pairs=pairs
     )
-    return table_response(results, which, fmt)
+
+    def computing(pending: list[Snapshotted]) -> HttpResponse:
+        return computing_download(
+            request,
+            pending,
+            what="the tables file",
+            campaign_name=request.shared_task.name,
+            back_url=reverse("shared-task-detail", args=[shared_task_id]),
+        )
+
+    return tables_download(results, pairs.read, which, fmt, computing=computing)

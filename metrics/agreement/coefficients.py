@@ -116,14 +116,18 @@ def inter_annotator_cohen(
     paired_items, row_unit = np.unique(item[left], return_inverse=True)
     row_unit = row_unit.reshape(-1)
     cat_a, cat_b = category[left], category[right]
+    # What does not depend on the replicate, computed once (the bootstrap calls ``statistic``
+    # hundreds of times over tens of thousands of rows).
+    row_disagreement = disagreement[cat_a, cat_b]
+    cell_a, cell_b = pair * n_cat + cat_a, pair * n_cat + cat_b
+    size = n_pairs * n_cat
 
     def statistic(unit_weights: FloatArray) -> tuple[float, float, float]:
         w = unit_weights[row_unit]
         totals = np.bincount(pair, weights=w, minlength=n_pairs)
-        observed = np.bincount(pair, weights=w * disagreement[cat_a, cat_b], minlength=n_pairs)
-        size = n_pairs * n_cat
-        margin_a = np.bincount(pair * n_cat + cat_a, weights=w, minlength=size)
-        margin_b = np.bincount(pair * n_cat + cat_b, weights=w, minlength=size)
+        observed = np.bincount(pair, weights=w * row_disagreement, minlength=n_pairs)
+        margin_a = np.bincount(cell_a, weights=w, minlength=size)
+        margin_b = np.bincount(cell_b, weights=w, minlength=size)
         margin_a_2d = margin_a.reshape(n_pairs, n_cat)
         margin_b_2d = margin_b.reshape(n_pairs, n_cat)
         with np.errstate(invalid="ignore", divide="ignore"):
