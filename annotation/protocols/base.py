@@ -18,6 +18,7 @@ from annotation.protocols.settings import (
     QUALITY_CONTROL_LABELS,
     SETTINGS,
 )
+from metrics.report.tables import PROTOCOLS as PUBLISHED
 
 
 class AnswerError(ApplicationError):
@@ -133,6 +134,12 @@ class Protocol:
     wmt_ranking: bool = False
     variant_of: TaskType | None = None
     needs_item: Callable[[str], bool] = always
+    # results (decl4)
+    # How its rankings score and publish systems (a key of metrics.report.tables.PROTOCOLS:
+    # da, cda, esa, mqm); None: no ranking status, no shared-task table, no metric comparison.
+    ranked_as: str | None = None
+    # Likert: each question its results rank (z-standardised per annotator) -> the column.
+    measures: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -195,3 +202,16 @@ class Protocol:
             f"({', '.join(f'{n} {self.default(n)!r}' for n in refused)}); their quality "
             f"control is {kinds}"
         )
+
+    # results (decl4)
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether its rankings' score is lower-is-better (MQM's error weight), as the
+        protocol it is published as says."""
+        return self.ranked_as is not None and PUBLISHED[self.ranked_as].lower_is_better
+
+    @property
+    def ranks_reference(self) -> bool:
+        """Whether its rankings rank the human reference as a system ("Human"): the Likert
+        questions', as WMT's DA; the others leave references to quality control."""
+        return bool(self.measures)

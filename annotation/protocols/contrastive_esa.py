@@ -43,4 +43,5 @@ PROTOCOL = Protocol(
     several_outputs=True,
     scored=True,
     score_range=CONTRASTIVE_SCORE_RANGE,
+    ranked_as="esa",
 )

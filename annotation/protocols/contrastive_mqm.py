@@ -40,4 +40,5 @@ PROTOCOL = Protocol(
     contrastive=True,
     several_outputs=True,
     score_range=CONTRASTIVE_SCORE_RANGE,
+    ranked_as="mqm",
 )

@@ -40,4 +40,5 @@ PROTOCOL = Protocol(
     spans=True,
     scored=True,
     score_range=ESA_SCORE_RANGE,
+    ranked_as="esa",
 )

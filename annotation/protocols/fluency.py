@@ -27,4 +27,6 @@ PROTOCOL = Protocol(
     scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
+    ranked_as="da",
+    measures={"fluency": "score"},
 )

@@ -51,4 +51,5 @@ PROTOCOL = Protocol(
     export_columns=SPAN_EXPORT_COLUMNS,
     spans=True,
     score_range=ESA_SCORE_RANGE,  # a document page's score: annotators score no segment
+    ranked_as="mqm",
 )
