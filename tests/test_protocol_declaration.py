@@ -1,8 +1,10 @@
 """A protocol is one module: the answer (the page's form and its check), the exports, the
-document pages, the span rules, the tutorials and the Pearmut export read the protocol's
-declaration (annotation/protocols), not the task type.
+document pages, the span rules, the tutorials, the Pearmut export and the results read the
+protocol's declaration (annotation/protocols), not the task type.
 
 - Those modules name no task type: a new protocol adds none of its rules there.
+- The results follow the declaration: how a protocol is ranked (``ranked_as``) and its
+  Likert questions (``measures``) name what the results know.
 - Every protocol's judgments, exported, fill exactly the answer columns it declares
   (``export_columns``): none more (a column the judgment holds but the protocol does not
   declare stays empty), none less (each declared column is filled by some answer).
@@ -26,6 +28,10 @@ from annotation.models import Item, ItemType, Judgment, TaskType
 from annotation.protocols import JUDGMENT_EXPORT_COLUMNS, PROTOCOLS
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
 from annotation.selectors.annotation import item_display
+from annotation.selectors.human.segment_scores import meta_tasks
+from annotation.selectors.human.spans import span_results
+from annotation.selectors.human.status_scores import STATISTIC_OF, has_status, status_scores
+from annotation.selectors.shared_task_pairs import pair_task
 from annotation.services.assignment import slot_claim_next
 from annotation.services.check_answers import MQM_REPEAT_TOLERANCE, repeat_tolerance, value_said
 from annotation.services.judgments import judgment_record
@@ -36,6 +42,7 @@ from annotation.services.spans import (
     task_prefilled_spans_set,
 )
 from annotation.services.tasks import task_create, task_launch
+from metrics.report.tables import PROTOCOLS as PUBLISHED
 
 ROOT = Path(__file__).resolve().parent.parent
 # The modules that once branched on the task type to read an answer or write an export.
@@ -77,12 +84,30 @@ ASKING_THE_DECLARATION = (
     "annotation/services/span_imports.py",
     "annotation/services/media.py",
     "annotation/span_exports.py",
+    # The results: each results section's statistics, the live ranking status, the metric
+    # comparison, the shared tasks' pairs, the crowd verdicts, page scores and tuning.
+    "annotation/selectors/human/__init__.py",
+    "annotation/selectors/human/status_scores.py",
+    "annotation/selectors/human/segment_scores.py",
+    "annotation/selectors/human/spans.py",
+    "annotation/selectors/human/loading.py",
+    "annotation/selectors/human/likert.py",
+    "annotation/selectors/human/postedit.py",
+    "annotation/selectors/human/progress.py",
+    "annotation/selectors/human/comparisons.py",
+    "annotation/selectors/shared_task_pairs.py",
+    "annotation/selectors/shared_task_procedures.py",
+    "annotation/selectors/crowd.py",
+    "annotation/selectors/page_scores.py",
+    "annotation/selectors/tuning.py",
+    "annotation/selectors/budget.py",
 )
 # A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
-# files' CONTENT_TYPES), a comparison with one (task.task_type in …, row["task_type"] == …),
-# or one's value compared or assigned as a literal (task_type = "mqm", … in ("esa", …)).
+# files' CONTENT_TYPES nor the item kinds' ITEM_TYPES), a comparison with one
+# (task.task_type in …, row["task_type"] == …), or one's value compared or assigned as a
+# literal (task_type = "mqm", … in ("esa", …)).
 TYPE_BRANCH = re.compile(
-    r"\bTaskType\.|\b(?!CONTENT_TYPES)[A-Z_]+_TYPES\b"
+    r"\bTaskType\.|\b(?!CONTENT_TYPES|ITEM_TYPES)[A-Z_]+_TYPES\b"
     r"|task_type(?:\"\])?\s*(?:==|!=|\bin\b|\bnot in\b)"
     rf"|(?:=|\bin\b)\s*\(?\"(?:{'|'.join(TaskType.values)})\""
 )
@@ -331,3 +356,39 @@ def test_the_item_screen_and_the_checks_follow_the_declaration(
     monkeypatch.setitem(PROTOCOLS, TaskType.ESA, by_spans)
     assert repeat_tolerance(task=esa) == MQM_REPEAT_TOLERANCE
     assert value_said(task=esa, value=-3.0) == "MQM 3"
+
+
+def test_the_results_declarations_name_what_the_results_know():
+    for protocol in PROTOCOLS.values():
+        if protocol.ranked_as is not None:
+            assert protocol.ranked_as in PUBLISHED and protocol.ranked_as in STATISTIC_OF
+        # A Likert question is read from a column the answer fills.
+        assert set(protocol.measures.values()) <= set(protocol.export_columns)
+        assert not protocol.measures or protocol.ranked_as == "da"
+    lower = {task_type for task_type, p in PROTOCOLS.items() if p.lower_is_better}
+    assert lower == {TaskType.MQM, TaskType.CONTRASTIVE_MQM}
+
+
+def test_the_results_follow_the_declaration(launched, monkeypatch):
+    """ESA declared unranked and in the scored tasks' section: no live status, no metric
+    comparison, no shared-task pair and no error-span results; declared as ranked like MQM,
+    its results section says lower is better. The declaration decides, not the task type."""
+    esa = launched(TaskType.ESA)
+    campaign = esa.campaign
+    assert has_status(esa) and list(meta_tasks(campaign)) == [esa]
+    assert pair_task(campaign) == esa
+    (results,) = span_results(campaign)
+    assert results.protocol == "esa" and results.higher_is_better
+
+    declared = PROTOCOLS[TaskType.ESA]
+    unranked = dataclasses.replace(
+        declared, ranked_as=None, results_section=PROTOCOLS[TaskType.PAIRWISE].results_section
+    )
+    monkeypatch.setitem(PROTOCOLS, TaskType.ESA, unranked)
+    assert not has_status(esa) and status_scores(esa) is None
+    assert list(meta_tasks(campaign)) == [] and pair_task(campaign) is None
+    assert span_results(campaign) == []
+
+    monkeypatch.setitem(PROTOCOLS, TaskType.ESA, dataclasses.replace(declared, ranked_as="mqm"))
+    (results,) = span_results(campaign)
+    assert results.protocol == "mqm" and not results.higher_is_better

@@ -31,6 +31,15 @@ template and script, its quality-control kinds, its results section and its expo
 - the tutorials (``services/tutorials.py``, ``services/tutorial_uploads.py``,
   ``views/tutorials.py``): which tasks take one (``tutorials``), what an item may expect
   (``scored``, ``spans``), which Pearmut tutorials fit (``family``: ``variant_of``),
+- the results (``selectors/human``, the shared tasks' pairs, the crowd verdicts, the page
+  scores, the stopping rule's tuning): ``results_section`` names its section of the results
+  page (``has_span_results``: the error-span one); ``ranked_as`` how its rankings score and
+  publish systems (the live status's statistic, ``lower_is_better``, the metric comparison
+  and meta-evaluation, the shared-task table and its WMT procedures); ``measures`` the Likert
+  questions ranked (z-scores, the human reference ranked as a system: ``ranks_reference``,
+  the crowd's bad-reference test); ``span_categories`` MQM's weights; ``contrastive`` an
+  observation per output of a screen (and a paired status); its ``export_columns`` whether
+  the answer ranks outputs (``ranks``) or post-edits them (``hter``),
 - the manager permission cases (``tests/test_permission_matrix.py``),
 - the default instructions (``annotation/instructions.py`` reads ``instructions``),
 - the plans of a launch (``services/task_items.py``, ``services/page_plan.py``): one output
@@ -56,23 +65,26 @@ A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
    in ``settings.SETTINGS`` plus its model field), its answer check and form, what the
    answer holds (scores and their range, spans, pre-filled spans, several outputs,
    contrastive screens), its instructions, its template and script, quality control, results
-   section and export columns (``base.Protocol`` lists each);
+   section, how it is ranked and its Likert questions, and export columns (``base.Protocol``
+   lists each);
 3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
    has one; ``tests/browser/test_task_form.py`` looks at its form and edit page;
    ``tests/test_protocol_declaration.py`` that its exports fill what it declares);
 4. the template and script it names.
 
 The form, the edit page, the API, the schema, the refusals, the answer (form and check), the
-span rules, the document page, the tutorials, the exports and the permission cases follow
-with no other edit (``tests/test_protocol_declaration.py`` checks that the modules above name
-no task type). The item screen includes ``template`` and loads ``scripts``
-(``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen); the results
-page puts a task in the section its ``results_section`` names (``SPAN_RESULT_TYPES`` below,
-read by ``selectors/human``). The checks planned at launch are read from ``quality_control``
-(``services/assignment.py``, ``services/checks.py``). Still branching on the type (grep
-``TaskType.`` and ``_TYPES``): the statistics inside each results section
-(``selectors/human``, the shared tasks, the crowd and adaptive selectors); Pearmut's protocol
-names and their rules (``annotation/lib/pearmut.py``, Django-free, so it cannot read the
+span rules, the document page, the tutorials, the exports, the results and the permission
+cases follow with no other edit (``tests/test_protocol_declaration.py`` checks that the
+modules above name no task type). The item screen includes ``template`` and loads
+``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen);
+the results page puts a task in the section its ``results_section`` names
+(``has_span_results`` below, read by ``selectors/human``). The checks planned at launch are
+read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``). Still
+branching on the type (grep ``TaskType.`` and ``_TYPES``): the adaptive selectors'
+statistics (``selectors/adaptive.py``, ``selectors/contrastive_adaptive.py``;
+``status_scores.STATISTICS`` and ``likert.MEASURES``, built from the declarations, are kept
+for them) and the budget's unit (``selectors/budget.py``); Pearmut's protocol names and
+their rules (``annotation/lib/pearmut.py``, Django-free, so it cannot read the
 declarations: DA's sliders choose adequacy, fluency or both, ESA with pre-filled spans is
 ESA^AI); ``Task.is_likert`` and ``Task.shows_reference`` (``models/tasks.py``); the
 monolingual instructions (``instructions.py``) and the demo data (``demo.py``).
@@ -106,10 +118,10 @@ __all__ = [
     "PROTOCOLS",
     "QUALITY_CONTROL",
     "SETTINGS",
-    "SPAN_RESULT_TYPES",
     "AnswerError",
     "Protocol",
     "Setting",
+    "has_span_results",
     "protocol_for",
     "protocols_applying",
     "task_types_where",
@@ -132,13 +144,12 @@ PROTOCOLS: dict[str, Protocol] = {
         contrastive_da,
     )
 }
-# The task types whose results page section is the error-span one (MQM or ESA rankings,
-# errors, span agreement), as their protocols declare: the others are scored tasks.
-SPAN_RESULT_TYPES = tuple(
-    task_type
-    for task_type, protocol in PROTOCOLS.items()
-    if protocol.results_section == spans.SPAN_RESULTS
-)
+
+
+def has_span_results(protocol: Protocol) -> bool:
+    """Whether its results page section is the error-span one (MQM or ESA rankings, errors,
+    span agreement); the others' is the scored tasks' one."""
+    return protocol.results_section == spans.SPAN_RESULTS
 
 
 class UnknownProtocolError(AnswerError):

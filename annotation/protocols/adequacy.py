@@ -30,4 +30,6 @@ PROTOCOL = Protocol(
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
     appraise=(("Direct", None), ("Document", None)),
+    ranked_as="da",
+    measures={"adequacy": "score"},
 )

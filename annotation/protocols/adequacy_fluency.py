@@ -27,4 +27,6 @@ PROTOCOL = Protocol(
     scored=True,
     template=LIKERT_TEMPLATE,
     export_columns=QUESTIONS,
+    ranked_as="da",
+    measures={"adequacy": "score", "fluency": "fluency"},
 )

@@ -18,6 +18,7 @@ from annotation.protocols.settings import (
     QUALITY_CONTROL_LABELS,
     SETTINGS,
 )
+from metrics.report.tables import PROTOCOLS as PUBLISHED
 
 
 class AnswerError(ApplicationError):
@@ -141,6 +142,12 @@ class Protocol:
     # ``prefilled_spans`` takes the campaigns of its ``variant_of`` whose items come with spans).
     appraise: tuple[tuple[str, str | None], ...] = ()
     mqm_tsv: bool = False  # Google's MQM TSV ratings are imported as this protocol
+    # results (decl4)
+    # How its rankings score and publish systems (a key of metrics.report.tables.PROTOCOLS:
+    # da, cda, esa, mqm); None: no ranking status, no shared-task table, no metric comparison.
+    ranked_as: str | None = None
+    # Likert: each question its results rank (z-standardised per annotator) -> the column.
+    measures: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def penalty_scored(self) -> bool:
@@ -209,3 +216,16 @@ class Protocol:
             f"({', '.join(f'{n} {self.default(n)!r}' for n in refused)}); their quality "
             f"control is {kinds}"
         )
+
+    # results (decl4)
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether its rankings' score is lower-is-better (MQM's error weight), as the
+        protocol it is published as says."""
+        return self.ranked_as is not None and PUBLISHED[self.ranked_as].lower_is_better
+
+    @property
+    def ranks_reference(self) -> bool:
+        """Whether its rankings rank the human reference as a system ("Human"): the Likert
+        questions', as WMT's DA; the others leave references to quality control."""
+        return bool(self.measures)

@@ -40,4 +40,5 @@ PROTOCOL = Protocol(
     score_range=CONTRASTIVE_SCORE_RANGE,
     lettered=True,
     appraise=(("ContrastiveDocument", None),),
+    ranked_as="cda",
 )

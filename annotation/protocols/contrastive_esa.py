@@ -45,4 +45,5 @@ PROTOCOL = Protocol(
     score_range=CONTRASTIVE_SCORE_RANGE,
     lettered=True,
     appraise=(("ContrastiveDocument", "esa"),),
+    ranked_as="esa",
 )

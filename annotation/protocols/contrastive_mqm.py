@@ -42,4 +42,5 @@ PROTOCOL = Protocol(
     score_range=CONTRASTIVE_SCORE_RANGE,
     lettered=True,
     appraise=(("ContrastiveDocument", "mqm"),),
+    ranked_as="mqm",
 )

@@ -41,4 +41,5 @@ PROTOCOL = Protocol(
     scored=True,
     score_range=ESA_SCORE_RANGE,
     appraise=(("Direct", "esa"), ("Document", "esa")),
+    ranked_as="esa",
 )

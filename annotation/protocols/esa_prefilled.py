@@ -40,4 +40,5 @@ PROTOCOL = Protocol(
     scored=True,
     score_range=ESA_SCORE_RANGE,
     variant_of=TaskType.ESA,
+    ranked_as="esa",
 )

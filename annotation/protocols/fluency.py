@@ -28,4 +28,6 @@ PROTOCOL = Protocol(
     template=LIKERT_TEMPLATE,
     export_columns=LIKERT_EXPORT_COLUMNS,
     source_shown=False,
+    ranked_as="da",
+    measures={"fluency": "score"},
 )

@@ -53,4 +53,5 @@ PROTOCOL = Protocol(
     score_range=ESA_SCORE_RANGE,  # a document page's score: annotators score no segment
     appraise=(("Direct", "mqm"), ("Document", "mqm")),
     mqm_tsv=True,
+    ranked_as="mqm",
 )

@@ -30,7 +30,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from annotation.models import CONTRASTIVE_TYPES, Campaign, Task, Unit
+from annotation.models import Campaign, Task, Unit
+from annotation.protocols import protocol_for
 from metrics.adaptive import TaskBudget, judgments_needed
 from metrics.adaptive.planner import DEFAULT_POWER, DESIGNS
 from metrics.adaptive.status import DEFAULT_ALPHA
@@ -41,12 +42,12 @@ MAX_SYSTEMS = 1000
 
 
 def observation_unit(task: Task) -> str:
-    """What the ranking status counts per system: an output (the contrastive protocols: one
-    of a screen's, on a document page too), a page (other document tasks), else a
+    """What the ranking status counts per system: a page (document tasks; on a contrastive
+    page, a system's outputs on it), an output (one of a contrastive screen's), else a
     judgment."""
-    if task.task_type in CONTRASTIVE_TYPES:
-        return "output"
-    return "page" if task.unit == Unit.DOCUMENT else "judgment"
+    if task.unit == Unit.DOCUMENT:
+        return "page"
+    return "output" if protocol_for(task.task_type).contrastive else "judgment"
 
 
 def judgments_per_observation(task: Task, systems: int) -> float:
@@ -55,7 +56,7 @@ def judgments_per_observation(task: Task, systems: int) -> float:
     shown (``ranking_size``, at most the systems), a document page takes its segments (a
     contrastive page's observation is one system's outputs on it)."""
     per_page = float(task.page_size) if task.unit == Unit.DOCUMENT else 1.0
-    if task.task_type in CONTRASTIVE_TYPES:
+    if protocol_for(task.task_type).contrastive:
         return per_page / max(min(task.ranking_size, systems), 1)
     return per_page
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
 
-from annotation.models import LIKERT_TYPES, CrowdParticipant, Judgment, Skip, System, Task
+from annotation.models import CrowdParticipant, Judgment, Skip, System, Task
+from annotation.protocols import protocol_for
 from annotation.selectors.annotation import AnnotatorProgress, judged_enough
 from annotation.selectors.checks import CheckSummary, check_summaries
 from annotation.selectors.human.likert import likert_data, likert_quality
@@ -75,7 +76,7 @@ def participant_verdicts(task: Task) -> list[ParticipantVerdict]:
     they answered (``judged_enough``: a batch of skips is rejected whatever the rest says)."""
     participants = list(CrowdParticipant.objects.filter(task=task).order_by("created_at"))
     quality = {}
-    if task.task_type in LIKERT_TYPES:
+    if protocol_for(task.task_type).measures:  # Likert questions
         names = dict(System.objects.filter(campaign=task.campaign).values_list("id", "name"))
         data = likert_data(task, names)
         users = Usernames({p.user_id: p.participant_id for p in participants})

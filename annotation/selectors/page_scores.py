@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from annotation.models import CONTRASTIVE_TYPES, Campaign, PageScore
+from annotation.models import Campaign, PageScore
+from annotation.protocols import protocol_for
 from annotation.selectors.human.loading import exclusions
 from annotation.selectors.pages import output_labels
 
@@ -59,7 +60,7 @@ def page_score_rows(
         excluded = left_out.excludes(row["annotator_id"], row["task_id"])
         if excluded and included_only:
             continue
-        contrastive = row["task__task_type"] in CONTRASTIVE_TYPES
+        contrastive = protocol_for(row["task__task_type"]).contrastive
         position = row["position"]
         yield {
             "annotator": names.get(row["annotator_id"], str(row["annotator_id"])),

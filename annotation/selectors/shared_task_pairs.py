@@ -9,20 +9,13 @@ chose for it (``PAIR_PROCEDURES``; the protocol's default when none is chosen).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    LIKERT_TYPES,
-    SPAN_TYPES,
-    Campaign,
-    Segment,
-    Task,
-    TaskType,
-)
+from annotation.models import Campaign, Segment, Task
+from annotation.protocols import Protocol, protocol_for, task_types_where
 from annotation.selectors.contrastive import contrastive_output_scores
 from annotation.selectors.human import TaskResults, task_results
 from annotation.selectors.human.correlation import automatic_scores
@@ -103,14 +96,27 @@ class PairResults:
         return [row.system for row in self.rows if not row.human]
 
 
+# Which launched task stands for a pair, by its protocol, in order of preference: one
+# output's error spans (MQM, ESA), Likert questions, contrastive screens.
+_PAIR_PREFERENCE: tuple[Callable[[Protocol], bool], ...] = (
+    lambda protocol: protocol.one_output_spans,
+    lambda protocol: bool(protocol.measures),
+    lambda protocol: protocol.contrastive,
+)
+
+
+def _ranked_where(prefers: Callable[[Protocol], bool]) -> list[str]:
+    return task_types_where(lambda protocol: protocol.ranked_as is not None and prefers(protocol))
+
+
 def pair_task(campaign: Campaign) -> Task | None:
     """The task whose ranking stands for the pair (the module's rule)."""
     launched = campaign.tasks.filter(state=Task.State.LAUNCHED).order_by("id")
-    return (
-        launched.filter(task_type__in=SPAN_TYPES).first()
-        or launched.filter(task_type__in=LIKERT_TYPES).first()
-        or launched.filter(task_type__in=CONTRASTIVE_TYPES).first()
-    )
+    for prefers in _PAIR_PREFERENCE:
+        found = launched.filter(task_type__in=_ranked_where(prefers)).first()
+        if found is not None:
+            return found
+    return None
 
 
 def _rows(
@@ -141,11 +147,10 @@ def _span_table(
     task: Task, title: str, procedure: str, known: SpanTaskResults | None = None
 ) -> RankingTable:
     protocol = task_protocol(task)
+    penalty = PROTOCOLS[protocol].lower_is_better  # ranked as MQM: weighted error penalties
     esa_procedure = procedure if procedure in ESA_PROCEDURES else DEFAULT_PROCEDURE
     # The ranking does not depend on agreement; MQM's not on the ESA procedure.
-    reusable = known is not None and (
-        task.task_type == TaskType.MQM or esa_procedure == DEFAULT_PROCEDURE
-    )
+    reusable = known is not None and (penalty or esa_procedure == DEFAULT_PROCEDURE)
     results = (
         known
         if known is not None and reusable
@@ -158,7 +163,7 @@ def _span_table(
     ranked = ranked_judgments(
         list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
     )
-    if task.task_type == TaskType.MQM:
+    if penalty:
         ratings = mqm_ratings(ranked, task_mqm_weights(task=task))
         domain_of = {str(row.segment_index): row.domain for row in ranked}
         means = domain_means(
@@ -198,7 +203,7 @@ def _contrastive_table(task: Task, title: str, procedure: str) -> RankingTable:
     segments = [str(row[1]) for row in scored]
     scores = [row[3] for row in scored]
     ranking: EsaRanking | MqmRanking
-    if protocol == "mqm":
+    if PROTOCOLS[protocol].lower_is_better:  # ranked as MQM
         ratings = Ratings(systems, segments, [str(row[2]) for row in scored], np.array(scores))
         ranking = rank_mqm(ratings, weights=task_mqm_weights(task=task), n_boot=N_BOOT)
     else:
@@ -293,10 +298,11 @@ def pair_results(
     protocol = task_protocol(task)
     procedure = pair_procedure(protocol, chosen_procedure)
     found = (known or {}).get(task.id)
-    if task.task_type in SPAN_TYPES:
+    declared = protocol_for(task.task_type)
+    if declared.one_output_spans:
         spans = found if isinstance(found, SpanTaskResults) else None
         table = _span_table(task, title, procedure, spans)
-    elif task.task_type in CONTRASTIVE_TYPES:
+    elif declared.contrastive:
         table = _contrastive_table(task, title, procedure)
     else:
         likert = found if isinstance(found, TaskResults) else None

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from annotation.models import HUMAN, LIKERT_TYPES, Task, TaskType
+from annotation.models import HUMAN, Task
+from annotation.protocols import protocol_for
 from metrics.spans.esa_wmt import PROCEDURES as ESA_PROCEDURES
 
 # Human translations ranked among the systems: the campaign's own reference ("Human") and the
@@ -38,20 +39,13 @@ def procedure_name(procedure: str) -> str:
     return procedure.upper() if procedure.startswith("wmt") else ""
 
 
-# The protocol each ranked task type publishes (a key of metrics.report.tables.PROTOCOLS).
-_PROTOCOL_OF = {
-    TaskType.MQM: "mqm",
-    TaskType.CONTRASTIVE_MQM: "mqm",
-    TaskType.ESA: "esa",
-    TaskType.ESA_PREFILLED: "esa",
-    TaskType.CONTRASTIVE_ESA: "esa",
-    TaskType.CONTRASTIVE_DA: "cda",
-    **{task_type: "da" for task_type in LIKERT_TYPES},
-}
-
-
 def task_protocol(task: Task) -> str:
-    return _PROTOCOL_OF[TaskType(task.task_type)]
+    """The protocol a ranked task publishes (a key of metrics.report.tables.PROTOCOLS), as
+    its protocol declares (``ranked_as``)."""
+    ranked_as = protocol_for(task.task_type).ranked_as
+    if ranked_as is None:
+        raise KeyError(f"{task.task_type} tasks are not ranked")
+    return ranked_as
 
 
 def pair_procedure(protocol: str, chosen: str) -> str:

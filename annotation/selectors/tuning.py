@@ -40,7 +40,8 @@ from typing import Any
 
 from django.db import connection
 
-from annotation.models import CONTRASTIVE_TYPES, LIKERT_TYPES, Assignment, ItemType, Task, Unit
+from annotation.models import Assignment, ItemType, Task, Unit
+from annotation.protocols import protocol_for
 from metrics.adaptive.confidence import budget_tuning
 
 # Outputs the status ranks: each distinct set of systems behind a judged output.
@@ -74,8 +75,9 @@ def launch_tuning(task: Task) -> float | None:
     budget and the plan its launch just made; None without a budget (the default)."""
     if not task.judgment_budget:
         return None
-    likert = task.task_type in LIKERT_TYPES
-    kinds = [ItemType.TGT.value, ItemType.REF.value] if likert else [ItemType.TGT.value]
+    # Likert ranks the human reference as a system ("Human").
+    reference = protocol_for(task.task_type).ranks_reference
+    kinds = [ItemType.TGT.value, ItemType.REF.value] if reference else [ItemType.TGT.value]
     names: dict[str, Any] = {
         "task": task.id,
         "tgt": ItemType.TGT.value,
@@ -85,7 +87,7 @@ def launch_tuning(task: Task) -> float | None:
     with connection.cursor() as cursor:
         cursor.execute(_LABELS_SQL, names)
         labels = cursor.fetchone()[0]
-        if likert:
+        if reference:
             cursor.execute(_HAS_REFERENCE_SQL, names)
             labels += int(cursor.fetchone()[0])
         cursor.execute(_PLAN_SQL, names)
@@ -113,7 +115,7 @@ SELECT (SELECT count(DISTINCT name) FROM shown),
 def launch_pairing(task: Task) -> bool:
     """Whether the task's ranking status pairs the systems on its screens: a planned
     contrastive task whose every screen shows every system (module docstring)."""
-    if task.task_type not in CONTRASTIVE_TYPES or task.assignment != Assignment.PLANNED:
+    if not protocol_for(task.task_type).contrastive or task.assignment != Assignment.PLANNED:
         return False
     with connection.cursor() as cursor:
         cursor.execute(_SHOWN_SQL, {"task": task.id, "tgt": ItemType.TGT.value})

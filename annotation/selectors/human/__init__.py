@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import LIKERT_TYPES, Campaign, Task, TaskType
-from annotation.protocols import SPAN_RESULT_TYPES
+from annotation.models import Campaign, Task
+from annotation.protocols import has_span_results, protocol_for, task_types_where
 from annotation.selectors.human.common import Agreement, AnnotatorRow
 from annotation.selectors.human.comparisons import (
     PairwiseSystem,
@@ -160,7 +160,8 @@ def task_results(
 ) -> TaskResults:
     """Everything the dashboard shows for one launched task; ``passing_only`` adds the
     rankings without the annotators who fail a reliability check."""
-    if task.task_type in LIKERT_TYPES:
+    protocol = protocol_for(task.task_type)
+    if protocol.measures:  # Likert questions
         data = likert_data(task, names)
         included = ~_isin(data.annotator, excluded)
         rankings = likert_rankings(data, included)
@@ -192,7 +193,7 @@ def task_results(
             ranking_status=status,
             document_scores=document_scores(task, excluded=excluded),
         )
-    if task.task_type == TaskType.POSTEDIT:
+    if "hter" in protocol.export_columns:  # post-edits, ranked by their HTER
         edits = postedit_data(task, names)
         quality = postedit_quality(edits, usernames, excluded)
         reliability = _reliability(task, postedit_input(edits), quality, False, usernames, excluded)
@@ -276,7 +277,7 @@ def human_results(
     # declare (annotation/selectors/human/spans.py).
     tasks = (
         campaign.tasks.filter(state=Task.State.LAUNCHED)
-        .exclude(task_type__in=SPAN_RESULT_TYPES)
+        .exclude(task_type__in=task_types_where(has_span_results))
         .order_by("id")
     )
     if task_id is not None:

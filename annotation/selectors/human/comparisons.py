@@ -15,7 +15,8 @@ import numpy as np
 from django.db.models import F, Func, JSONField
 from numpy.typing import NDArray
 
-from annotation.models import Item, ItemType, Task, TaskType
+from annotation.models import Item, ItemType, Task
+from annotation.protocols import protocol_for
 from annotation.selectors.human.common import (
     N_BOOT,
     SEED,
@@ -64,7 +65,7 @@ def candidate_systems(task: Task) -> dict[int, list[list[str]]]:
 
 def ranks_of(task_type: str, judgment: Mapping[str, Any], size: int) -> list[int] | None:
     """Rank per candidate (1 = best), or None when the judgment compares nothing."""
-    if task_type == TaskType.RANKING:
+    if "ranks" in protocol_for(task_type).export_columns:  # the answer ranks the outputs
         return list(judgment["ranks"])
     scores = judgment["candidate_scores"]
     if scores and len(scores) == size:

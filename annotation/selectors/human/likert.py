@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.models import Scale, Task, TaskType
+from annotation.models import Scale, Task
+from annotation.protocols import PROTOCOLS, protocol_for
 from annotation.selectors.human.common import (
     N_BOOT,
     SEED,
@@ -40,10 +41,11 @@ from metrics.agreement import (
 from metrics.agreement.coefficients import Level, Weights
 from metrics.rankings import SystemScore, rank_systems
 
+# The questions each Likert protocol's results rank, as it declares (``Protocol.measures``).
 MEASURES = {
-    TaskType.ADEQUACY: ("adequacy",),
-    TaskType.FLUENCY: ("fluency",),
-    TaskType.ADEQUACY_FLUENCY: ("adequacy", "fluency"),
+    task_type: tuple(protocol.measures)
+    for task_type, protocol in PROTOCOLS.items()
+    if protocol.measures
 }
 
 
@@ -70,7 +72,7 @@ class LikertData:
 
 def likert_data(task: Task, names: dict[int, str]) -> LikertData:
     """The task's judgments (not those excluded one by one) in one COPY query."""
-    measures = MEASURES[TaskType(task.task_type)]
+    measures = protocol_for(task.task_type).measures
     columns = [
         int_column("annotator", "annotator_id"),
         item_type_column(),
@@ -80,15 +82,13 @@ def likert_data(task: Task, names: dict[int, str]) -> LikertData:
         int_column("ms", "duration_ms"),
         float_column("score", "score"),
     ]
-    if task.task_type == TaskType.ADEQUACY_FLUENCY:
-        columns.append(float_column("fluency", "fluency"))
+    # Each measure's column beside the score (the fluency of a combined task).
+    columns += [
+        float_column(name, name) for name in dict.fromkeys(measures.values()) if name != "score"
+    ]
     arrays = copy_columns(task_judgments(task), columns)
     system, systems = codes_by_name(arrays["system"], names)
-    # The one score column is the fluency score in a fluency task.
-    scores = {
-        measure: arrays[measure if measure == "fluency" and len(measures) > 1 else "score"]
-        for measure in measures
-    }
+    scores = {measure: arrays[column] for measure, column in measures.items()}
     return LikertData(
         annotator=arrays["annotator"],
         kind=arrays["kind"],

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 from django.db.models import Count, QuerySet
 from django.db.models.functions import Trunc
 
-from annotation.models import Campaign, Judgment, Skip, Slot, Task, TaskType
+from annotation.models import Campaign, Judgment, Skip, Slot, Task
+from annotation.protocols import PROTOCOLS
 from annotation.selectors.human.loading import Usernames
 
 TOP_ANNOTATORS = 8  # more lines than this make the chart unreadable; the rest are summed
@@ -73,7 +74,7 @@ def campaign_progress(campaign: Campaign, usernames: Usernames) -> Progress:
         if not periods or max(periods) - min(periods) >= limit:
             break
         unit, grouped = finer, _grouped(judgments, finer)
-    labels = dict(TaskType.choices)
+    labels = {task_type: protocol.label for task_type, protocol in PROTOCOLS.items()}
     by_type: dict[str, dict[datetime, int]] = {}
     per_annotator: dict[int, dict[datetime, int]] = {}
     total = 0

@@ -21,24 +21,13 @@ from dataclasses import dataclass
 from django.db.models import Avg
 
 from annotation.lib.scales import scale_range
-from annotation.models import (
-    CONTRASTIVE_TYPES,
-    LIKERT_TYPES,
-    SPAN_TYPES,
-    ItemType,
-    Judgment,
-    Task,
-    TaskType,
-)
+from annotation.models import ItemType, Judgment, Task
+from annotation.protocols import Protocol, protocol_for, task_types_where
 from annotation.selectors.human.spans import mqm_ratings, ranked_judgments
 from annotation.selectors.spans import span_judgments
 from annotation.services.spans import task_mqm_weights
 from metrics.meta import DA_THRESHOLD
 
-# Task types whose scores are compared with the metrics.
-META_TYPES = (*LIKERT_TYPES, *SPAN_TYPES, *CONTRASTIVE_TYPES)
-# Error-weight protocols (lower is better), negated here.
-NEGATED_TYPES = (TaskType.MQM, TaskType.CONTRASTIVE_MQM)
 # WMT's Kendall-like tau counts pairs whose human scores differ by at least this much. MQM:
 # one minor error (weight 1), the smallest difference in the default weights but for
 # punctuation; DA's 25 points of 0-100 would drop almost every MQM pair.
@@ -49,7 +38,12 @@ NEGATED_NOTE = "negated: MQM is error weight, lower is better"
 def kendall_threshold(scale: str) -> float:
     """WMT's 25 points on the 0-100 scale, as the same share of a Likert scale's range
     (1 point on 1-5), so the Kendall-like tau keeps its meaning on every scale."""
-    low, high = scale_range(scale)
+    return range_threshold(scale_range(scale))
+
+
+def range_threshold(scores: tuple[int, int]) -> float:
+    """WMT's 25 points on the 0-100 scale, as the same share of the range ``scores``."""
+    low, high = scores
     return DA_THRESHOLD * (high - low) / 100
 
 
@@ -61,17 +55,22 @@ class SegmentScores:
     scores: dict[str, dict[int, float]]
 
     @property
+    def protocol(self) -> Protocol:
+        return protocol_for(self.task.task_type)
+
+    @property
     def negated(self) -> bool:
-        return self.task.task_type in NEGATED_TYPES
+        """Error-weight protocols (MQM: lower is better) are negated here."""
+        return self.protocol.lower_is_better
 
     @property
     def threshold(self) -> float:
-        """The Kendall-like tau's threshold on these scores."""
+        """The Kendall-like tau's threshold on these scores: MQM's, else WMT's share of
+        the protocol's score range (Likert: the task's scale; ESA, cESA, contrastive DA:
+        0-100, WMT's 25 points)."""
         if self.negated:
             return MQM_THRESHOLD
-        if self.task.task_type in LIKERT_TYPES:
-            return kendall_threshold(self.task.scale)
-        return DA_THRESHOLD  # ESA, ESA^AI, cESA and contrastive DA score 0-100
+        return range_threshold(self.protocol.scores(self.task.scale))
 
     @property
     def label(self) -> str:
@@ -126,11 +125,11 @@ def _likert(task: Task, excluded: set[int]) -> dict[str, dict[int, float]]:
     return dict(scores)
 
 
-def _spans(task: Task) -> dict[str, dict[int, float]]:
+def _spans(task: Task, protocol: Protocol) -> dict[str, dict[int, float]]:
     ranked = ranked_judgments(
         list(span_judgments(campaign=task.campaign, task_id=task.id, included_only=True))
     )
-    if task.task_type != TaskType.MQM:
+    if not protocol.span_categories:
         return _means((row.system, row.segment_index, row.score or 0) for row in ranked)
     ratings = mqm_ratings(ranked, task_mqm_weights(task=task))
     return _means(
@@ -138,13 +137,13 @@ def _spans(task: Task) -> dict[str, dict[int, float]]:
     )
 
 
-def _contrastive(task: Task) -> dict[str, dict[int, float]]:
+def _contrastive(task: Task, protocol: Protocol) -> dict[str, dict[int, float]]:
     # Imported here: selectors.contrastive imports selectors.human.loading, whose package
     # (annotation.selectors.human) imports this module, so a top-level import would circle
     # at run time when selectors.contrastive is imported first.
     from annotation.selectors.contrastive import contrastive_output_scores
 
-    sign = -1.0 if task.task_type in NEGATED_TYPES else 1.0
+    sign = -1.0 if protocol.lower_is_better else 1.0
     return _means(
         (system, segment, sign * score)
         for system, segment, _, score in contrastive_output_scores(task)
@@ -155,25 +154,33 @@ def task_segment_scores(task: Task, excluded: set[int]) -> SegmentScores:
     """``task``'s human scores per (system, segment). ``excluded``: annotators left out of the
     campaign (Likert; the span and contrastive reads apply the campaign's exclusions
     themselves, per task as well)."""
-    if task.task_type in LIKERT_TYPES:
+    protocol = protocol_for(task.task_type)
+    if protocol.measures:
         return SegmentScores(task, _likert(task, excluded))
-    if task.task_type in SPAN_TYPES:
-        return SegmentScores(task, _spans(task))
-    if task.task_type in CONTRASTIVE_TYPES:
-        return SegmentScores(task, _contrastive(task))
+    if protocol.one_output_spans:
+        return SegmentScores(task, _spans(task, protocol))
+    if protocol.contrastive:
+        return SegmentScores(task, _contrastive(task, protocol))
     raise ValueError(f"no segment scores for {task.task_type} tasks")
+
+
+def _compared(protocol: Protocol) -> bool:
+    """Whether its scores are compared with the metrics: the ranked protocols."""
+    return protocol.ranked_as is not None
 
 
 def meta_tasks(campaign):
     """The launched tasks whose scores are compared with the metrics, in creation order."""
-    return campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=META_TYPES).order_by("id")
+    compared = task_types_where(_compared)
+    return campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=compared).order_by("id")
 
 
 def protocol_system_scores(campaign, excluded: set[int]) -> dict[str, dict[str, float]]:
     """The system scores of the error-span and contrastive tasks, named for the correlations
     (the Likert, pairwise and HTER tasks' come from their rankings: ``TaskResults``)."""
     found: dict[str, dict[str, float]] = {}
-    for task in meta_tasks(campaign).exclude(task_type__in=LIKERT_TYPES):
+    likert = task_types_where(lambda protocol: bool(protocol.measures))
+    for task in meta_tasks(campaign).exclude(task_type__in=likert):
         scores = task_segment_scores(task, excluded)
         if scores.scores:
             found[scores.system_label] = scores.system_scores()

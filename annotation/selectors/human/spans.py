@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.models import Campaign, ItemType, Task, TaskType
-from annotation.protocols import SPAN_RESULT_TYPES
+from annotation.models import Campaign, ItemType, Task
+from annotation.protocols import Protocol, has_span_results, protocol_for, task_types_where
 from annotation.selectors.human.contrastive_mqm import contrastive_mqm_fill
 from annotation.selectors.human.documents import DocumentScore, document_scores
 from annotation.selectors.human.loading import exclusions
@@ -48,10 +48,6 @@ from metrics.spans.esa_wmt import (
 )
 from metrics.spans.mqm import NO_ERROR_SEVERITY, MqmWeights, Ratings
 
-# Tasks with an MQM or ESA results section, as their protocols declare: the error-span
-# protocols, and contrastive MQM (its outputs' MQM scores, ranked as MQM).
-RESULT_TYPES = SPAN_RESULT_TYPES
-
 N_BOOT = 1000
 
 
@@ -78,14 +74,18 @@ class SpanTaskResults:
         return self.mqm or self.esa
 
     @property
+    def declared(self) -> Protocol:
+        return protocol_for(self.task.task_type)
+
+    @property
     def protocol(self) -> str:
-        """``mqm`` or ``esa`` (ESA with pre-filled spans is ranked as ESA, contrastive MQM as
-        MQM)."""
-        return "mqm" if self.task.task_type in (TaskType.MQM, TaskType.CONTRASTIVE_MQM) else "esa"
+        """``mqm`` or ``esa``, as the task's protocol is ranked (ESA with pre-filled spans
+        as ESA, contrastive MQM as MQM)."""
+        return "mqm" if self.declared.lower_is_better else "esa"
 
     @property
     def contrastive(self) -> bool:
-        return self.task.task_type == TaskType.CONTRASTIVE_MQM
+        return self.declared.contrastive
 
     @property
     def scored_side_by_side(self) -> bool:
@@ -94,7 +94,7 @@ class SpanTaskResults:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.protocol == "esa"  # MQM scores are error weights: lower is better
+        return not self.declared.lower_is_better  # MQM scores are error weights
 
     @property
     def procedure(self) -> str | None:
@@ -266,7 +266,8 @@ def span_task_results(
     (``metrics.spans.esa_wmt.PROCEDURES``). ``passing_only`` adds the ranking without the
     annotators who fail a reliability check."""
     excluded = exclusions(task.campaign_id).for_task(task.id)
-    if task.task_type == TaskType.CONTRASTIVE_MQM:
+    protocol = protocol_for(task.task_type)
+    if protocol.contrastive:
         result = SpanTaskResults(task=task, judgments=0)
         contrastive_mqm_fill(result, excluded=excluded, passing_only=passing_only, n_boot=N_BOOT)
         result.ranking_status = task_statuses(task, rolling=True)
@@ -275,7 +276,7 @@ def span_task_results(
     every = list(span_judgments(campaign=task.campaign, task_id=task.id))
     rows = [row for row in every if not row.excluded]
     result = SpanTaskResults(task=task, judgments=len(rows))
-    mqm_weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    mqm_weights = task_mqm_weights(task=task) if protocol.span_categories else None
     current = current_attempts_only(task, every)
     result.reliability = task_reliability(task, span_input(current, mqm_weights), excluded)
     result.document_scores = document_scores(task, excluded=excluded)
@@ -319,7 +320,7 @@ def span_task_results(
 
 def _ranking(task: Task, ranked: list[SpanJudgment], procedure: str) -> MqmRanking | EsaRanking:
     """The task's ranking of these judgments: MQM, or ESA by ``procedure``."""
-    if task.task_type == TaskType.MQM:
+    if protocol_for(task.task_type).span_categories:
         weights = task_mqm_weights(task=task)
         return rank_mqm(mqm_ratings(ranked, weights), weights=weights, n_boot=N_BOOT)
     scores = [float(row.score or 0) for row in ranked]
@@ -379,7 +380,10 @@ def span_results(
     """One entry per launched ESA, ESA^AI, MQM or contrastive MQM task of the campaign (or
     the one task ``task_id``, if it is one of them); ESA tasks ranked by ``procedure``;
     ``passing_only`` adds the rankings without the annotators who fail a check."""
-    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=RESULT_TYPES)
+    # The tasks with an MQM or ESA results section, as their protocols declare: the
+    # error-span protocols, and contrastive MQM (its outputs' MQM scores, ranked as MQM).
+    sectioned = task_types_where(has_span_results)
+    tasks = campaign.tasks.filter(state=Task.State.LAUNCHED, task_type__in=sectioned)
     if task_id is not None:
         tasks = tasks.filter(id=task_id)
     return [

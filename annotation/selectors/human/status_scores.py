@@ -33,34 +33,37 @@ from django.db.models.functions import Concat
 from numpy.typing import NDArray
 
 from annotation.models import (
-    CONTRASTIVE_TYPES,
-    ESA_TYPES,
     HUMAN,
-    LIKERT_TYPES,
     ErrorSpan,
     ItemType,
     Judgment,
     OutputJudgment,
     Task,
-    TaskType,
     Unit,
 )
-from annotation.selectors.human.likert import MEASURES, LikertData, likert_data
+from annotation.protocols import PROTOCOLS, Protocol, protocol_for
+from annotation.selectors.human.likert import LikertData, likert_data
 from annotation.selectors.human.loading import REF, TGT, exclusions, system_names
 from annotation.services.spans import task_mqm_weights
 from metrics.rankings import z_scores
 from metrics.spans.mqm import MqmWeights
 
 Z, ESA_SCORE, MQM_SCORE = "mean z", "ESA score", "MQM score"
-# The statistic of each scored protocol and whether lower is better; a task type not listed
-# (pairwise, n-way ranking, post-editing) has no ranking status.
+# The statistic of each way a protocol is ranked (``Protocol.ranked_as``).
+STATISTIC_OF = {"da": Z, "cda": Z, "esa": ESA_SCORE, "mqm": MQM_SCORE}
+
+
+def protocol_statistic(protocol: Protocol) -> tuple[str, bool]:
+    """A ranked protocol's statistic and whether lower is better."""
+    return STATISTIC_OF[str(protocol.ranked_as)], protocol.lower_is_better
+
+
+# The same by task type; a protocol not ranked (pairwise, n-way ranking, post-editing) has no
+# ranking status.
 STATISTICS: dict[str, tuple[str, bool]] = {
-    **{task_type: (Z, False) for task_type in LIKERT_TYPES},
-    TaskType.CONTRASTIVE_DA: (Z, False),
-    **{task_type: (ESA_SCORE, False) for task_type in ESA_TYPES},
-    TaskType.CONTRASTIVE_ESA: (ESA_SCORE, False),
-    TaskType.MQM: (MQM_SCORE, True),
-    TaskType.CONTRASTIVE_MQM: (MQM_SCORE, True),
+    task_type: protocol_statistic(protocol)
+    for task_type, protocol in PROTOCOLS.items()
+    if protocol.ranked_as is not None
 }
 # Severity and category of one span in one string (categories hold no tab: a form field).
 _SPAN_SEPARATOR = "\t"
@@ -109,7 +112,7 @@ class StatusScores:
 
 
 def has_status(task: Task) -> bool:
-    return task.task_type in STATISTICS
+    return protocol_for(task.task_type).ranked_as is not None
 
 
 def likert_status_scores(data: LikertData, included: NDArray[np.bool_]) -> StatusScores:
@@ -129,16 +132,17 @@ def likert_status_scores(data: LikertData, included: NDArray[np.bool_]) -> Statu
 
 def status_scores(task: Task) -> StatusScores | None:
     """The task's observations (``None`` for a protocol without a ranking status)."""
-    if task.task_type not in STATISTICS:
+    protocol = protocol_for(task.task_type)
+    if protocol.ranked_as is None:
         return None
-    if task.task_type in LIKERT_TYPES and task.unit != Unit.DOCUMENT:
+    if protocol.measures and task.unit != Unit.DOCUMENT:
         data = likert_data(task, system_names(task.campaign_id))
         left_out = exclusions(task.campaign_id).for_task(task.id)
         included = ~np.isin(data.annotator, np.fromiter(left_out, dtype=np.int64))
         return likert_status_scores(data, included)
-    if task.task_type in CONTRASTIVE_TYPES:
-        return _contrastive_scores(task)
-    return _single_output_scores(task)
+    if protocol.contrastive:
+        return _contrastive_scores(task, protocol)
+    return _single_output_scores(task, protocol)
 
 
 def _weighed(weights: MqmWeights, spans: Iterable[str] | None) -> float:
@@ -157,13 +161,12 @@ def _span_strings(**match) -> ArraySubquery:
     )
 
 
-def _single_output_scores(task: Task) -> StatusScores:
+def _single_output_scores(task: Task, protocol: Protocol) -> StatusScores:
     """ESA, ESA^AI, MQM, and Likert document tasks (whose pages the Likert arrays lack)."""
-    statistic, lower = STATISTICS[task.task_type]
-    likert = task.task_type in LIKERT_TYPES
+    statistic, lower = protocol_statistic(protocol)
     left_out = exclusions(task.campaign_id)
     # Likert ranks the human reference too (as "Human"), as its ranking does.
-    kinds = (ItemType.TGT, ItemType.REF) if likert else (ItemType.TGT,)
+    kinds = (ItemType.TGT, ItemType.REF) if protocol.ranks_reference else (ItemType.TGT,)
     judgments = left_out.counted(
         Judgment.objects.filter(task=task, is_repeat=False, item__item_type__in=kinds)
     )
@@ -177,16 +180,12 @@ def _single_output_scores(task: Task) -> StatusScores:
     )
     fields: list = ["annotator_id", "item__system__name", shared, "slot__batch_id", "slot__page"]
     fields.append("item__item_type")
-    weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    weights = task_mqm_weights(task=task) if protocol.span_categories else None
     columns: dict[str, Any]
     if weights is not None:
         columns = {_measure(statistic): _span_strings(judgment_id=OuterRef("id"))}
-    elif likert:
-        combined = task.task_type == TaskType.ADEQUACY_FLUENCY
-        columns = {
-            measure: "fluency" if measure == "fluency" and combined else "score"
-            for measure in MEASURES[TaskType(task.task_type)]
-        }
+    elif protocol.measures:
+        columns = dict(protocol.measures)
     else:
         columns = {_measure(statistic): "score"}
     rows = judgments.order_by("id").values_list(*fields, *columns.values())
@@ -207,15 +206,15 @@ def _single_output_scores(task: Task) -> StatusScores:
     return _observations(statistic, lower, labels, annotators, scores, pages if document else None)
 
 
-def _contrastive_scores(task: Task) -> StatusScores:
-    statistic, lower = STATISTICS[task.task_type]
+def _contrastive_scores(task: Task, protocol: Protocol) -> StatusScores:
+    statistic, lower = protocol_statistic(protocol)
     left_out = exclusions(task.campaign_id).for_task(task.id)
     outputs: QuerySet = (
         OutputJudgment.objects.filter(task=task, is_repeat=False, system__isnull=False)
         .filter(judgment__excluded=False)
         .exclude(annotator_id__in=left_out)
     )
-    mqm = task.task_type == TaskType.CONTRASTIVE_MQM
+    mqm = protocol.span_categories
     answer = (
         _span_strings(judgment_id=OuterRef("judgment_id"), candidate=OuterRef("position"))
         if mqm
