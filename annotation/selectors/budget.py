@@ -26,6 +26,7 @@ construction.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -112,8 +113,13 @@ def budget_plan(campaign: Campaign, query: Mapping[str, str], *, task: Task) -> 
     sd = (query.get("plan_sd") or "").strip() or str(DEFAULT_SD)
     difference = (query.get("plan_difference") or "").strip() or str(DEFAULT_DIFFERENCE)
     systems = (query.get("plan_systems") or "").strip() or str(campaign.systems.count())
-    units = {"unit": task.budget_unit, "observation": observation_unit(task)}
-    plan = BudgetPlan(sd=sd, difference=difference, systems=systems, **units)
+    plan = BudgetPlan(
+        sd=sd,
+        difference=difference,
+        systems=systems,
+        unit=task.budget_unit,
+        observation=observation_unit(task),
+    )
     try:
         sd_value = _positive(sd, "the score SD")
         difference_value = _positive(difference, "the smallest difference")
@@ -138,5 +144,5 @@ def budget_plan(campaign: Campaign, query: Mapping[str, str], *, task: Task) -> 
             for design in DESIGNS
         ]
     except ValueError as error:
-        return BudgetPlan(sd=sd, difference=difference, systems=systems, error=str(error), **units)
-    return BudgetPlan(sd=sd, difference=difference, systems=systems, budgets=budgets, **units)
+        return dataclasses.replace(plan, error=str(error))
+    return dataclasses.replace(plan, budgets=budgets)
