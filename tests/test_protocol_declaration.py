@@ -101,6 +101,9 @@ ASKING_THE_DECLARATION = (
     "annotation/selectors/page_scores.py",
     "annotation/selectors/tuning.py",
     "annotation/selectors/budget.py",
+    "annotation/selectors/adaptive.py",
+    "annotation/selectors/contrastive_adaptive.py",
+    "annotation/services/contrastive_adaptive.py",
 )
 # A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
 # files' CONTENT_TYPES nor the item kinds' ITEM_TYPES), a comparison with one

@@ -80,10 +80,7 @@ modules above name no task type). The item screen includes ``template`` and load
 the results page puts a task in the section its ``results_section`` names
 (``has_span_results`` below, read by ``selectors/human``). The checks planned at launch are
 read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``). Still
-branching on the type (grep ``TaskType.`` and ``_TYPES``): the adaptive selectors'
-statistics (``selectors/adaptive.py``, ``selectors/contrastive_adaptive.py``;
-``status_scores.STATISTICS`` and ``likert.MEASURES``, built from the declarations, are kept
-for them) and the budget's unit (``selectors/budget.py``); Pearmut's protocol names and
+branching on the type (grep ``TaskType.`` and ``_TYPES``): Pearmut's protocol names and
 their rules (``annotation/lib/pearmut.py``, Django-free, so it cannot read the
 declarations: DA's sliders choose adequacy, fluency or both, ESA with pre-filled spans is
 ESA^AI); ``Task.is_likert`` and ``Task.shows_reference`` (``models/tasks.py``); the

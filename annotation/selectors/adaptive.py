@@ -30,23 +30,21 @@ from numpy.typing import NDArray
 
 from annotation.models import (
     HUMAN,
-    LIKERT_TYPES,
     ItemType,
     ScoreSums,
     Task,
-    TaskType,
     Unit,
 )
+from annotation.protocols import protocol_for
 from annotation.selectors.budget import observation_unit
-from annotation.selectors.human.likert import MEASURES
 from annotation.selectors.human.loading import exclusions
 from annotation.selectors.human.ranking_status import RankingStatus, statuses_of
 from annotation.selectors.human.status_scores import (
     ESA_SCORE,
     MQM_SCORE,
-    STATISTICS,
     StatusScores,
     Z,
+    protocol_statistic,
 )
 from annotation.services.spans import task_mqm_weights
 from metrics.adaptive import system_priorities
@@ -77,16 +75,17 @@ class AdaptiveFigures:
 
 def measures_of(task: Task) -> tuple[str, ...]:
     """The task's measures in the ranking status's order (its first is the one that stops)."""
-    statistic, _ = STATISTICS[task.task_type]
-    if task.task_type in LIKERT_TYPES:
-        return MEASURES[TaskType(task.task_type)]
+    protocol = protocol_for(task.task_type)
+    statistic, _ = protocol_statistic(protocol)
+    if protocol.measures:  # Likert: its questions
+        return tuple(protocol.measures)
     # Contrastive DA: its z-scores' measure, as the ranking status names it.
     return ({ESA_SCORE: "esa", MQM_SCORE: "mqm", Z: "score"}[statistic],)
 
 
 def scores_fingerprint(task: Task) -> str:
     """What the recorded scores depend on besides the judgments: the MQM weights."""
-    if task.task_type not in (TaskType.MQM, TaskType.CONTRASTIVE_MQM):
+    if not protocol_for(task.task_type).penalty_scored:
         return ""
     weights = task_mqm_weights(task=task)
     return hashlib.sha256(repr(weights).encode()).hexdigest()
@@ -139,7 +138,7 @@ def new_observations(
     """The observations of the task's judgments with ids in (``after``, ``upto``], less
     those in ``carried``; in a document task, with the rest of any page they start (a page
     is recorded in one transaction, and is one observation). Two index scans at most."""
-    mqm = task.task_type == TaskType.MQM
+    mqm = protocol_for(task.task_type).penalty_scored
     with connection.cursor() as cursor:
         cursor.execute(
             _RANGE_SQL,
@@ -167,14 +166,14 @@ def new_observations(
 
 
 def _add(task: Task, found: NewObservations, rows: list[tuple[Any, ...]]) -> None:
-    likert = task.task_type in LIKERT_TYPES
+    protocol = protocol_for(task.task_type)
+    likert = bool(protocol.measures)
     kinds = (ItemType.TGT, ItemType.REF) if likert else (ItemType.TGT,)
     # A Likert task's segment ranking names an output without a system "Human", as
     # selectors.human.likert does; the others name a shared output by its systems.
     segment_likert = likert and task.unit != Unit.DOCUMENT
-    weights = task_mqm_weights(task=task) if task.task_type == TaskType.MQM else None
+    weights = task_mqm_weights(task=task) if protocol.penalty_scored else None
     measures = measures_of(task)
-    combined = task.task_type == TaskType.ADEQUACY_FLUENCY
     # Observations: (annotator, stratum, label, page key) -> per-measure values.
     observed: dict[tuple[int, int, str, tuple[int, int]], list[list[float]]] = {}
     for row in rows:
@@ -191,8 +190,9 @@ def _add(task: Task, found: NewObservations, rows: list[tuple[Any, ...]]) -> Non
             if weights is not None:
                 values.append(_weighed(weights, spans))
             elif likert:
-                answer = fluency if measure == "fluency" and combined else score
-                values.append(float(answer or 0))
+                # The judgment's column this question reads (adequacy and fluency: both).
+                columns = {"score": score, "fluency": fluency}
+                values.append(float(columns[protocol.measures[measure]] or 0))
             else:
                 values.append(float(score or 0))
         # A screen of one segment (no page) is a page of its own.
@@ -281,7 +281,7 @@ def system_moments(
 def figures_from_sums(task: Task, *, judgments: int) -> AdaptiveFigures:
     """The task's ranking status and priorities from its running sums (annotators left out
     of the task or campaign are left out here); ``judgments``: all the task's judgments."""
-    statistic, lower = STATISTICS[task.task_type]
+    statistic, lower = protocol_statistic(protocol_for(task.task_type))
     left_out = exclusions(task.campaign_id).for_task(task.id)
     stored = [
         row

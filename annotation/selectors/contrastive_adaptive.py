@@ -17,7 +17,8 @@ from typing import Any
 
 from django.db import connection
 
-from annotation.models import Task, TaskType, Unit
+from annotation.models import Task, Unit
+from annotation.protocols import protocol_for
 from annotation.selectors.adaptive import NewObservations, measures_of
 from annotation.services.spans import task_mqm_weights
 
@@ -56,7 +57,7 @@ def new_screen_observations(
     page is recorded in one transaction, and each system's outputs on it are one
     observation: the mean of their scores, as the status counts them). Two queries at
     most."""
-    mqm = task.task_type == TaskType.CONTRASTIVE_MQM
+    mqm = protocol_for(task.task_type).penalty_scored
     weights = task_mqm_weights(task=task) if mqm else None
     (measure,) = measures_of(task)
     names = {"mqm": mqm, "task": task.id, "upto": upto}

@@ -60,7 +60,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from django.db.models import Count
 
 from annotation.models import (
-    CONTRASTIVE_TYPES,
     Assignment,
     Slot,
     System,
@@ -68,6 +67,7 @@ from annotation.models import (
     Task,
     Unit,
 )
+from annotation.protocols import protocol_for
 from metrics.adaptive.policies import MAX_SET_STRATA  # the simulator replays the same rule
 
 # Screens per segment at most (as a pairwise task's pairs per segment).
@@ -77,7 +77,7 @@ MAX_SYSTEMS = 62
 
 
 def is_adaptive_contrastive(*, task: Task) -> bool:
-    return task.task_type in CONTRASTIVE_TYPES and task.assignment == Assignment.ADAPTIVE
+    return protocol_for(task.task_type).contrastive and task.assignment == Assignment.ADAPTIVE
 
 
 def adaptive_problem(*, task: Task) -> str | None:

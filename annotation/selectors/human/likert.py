@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import Scale, Task
-from annotation.protocols import PROTOCOLS, protocol_for
+from annotation.protocols import protocol_for
 from annotation.selectors.human.common import (
     N_BOOT,
     SEED,
@@ -40,13 +40,6 @@ from metrics.agreement import (
 )
 from metrics.agreement.coefficients import Level, Weights
 from metrics.rankings import SystemScore, rank_systems
-
-# The questions each Likert protocol's results rank, as it declares (``Protocol.measures``).
-MEASURES = {
-    task_type: tuple(protocol.measures)
-    for task_type, protocol in PROTOCOLS.items()
-    if protocol.measures
-}
 
 
 @dataclass(frozen=True)

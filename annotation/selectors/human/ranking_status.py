@@ -1,6 +1,6 @@
 """The live ranking status of a scored task (issue 23, section 2): where the stopping rule of
 ``metrics.adaptive`` stands on the judgments so far, for every protocol with a score
-(``status_scores.STATISTICS``: Likert/DA, ESA, ESA^AI, MQM, contrastive ESA/MQM/DA, and
+(``Protocol.ranked_as``: Likert/DA, ESA, ESA^AI, MQM, contrastive ESA/MQM/DA, and
 their document tasks).
 
 ``task_ranking_status(task)`` is the public entry point (a job deciding whether a task is

@@ -41,7 +41,7 @@ from annotation.models import (
     Task,
     Unit,
 )
-from annotation.protocols import PROTOCOLS, Protocol, protocol_for
+from annotation.protocols import Protocol, protocol_for
 from annotation.selectors.human.likert import LikertData, likert_data
 from annotation.selectors.human.loading import REF, TGT, exclusions, system_names
 from annotation.services.spans import task_mqm_weights
@@ -58,13 +58,6 @@ def protocol_statistic(protocol: Protocol) -> tuple[str, bool]:
     return STATISTIC_OF[str(protocol.ranked_as)], protocol.lower_is_better
 
 
-# The same by task type; a protocol not ranked (pairwise, n-way ranking, post-editing) has no
-# ranking status.
-STATISTICS: dict[str, tuple[str, bool]] = {
-    task_type: protocol_statistic(protocol)
-    for task_type, protocol in PROTOCOLS.items()
-    if protocol.ranked_as is not None
-}
 # Severity and category of one span in one string (categories hold no tab: a form field).
 _SPAN_SEPARATOR = "\t"
 
