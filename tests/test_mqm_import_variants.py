@@ -146,3 +146,25 @@ def test_imported_raters_have_their_hotw_checks_in_the_reliability_table(manager
     document = json.loads(b"".join(download.streaming_content))
     exported = {row["annotator"]: row for row in document["annotators"]}
     assert exported["Demo-Project.rater2"]["attention_rate"] == 0.0
+
+
+def test_a_file_without_times_gives_no_time_and_no_too_fast_flag(manager, tmp_path):
+    """Google's TED layout has no row times: its ratings are stored at the import's moment.
+    The reliability table then has no time per item for them, rather than 0 s that flagged
+    every rater "too fast" (failed before: median 0.0 s over 12 items, flagged)."""
+    header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    rows = "".join(
+        f"s\ttalk.1\t1\t{segment}\trater1\tsrc {segment}\ttgt {segment}\tNo-error\tno-error\n"
+        for segment in range(1, 13)
+    )
+    path = tmp_path / "ted.tsv"
+    path.write_text(header + rows, encoding="utf-8")
+    call_command(
+        "import_mqm", str(path), "--name", "TED", "--owner", "manager", "--languages", "zh-en"
+    )
+    task = Campaign.objects.get(name="TED").tasks.get()
+    assert Judgment.objects.filter(task=task).count() == 12
+    (row,) = span_task_results(task).reliability
+    assert row.time.items == 12
+    assert (row.time.mean_seconds, row.time.median_seconds) == (None, None)
+    assert not row.too_fast and row.passes

@@ -117,5 +117,8 @@ def span_judgments(
                 )
                 for row in judgment.spans.all()
             ),
-            seconds=judgment.duration_ms / 1000.0,
+            # A file imported without times stores one moment for both (span_imports): no time.
+            seconds=None
+            if judgment.served_at == judgment.submitted_at
+            else judgment.duration_ms / 1000.0,
         )
