@@ -24,6 +24,8 @@ RTL_LANGUAGES = frozenset(
         "azb",  # South Azerbaijani
         "bal",  # Baluchi
         "bgn",  # Western Balochi
+        "bqi",  # Bakhtiari
+        "brh",  # Brahui
         "ckb",  # Central Kurdish (Sorani)
         "dv",  # Dhivehi
         "fa",  # Persian
