@@ -431,21 +431,18 @@ def _annotate(task_id: int, token: str, user, acknowledged: list, errors: list) 
         connection.close()
 
 
-@pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_annotators_and_a_real_worker_stop_the_task(celery_worker_process, manager):
-    """Four annotators at once over the API, a real worker refreshing the sets' priorities:
-    the task stops by itself before its screens run out, every judgment recorded once, no
-    batch shared by two annotators (SKIP LOCKED), no screen given to anyone twice."""
-    campaign = contrastive_campaign(manager, segments=30)
-    task = launch(campaign, judgments_per_item=2, batch_size=5)
-    users = annotators(campaign, 4, tag="w")
+def settled_by_concurrent_annotators(task: Task, annotate) -> None:
+    """Four annotators at once over the API (``annotate(task_id, token, user, acknowledged,
+    errors)`` each), a real worker refreshing: the task stops by itself as resolved before
+    half its slots are judged, every judgment recorded exactly once, no item given to
+    anyone twice and no batch shared by two annotators (SKIP LOCKED)."""
+    users = annotators(task.campaign, 4, tag="w")
     tokens = [Token.objects.create(user=user).key for user in users]
     worker_queue_drained()
     acknowledged: list[int] = []
     errors: list = []
     threads = [
-        threading.Thread(target=_annotate, args=(task.id, token, user, acknowledged, errors))
+        threading.Thread(target=annotate, args=(task.id, token, user, acknowledged, errors))
         for token, user in zip(tokens, users, strict=True)
     ]
     for thread in threads:
@@ -468,6 +465,17 @@ def test_concurrent_annotators_and_a_real_worker_stop_the_task(celery_worker_pro
     ):
         holders.setdefault(batch_id, set()).add(annotator_id)
     assert max(len(who) for who in holders.values()) == 1
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_annotators_and_a_real_worker_stop_the_task(celery_worker_process, manager):
+    """Four annotators at once over the API, a real worker refreshing the sets' priorities:
+    the task stops by itself before its screens run out, every judgment recorded once, no
+    batch shared by two annotators (SKIP LOCKED), no screen given to anyone twice."""
+    campaign = contrastive_campaign(manager, segments=30)
+    task = launch(campaign, judgments_per_item=2, batch_size=5)
+    settled_by_concurrent_annotators(task, _annotate)
     notice = TaskNotice.objects.get(task=task)
     assert notice.figures["order"] == ORDER
     wait_for(

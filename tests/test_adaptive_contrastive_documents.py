@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import threading
 import time
 import uuid
 from collections import Counter
@@ -20,7 +19,6 @@ from collections import Counter
 import pytest
 from django.db import connection
 from django.db.models import Q
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Batch, Judgment, OutputJudgment, Slot, SystemPriority, Task
@@ -30,7 +28,6 @@ from annotation.services.contrastive_adaptive import set_stratum
 from annotation.services.judgments import CLAIM_NONE
 from annotation.services.page_judgments import page_record_and_claim_next
 from annotation.services.tasks import task_create, task_launch
-from tests.conftest import worker_queue_drained
 from tests.test_adaptive_contrastive import (
     CLOSE,
     KEY,
@@ -43,6 +40,7 @@ from tests.test_adaptive_contrastive import (
     assert_figures_equal_the_live_status,
     expected_stratum,
     refresh,
+    settled_by_concurrent_annotators,
 )
 
 # The systems' qualities here: the close ones closer than on segment screens, since a page's
@@ -358,34 +356,6 @@ def test_concurrent_annotators_and_a_real_worker_stop_the_document_task(
     task stops by itself, every judgment recorded once, no batch shared (SKIP LOCKED)."""
     campaign = document_campaign(manager)
     task = launch(campaign, judgments_per_item=2)
-    users = annotators(campaign, 4, tag="w")
-    tokens = [Token.objects.create(user=user).key for user in users]
-    worker_queue_drained()
-    acknowledged: list[int] = []
-    errors: list = []
-    threads = [
-        threading.Thread(target=_annotate, args=(task.id, token, user, acknowledged, errors))
-        for token, user in zip(tokens, users, strict=True)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not errors, errors[:3]
-    task.refresh_from_db()
-    assert task.settled_reason == "resolved", Judgment.objects.filter(task=task).count()
-    stored = list(Judgment.objects.filter(task=task).values_list("id", flat=True))
-    assert sorted(stored) == sorted(acknowledged)  # each recorded exactly once
-    assert len(stored) < Slot.objects.filter(task=task).count() / 2
-    per_annotator = Counter(
-        Judgment.objects.filter(task=task).values_list("annotator_id", "item_id")
-    )
-    assert max(per_annotator.values()) == 1
-    holders: dict[int, set] = {}
-    for batch_id, annotator_id in Judgment.objects.filter(task=task).values_list(
-        "slot__batch_id", "annotator_id"
-    ):
-        holders.setdefault(batch_id, set()).add(annotator_id)
-    assert max(len(who) for who in holders.values()) == 1
+    settled_by_concurrent_annotators(task, _annotate)
     assert task_statuses(task)[0].systems[0].system == ORDER[0]
     assert math.isfinite(task_statuses(task)[0].systems[0].mean)
