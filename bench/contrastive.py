@@ -87,6 +87,29 @@ OUTPUTS_PER_SCREEN = 3
 BATCH_SCREENS = 20  # an annotator's batch: 20 screens, so 1,000 annotators each get one
 
 
+# The tables the setup wrote (22,000 slots, 1,000 users with their tokens and roles):
+# vacuumed and analysed before the run (``--vacuum``, the default), as autovacuum would
+# have long before a real task's annotators arrive. Else autovacuum and autoanalyze of them
+# fall into the run's first seconds, the 1,000 first claims', at a moment that differs
+# from run to run.
+SETUP_TABLES = (
+    "annotation_slot",
+    "annotation_batch",
+    "annotation_item",
+    "auth_user",
+    "authtoken_token",
+    "annotation_membership",
+)
+
+
+def setup_vacuumed() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in SETUP_TABLES:
+            cursor.execute(f"VACUUM (ANALYZE) {table}")
+
+
 class ContrastiveLoop(OpenLoop):
     def answer(self, item: dict) -> dict:
         """Every candidate scored, with 1-3 spans on its words (minor or major)."""
@@ -148,6 +171,8 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
         seed=args.seed,
     )
     *tokens, warmup_token = api_tokens(user_ids)
+    if args.vacuum:
+        setup_vacuumed()
     if args.warmup:
         requests = warm_up(urls, task_id, warmup_token, args.warmup)
         print(f"run {number}: warm-up, {requests} requests in {args.warmup:g} s (not counted)")
@@ -200,7 +225,8 @@ def in_process(args: argparse.Namespace) -> None:
     this process's CPU: the server's own cost per screen, apart from a busy machine. Twenty
     screens warm up first (imports, the URL resolver, prepared statements); one screen's
     statements are counted (``--show-sql`` prints them); ``--profile`` runs N more under
-    cProfile and prints where the CPU went."""
+    cProfile and prints where the CPU went. Then ``--first M`` annotators' first screens
+    (GET next, which claims a batch, then the POST), timed and counted apart."""
     import time
 
     from django.db import connection
@@ -208,15 +234,19 @@ def in_process(args: argparse.Namespace) -> None:
 
     task_id, user_ids = annotation_campaign(
         prefix="bench-contrastive-ip",
-        annotators=1,
-        judgments_per_item=2,
+        annotators=1 + args.first,
+        # Every first screen claims a batch of its own, the first annotator one per twenty
+        # screens (100 batches a replica).
+        judgments_per_item=2 + (args.first + (args.in_process + 40) // BATCH_SCREENS) // 100,
         corpus=CORPUS,
         task_type="contrastive_esa",
         ranking_size=OUTPUTS_PER_SCREEN,
         batch_size=BATCH_SCREENS,
         seed=args.seed,
     )
-    (token,) = api_tokens(user_ids)
+    token, *first_tokens = api_tokens(user_ids)
+    if args.vacuum:
+        setup_vacuumed()
     client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
     loop = ContrastiveLoop.__new__(ContrastiveLoop)
     loop.task_id = task_id
@@ -231,24 +261,29 @@ def in_process(args: argparse.Namespace) -> None:
         state["item"] = response.json()["next"]
         return spent
 
+    def counted(call, statements: list[str]):
+        with connection.execute_wrapper(
+            lambda run, sql, *rest: statements.append(sql) or run(sql, *rest)
+        ):
+            return call()
+
     for _ in range(20):
         one()
     statements: list[str] = []
-    with connection.execute_wrapper(
-        lambda run, sql, *rest: statements.append(sql) or run(sql, *rest)
-    ):
-        one()
+    counted(one, statements)
     if args.show_sql:
         for number, sql in enumerate(statements, 1):
             print(f"{number}. {' '.join(sql.split())[:160]}")
     walls, cpus = zip(*(one() for _ in range(args.in_process)), strict=True)
     print(
-        f"in process, {len(walls)} screens of {OUTPUTS_PER_SCREEN} with spans (POST with the "
-        f"next screen), {len(statements)} SQL statements per screen: wall p50 "
+        f"in process, {len(walls)} later screens of {OUTPUTS_PER_SCREEN} with spans (POST with "
+        f"the next screen), {len(statements)} SQL statements per screen: wall p50 "
         f"{1000 * percentile(walls, 0.5):.1f} ms, p99 {1000 * percentile(walls, 0.99):.1f} ms; "
         f"Python CPU p50 {1000 * percentile(cpus, 0.5):.2f} ms, mean "
         f"{1000 * statistics.fmean(cpus):.2f} ms (PostgreSQL's own time not included)"
     )
+    if first_tokens:
+        first_screens(task_id, first_tokens, loop, counted)
     if args.profile:
         import cProfile
         import pstats
@@ -262,6 +297,91 @@ def in_process(args: argparse.Namespace) -> None:
         stats = pstats.Stats(profile).sort_stats("cumulative")
         stats.print_stats(45)
         stats.sort_stats("tottime").print_stats(30)
+
+
+def first_screens(task_id: int, tokens: list[str], loop: ContrastiveLoop, counted) -> None:
+    """Each annotator's first screen in process: GET next (the batch claim) and the first
+    POST, timed apart by the wall clock and this process's CPU; the first one's statements
+    counted."""
+    import time
+
+    from django.test import Client as DjangoClient
+
+    gets, posts, get_sql, post_sql = [], [], [], []
+    for number, token in enumerate(tokens):
+        client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
+
+        def get(client=client):
+            return client.get(f"/api/v1/tasks/{task_id}/next")
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = counted(get, get_sql) if number == 0 else get()
+        gets.append((time.perf_counter() - wall, time.process_time() - cpu))
+        assert response.status_code == 200 and response.json()["slot"], response.content[:300]
+        body = json.dumps(loop.answer(response.json()))
+
+        def post(client=client, body=body):
+            return client.post("/api/v1/judgments", body, content_type="application/json")
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = counted(post, post_sql) if number == 0 else post()
+        posts.append((time.perf_counter() - wall, time.process_time() - cpu))
+        assert response.status_code == 201, response.content[:300]
+    for name, spent, sql in (("GET next (claim)", gets, get_sql), ("first POST", posts, post_sql)):
+        walls, cpus = zip(*spent, strict=True)
+        print(
+            f"in process, {len(walls)} first screens, {name}: {len(sql)} SQL statements; wall "
+            f"p50 {1000 * percentile(walls, 0.5):.1f} ms, p99 "
+            f"{1000 * percentile(walls, 0.99):.1f} ms; Python CPU p50 "
+            f"{1000 * percentile(cpus, 0.5):.2f} ms, mean {1000 * statistics.fmean(cpus):.2f} ms"
+        )
+
+
+def explain_claim(args: argparse.Namespace) -> None:
+    """``--explain K``: a task of the open loop's size (``--annotators``, its replicas), K
+    annotators' first claims made one after another (as the start of a run makes them; wall
+    time per claim from here), then the next first claims under EXPLAIN (ANALYZE, BUFFERS,
+    WAL), each rolled back: the database's time, pages and WAL of one batch claim (nested
+    statements included)."""
+    import time
+
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.models import Task
+    from annotation.services.assignment import slot_claim_next
+
+    task_id, user_ids = annotation_campaign(
+        prefix="bench-contrastive-explain",
+        annotators=args.annotators,
+        judgments_per_item=replicas(args),
+        corpus=CORPUS,
+        task_type="contrastive_esa",
+        ranking_size=OUTPUTS_PER_SCREEN,
+        batch_size=BATCH_SCREENS,
+        seed=args.seed,
+    )
+    if args.vacuum:
+        setup_vacuumed()
+    task = Task.objects.get(id=task_id)
+    walls = []
+    for user_id in user_ids[: args.explain]:
+        wall = time.perf_counter()
+        slot_claim_next(task=task, annotator_id=user_id)
+        walls.append(time.perf_counter() - wall)
+    print(
+        f"{len(walls)} first claims (batch claims) in a row, task of {replicas(args)} replicas: "
+        f"wall p50 {1000 * percentile(walls, 0.5):.2f} ms, p99 "
+        f"{1000 * percentile(walls, 0.99):.2f} ms, mean {1000 * statistics.fmean(walls):.2f} ms"
+    )
+    for user_id in user_ids[args.explain : args.explain + 3]:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF) SELECT evalsite_claim_slot(%s, %s, %s)",
+                [task_id, user_id, timezone.now()],
+            )
+            print("\n".join(f"  {line}" for (line,) in cursor.fetchall()))
+            transaction.set_rollback(True)
 
 
 def main() -> int:
@@ -281,11 +401,26 @@ def main() -> int:
     )
     parser.add_argument("--show-sql", action="store_true", help="in process: one screen's SQL")
     parser.add_argument("--profile", metavar="FILE", help="in process: cProfile N more screens")
+    parser.add_argument(
+        "--vacuum",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="VACUUM (ANALYZE) the tables the setup wrote before the run",
+    )
+    parser.add_argument(
+        "--first", type=int, default=100, help="in process: M annotators' first screens too"
+    )
+    parser.add_argument(
+        "--explain", type=int, default=0, help="K first claims, then EXPLAIN of the next ones"
+    )
     args = parser.parse_args()
     urls = args.url or ["http://127.0.0.1:8000"]
     django_setup()
     if args.in_process:
         in_process(args)
+        return 0
+    if args.explain:
+        explain_claim(args)
         return 0
     results, ok = [], True
     for number in range(1, args.runs + 1):
