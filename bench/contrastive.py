@@ -68,6 +68,49 @@ later screens stay near 80 ms at p99 and the tail is the 1,000 first screens, ea
 claims a batch. Three runs a few minutes earlier, while a stray `dropdb` spun at 10% of a
 core, gave p99 1.2-1.9 s with arrivals up to 1.3 s late: on two cores the generator, the
 server and PostgreSQL leave no room for anything else. Every run exact, no error.
+
+The first screen, 2026-11-26 14:38-14:43 (helper cperf2), in process only (``--in-process
+300 --first 150``: 150 annotators' GET next, each claiming a batch, and their first POST;
+the box shared with other sessions' test suites, load average 2.5-3.3, so the wall times are
+loose; old code and new, five runs each, the last three alternating). Where a batch claim
+goes (``--explain 500``: the open loop's task, 1,000 annotators, 11 replicas of 100 batches
+of 20 screens, 500 first claims made, then EXPLAIN (ANALYZE, BUFFERS, WAL) of the next
+claims, rolled back): 0.5-1.2 ms of database time, 460-565 buffer hits, about 165 WAL
+records (12 kB), old and new alike. Most of it is leasing the batch's 20 slots (one UPDATE:
+0.5-0.65 ms, 390-440 buffers, 141-146 WAL records: each row gets a new version, not in
+place, since its annotator is indexed (twice: its foreign key's index and
+slot_task_annotator_idx), and six index entries). The batch's choice (``batch_open_idx``,
+SKIP LOCKED on the batch rows: concurrent first claims never wait for each other, they pass
+over the batches other claims hold locked) took 0.2-0.35 ms with 23-28 buffers, or 1.2-1.3
+ms with about 290 when it first walks past the index entries of the batches claimed just
+before (each claim leaves one behind until it is marked dead); the only locks a claim waits
+for are the annotator's own (their user row, their batch: two tabs). Cut: GET next's claim
+and progress are one prepared statement (``evalsite_claim_with_progress``) without a
+transaction of its own (was: BEGIN, the claim, COMMIT, then the progress), the batch row
+written once per claim (its lease with it), the batches an annotator had counted only
+against a quota; a later screen's spans and rows per output are one statement. Statements
+per screen: GET next 5 -> 4, a POST 7 -> 6.
+
+| in process, p50 (five runs) | old | new |
+|---|---|---|
+| GET next, Python CPU | 2.10-3.15 ms | 1.43-2.19 ms |
+| GET next, wall | 4.0-12.0 ms | 2.9-8.1 ms |
+| first POST, Python CPU | 3.17-4.55 ms | 2.55-3.71 ms |
+| later screen, Python CPU | 3.09-3.98 ms | 2.15-3.62 ms |
+| later screen, wall | 5.7-15.5 ms | 3.8-12.6 ms |
+
+In the alternating pairs new was below old but for one figure (first POST CPU, last pair:
+3.38 against 3.49 ms). The claim's own database time hardly moved (165 WAL records either
+way: the batch's second version was written in place). Left as it was: leasing every slot of
+a batch at claim. Setting a slot's annotator when it is served instead would save about 0.5
+ms a first claim but changes what a claimed slot says (the refusal, takeover and release
+rules, media permissions) and was not attempted. Seen too: inside
+``evalsite_batch_is_new_to`` (an annotator who had items, i.e. every claim after their first
+batch) PL/pgSQL's generic plan probes the item index per slot they had (150 buffers, 0.28 ms
+per batch looked at) where the custom plan hashes (15 buffers, 0.05 ms). The open loop
+itself was not run (no quiet machine); ``--vacuum`` (default) now vacuums and analyses the
+setup's tables before a run, so that autovacuum of 22,000 new slots and 1,000 new users does
+not fall into the first claims' seconds at a random moment.
 """
 
 from __future__ import annotations
@@ -308,11 +351,14 @@ def first_screens(task_id: int, tokens: list[str], loop: ContrastiveLoop, counte
     from django.test import Client as DjangoClient
 
     gets, posts, get_sql, post_sql = [], [], [], []
+    # One client (a client loads the middleware on its first request), each annotator's
+    # token on their requests.
+    client = DjangoClient(SERVER_NAME="127.0.0.1")
     for number, token in enumerate(tokens):
-        client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
+        header = {"HTTP_AUTHORIZATION": f"Token {token}"}
 
-        def get(client=client):
-            return client.get(f"/api/v1/tasks/{task_id}/next")
+        def get(header=header):
+            return client.get(f"/api/v1/tasks/{task_id}/next", **header)
 
         wall, cpu = time.perf_counter(), time.process_time()
         response = counted(get, get_sql) if number == 0 else get()
@@ -320,8 +366,8 @@ def first_screens(task_id: int, tokens: list[str], loop: ContrastiveLoop, counte
         assert response.status_code == 200 and response.json()["slot"], response.content[:300]
         body = json.dumps(loop.answer(response.json()))
 
-        def post(client=client, body=body):
-            return client.post("/api/v1/judgments", body, content_type="application/json")
+        def post(header=header, body=body):
+            return client.post("/api/v1/judgments", body, content_type="application/json", **header)
 
         wall, cpu = time.perf_counter(), time.process_time()
         response = counted(post, post_sql) if number == 0 else post()
