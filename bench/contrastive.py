@@ -68,6 +68,49 @@ later screens stay near 80 ms at p99 and the tail is the 1,000 first screens, ea
 claims a batch. Three runs a few minutes earlier, while a stray `dropdb` spun at 10% of a
 core, gave p99 1.2-1.9 s with arrivals up to 1.3 s late: on two cores the generator, the
 server and PostgreSQL leave no room for anything else. Every run exact, no error.
+
+The first screen, 2026-11-26 14:38-14:43 (helper cperf2), in process only (``--in-process
+300 --first 150``: 150 annotators' GET next, each claiming a batch, and their first POST;
+the box shared with other sessions' test suites, load average 2.5-3.3, so the wall times are
+loose; old code and new, five runs each, the last three alternating). Where a batch claim
+goes (``--explain 500``: the open loop's task, 1,000 annotators, 11 replicas of 100 batches
+of 20 screens, 500 first claims made, then EXPLAIN (ANALYZE, BUFFERS, WAL) of the next
+claims, rolled back): 0.5-1.2 ms of database time, 460-565 buffer hits, about 165 WAL
+records (12 kB), old and new alike. Most of it is leasing the batch's 20 slots (one UPDATE:
+0.5-0.65 ms, 390-440 buffers, 141-146 WAL records: each row gets a new version, not in
+place, since its annotator is indexed (twice: its foreign key's index and
+slot_task_annotator_idx), and six index entries). The batch's choice (``batch_open_idx``,
+SKIP LOCKED on the batch rows: concurrent first claims never wait for each other, they pass
+over the batches other claims hold locked) took 0.2-0.35 ms with 23-28 buffers, or 1.2-1.3
+ms with about 290 when it first walks past the index entries of the batches claimed just
+before (each claim leaves one behind until it is marked dead); the only locks a claim waits
+for are the annotator's own (their user row, their batch: two tabs). Cut: GET next's claim
+and progress are one prepared statement (``evalsite_claim_with_progress``) without a
+transaction of its own (was: BEGIN, the claim, COMMIT, then the progress), the batch row
+written once per claim (its lease with it), the batches an annotator had counted only
+against a quota; a later screen's spans and rows per output are one statement. Statements
+per screen: GET next 5 -> 4, a POST 7 -> 6.
+
+| in process, p50 (five runs) | old | new |
+|---|---|---|
+| GET next, Python CPU | 2.10-3.15 ms | 1.43-2.19 ms |
+| GET next, wall | 4.0-12.0 ms | 2.9-8.1 ms |
+| first POST, Python CPU | 3.17-4.55 ms | 2.55-3.71 ms |
+| later screen, Python CPU | 3.09-3.98 ms | 2.15-3.62 ms |
+| later screen, wall | 5.7-15.5 ms | 3.8-12.6 ms |
+
+In the alternating pairs new was below old but for one figure (first POST CPU, last pair:
+3.38 against 3.49 ms). The claim's own database time hardly moved (165 WAL records either
+way: the batch's second version was written in place). Left as it was: leasing every slot of
+a batch at claim. Setting a slot's annotator when it is served instead would save about 0.5
+ms a first claim but changes what a claimed slot says (the refusal, takeover and release
+rules, media permissions) and was not attempted. Seen too: inside
+``evalsite_batch_is_new_to`` (an annotator who had items, i.e. every claim after their first
+batch) PL/pgSQL's generic plan probes the item index per slot they had (150 buffers, 0.28 ms
+per batch looked at) where the custom plan hashes (15 buffers, 0.05 ms). The open loop
+itself was not run (no quiet machine); ``--vacuum`` (default) now vacuums and analyses the
+setup's tables before a run, so that autovacuum of 22,000 new slots and 1,000 new users does
+not fall into the first claims' seconds at a random moment.
 """
 
 from __future__ import annotations
@@ -85,6 +128,29 @@ from load import CORPUS, OpenLoop, stored_judgments, warm_up
 TARGET_P99_MS = 150
 OUTPUTS_PER_SCREEN = 3
 BATCH_SCREENS = 20  # an annotator's batch: 20 screens, so 1,000 annotators each get one
+
+
+# The tables the setup wrote (22,000 slots, 1,000 users with their tokens and roles):
+# vacuumed and analysed before the run (``--vacuum``, the default), as autovacuum would
+# have long before a real task's annotators arrive. Else autovacuum and autoanalyze of them
+# fall into the run's first seconds, the 1,000 first claims', at a moment that differs
+# from run to run.
+SETUP_TABLES = (
+    "annotation_slot",
+    "annotation_batch",
+    "annotation_item",
+    "auth_user",
+    "authtoken_token",
+    "annotation_membership",
+)
+
+
+def setup_vacuumed() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in SETUP_TABLES:
+            cursor.execute(f"VACUUM (ANALYZE) {table}")
 
 
 class ContrastiveLoop(OpenLoop):
@@ -148,6 +214,8 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
         seed=args.seed,
     )
     *tokens, warmup_token = api_tokens(user_ids)
+    if args.vacuum:
+        setup_vacuumed()
     if args.warmup:
         requests = warm_up(urls, task_id, warmup_token, args.warmup)
         print(f"run {number}: warm-up, {requests} requests in {args.warmup:g} s (not counted)")
@@ -200,7 +268,8 @@ def in_process(args: argparse.Namespace) -> None:
     this process's CPU: the server's own cost per screen, apart from a busy machine. Twenty
     screens warm up first (imports, the URL resolver, prepared statements); one screen's
     statements are counted (``--show-sql`` prints them); ``--profile`` runs N more under
-    cProfile and prints where the CPU went."""
+    cProfile and prints where the CPU went. Then ``--first M`` annotators' first screens
+    (GET next, which claims a batch, then the POST), timed and counted apart."""
     import time
 
     from django.db import connection
@@ -208,15 +277,19 @@ def in_process(args: argparse.Namespace) -> None:
 
     task_id, user_ids = annotation_campaign(
         prefix="bench-contrastive-ip",
-        annotators=1,
-        judgments_per_item=2,
+        annotators=1 + args.first,
+        # Every first screen claims a batch of its own, the first annotator one per twenty
+        # screens (100 batches a replica).
+        judgments_per_item=2 + (args.first + (args.in_process + 40) // BATCH_SCREENS) // 100,
         corpus=CORPUS,
         task_type="contrastive_esa",
         ranking_size=OUTPUTS_PER_SCREEN,
         batch_size=BATCH_SCREENS,
         seed=args.seed,
     )
-    (token,) = api_tokens(user_ids)
+    token, *first_tokens = api_tokens(user_ids)
+    if args.vacuum:
+        setup_vacuumed()
     client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
     loop = ContrastiveLoop.__new__(ContrastiveLoop)
     loop.task_id = task_id
@@ -231,24 +304,29 @@ def in_process(args: argparse.Namespace) -> None:
         state["item"] = response.json()["next"]
         return spent
 
+    def counted(call, statements: list[str]):
+        with connection.execute_wrapper(
+            lambda run, sql, *rest: statements.append(sql) or run(sql, *rest)
+        ):
+            return call()
+
     for _ in range(20):
         one()
     statements: list[str] = []
-    with connection.execute_wrapper(
-        lambda run, sql, *rest: statements.append(sql) or run(sql, *rest)
-    ):
-        one()
+    counted(one, statements)
     if args.show_sql:
         for number, sql in enumerate(statements, 1):
             print(f"{number}. {' '.join(sql.split())[:160]}")
     walls, cpus = zip(*(one() for _ in range(args.in_process)), strict=True)
     print(
-        f"in process, {len(walls)} screens of {OUTPUTS_PER_SCREEN} with spans (POST with the "
-        f"next screen), {len(statements)} SQL statements per screen: wall p50 "
+        f"in process, {len(walls)} later screens of {OUTPUTS_PER_SCREEN} with spans (POST with "
+        f"the next screen), {len(statements)} SQL statements per screen: wall p50 "
         f"{1000 * percentile(walls, 0.5):.1f} ms, p99 {1000 * percentile(walls, 0.99):.1f} ms; "
         f"Python CPU p50 {1000 * percentile(cpus, 0.5):.2f} ms, mean "
         f"{1000 * statistics.fmean(cpus):.2f} ms (PostgreSQL's own time not included)"
     )
+    if first_tokens:
+        first_screens(task_id, first_tokens, loop, counted)
     if args.profile:
         import cProfile
         import pstats
@@ -262,6 +340,94 @@ def in_process(args: argparse.Namespace) -> None:
         stats = pstats.Stats(profile).sort_stats("cumulative")
         stats.print_stats(45)
         stats.sort_stats("tottime").print_stats(30)
+
+
+def first_screens(task_id: int, tokens: list[str], loop: ContrastiveLoop, counted) -> None:
+    """Each annotator's first screen in process: GET next (the batch claim) and the first
+    POST, timed apart by the wall clock and this process's CPU; the first one's statements
+    counted."""
+    import time
+
+    from django.test import Client as DjangoClient
+
+    gets, posts, get_sql, post_sql = [], [], [], []
+    # One client (a client loads the middleware on its first request), each annotator's
+    # token on their requests.
+    client = DjangoClient(SERVER_NAME="127.0.0.1")
+    for number, token in enumerate(tokens):
+        header = {"HTTP_AUTHORIZATION": f"Token {token}"}
+
+        def get(header=header):
+            return client.get(f"/api/v1/tasks/{task_id}/next", **header)
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = counted(get, get_sql) if number == 0 else get()
+        gets.append((time.perf_counter() - wall, time.process_time() - cpu))
+        assert response.status_code == 200 and response.json()["slot"], response.content[:300]
+        body = json.dumps(loop.answer(response.json()))
+
+        def post(header=header, body=body):
+            return client.post("/api/v1/judgments", body, content_type="application/json", **header)
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = counted(post, post_sql) if number == 0 else post()
+        posts.append((time.perf_counter() - wall, time.process_time() - cpu))
+        assert response.status_code == 201, response.content[:300]
+    for name, spent, sql in (("GET next (claim)", gets, get_sql), ("first POST", posts, post_sql)):
+        walls, cpus = zip(*spent, strict=True)
+        print(
+            f"in process, {len(walls)} first screens, {name}: {len(sql)} SQL statements; wall "
+            f"p50 {1000 * percentile(walls, 0.5):.1f} ms, p99 "
+            f"{1000 * percentile(walls, 0.99):.1f} ms; Python CPU p50 "
+            f"{1000 * percentile(cpus, 0.5):.2f} ms, mean {1000 * statistics.fmean(cpus):.2f} ms"
+        )
+
+
+def explain_claim(args: argparse.Namespace) -> None:
+    """``--explain K``: a task of the open loop's size (``--annotators``, its replicas), K
+    annotators' first claims made one after another (as the start of a run makes them; wall
+    time per claim from here), then the next first claims under EXPLAIN (ANALYZE, BUFFERS,
+    WAL), each rolled back: the database's time, pages and WAL of one batch claim (nested
+    statements included)."""
+    import time
+
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.models import Task
+    from annotation.services.assignment import slot_claim_next
+
+    task_id, user_ids = annotation_campaign(
+        prefix="bench-contrastive-explain",
+        annotators=args.annotators,
+        judgments_per_item=replicas(args),
+        corpus=CORPUS,
+        task_type="contrastive_esa",
+        ranking_size=OUTPUTS_PER_SCREEN,
+        batch_size=BATCH_SCREENS,
+        seed=args.seed,
+    )
+    if args.vacuum:
+        setup_vacuumed()
+    task = Task.objects.get(id=task_id)
+    walls = []
+    for user_id in user_ids[: args.explain]:
+        wall = time.perf_counter()
+        slot_claim_next(task=task, annotator_id=user_id)
+        walls.append(time.perf_counter() - wall)
+    print(
+        f"{len(walls)} first claims (batch claims) in a row, task of {replicas(args)} replicas: "
+        f"wall p50 {1000 * percentile(walls, 0.5):.2f} ms, p99 "
+        f"{1000 * percentile(walls, 0.99):.2f} ms, mean {1000 * statistics.fmean(walls):.2f} ms"
+    )
+    for user_id in user_ids[args.explain : args.explain + 3]:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF) SELECT evalsite_claim_slot(%s, %s, %s)",
+                [task_id, user_id, timezone.now()],
+            )
+            print("\n".join(f"  {line}" for (line,) in cursor.fetchall()))
+            transaction.set_rollback(True)
 
 
 def main() -> int:
@@ -281,11 +447,26 @@ def main() -> int:
     )
     parser.add_argument("--show-sql", action="store_true", help="in process: one screen's SQL")
     parser.add_argument("--profile", metavar="FILE", help="in process: cProfile N more screens")
+    parser.add_argument(
+        "--vacuum",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="VACUUM (ANALYZE) the tables the setup wrote before the run",
+    )
+    parser.add_argument(
+        "--first", type=int, default=100, help="in process: M annotators' first screens too"
+    )
+    parser.add_argument(
+        "--explain", type=int, default=0, help="K first claims, then EXPLAIN of the next ones"
+    )
     args = parser.parse_args()
     urls = args.url or ["http://127.0.0.1:8000"]
     django_setup()
     if args.in_process:
         in_process(args)
+        return 0
+    if args.explain:
+        explain_claim(args)
         return 0
     results, ok = [], True
     for number in range(1, args.runs + 1):

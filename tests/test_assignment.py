@@ -118,8 +118,10 @@ def test_query_count_does_not_grow_with_progress(launched, loaded_campaign, make
             judge(task, ann, slot)
         submits.append(len(submit))
     # The whole task, repeats included: the same small bound at the first item and the last.
+    # A claim is one statement with the progress, no transaction of its own, and the shown
+    # slot's read.
     assert len(submits) > 36
-    assert max(claims) <= 4 and max(submits) <= 9
+    assert max(claims) <= 2 and max(submits) <= 9
 
 
 @pytest.mark.django_db(transaction=True)

@@ -14,9 +14,12 @@ from tests.test_contrastive import launch, six_systems  # noqa: F401
 pytestmark = pytest.mark.django_db
 
 # The token with its user, the task with the caller's role, the slot with its item and
-# segment, the judgment with the next claim (one function call), the screen's spans, its
-# rows per output, the next screen's slot with its item and segment.
-SCREEN_STATEMENTS = 7
+# segment, the judgment with the next claim (one function call), the screen's spans with its
+# rows per output (one statement), the next screen's slot with its item and segment.
+SCREEN_STATEMENTS = 6
+# A first screen's GET next: the token, the task with the role, the claim with the progress
+# (one function call, no transaction of its own), the slot with its item and segment.
+FIRST_SCREEN_STATEMENTS = 4
 
 
 def _answer(task, shown):
@@ -76,3 +79,25 @@ def test_a_screen_and_the_next_cost_a_fixed_list_of_statements(
     assert following.annotator_id == annotator.id and following.state == "leased"
     labels = [c["label"] for c in response.json()["next"]["candidates"]]
     assert labels == ["A", "B", "C"][: len(labels)] and len(labels) >= 2
+
+
+def test_a_first_screen_claims_its_batch_in_a_fixed_list_of_statements(
+    six_systems,  # noqa: F811
+    make_annotator,
+):
+    task = launch(six_systems)
+    annotator = make_annotator(six_systems, "first")
+    token = Token.objects.create(user=annotator)
+    api = APIClient(HTTP_AUTHORIZATION=f"Token {token.key}")
+    with CaptureQueriesContext(connection) as captured:
+        shown = api.get(f"/api/v1/tasks/{task.id}/next").json()
+    statements = [q["sql"] for q in captured]
+    assert len(statements) == FIRST_SCREEN_STATEMENTS, "\n".join(s[:120] for s in statements)
+    assert sum("evalsite_claim_with_progress" in sql for sql in statements) == 1
+    # The batch is theirs, leased, its first screen served; the progress is the claim's.
+    slot = Slot.objects.select_related("batch").get(id=shown["slot"])
+    assert slot.annotator_id == annotator.id and slot.served_at is not None
+    assert slot.batch.state == "leased" and slot.batch.leased_until is not None
+    leased = Slot.objects.filter(batch=slot.batch, annotator=annotator, state="leased")
+    assert leased.count() == slot.batch.size
+    assert (shown["judged"], shown["total"]) == (0, slot.batch.size)

@@ -32,7 +32,9 @@ def test_every_judgment_statement_is_prepared(launched, loaded_campaign, make_an
     task = launched("adequacy")
     _judge_three(task, make_annotator(loaded_campaign, "ann"))
     prepared = "\n".join(_prepared())
-    # The token's user, the task and role, the judgment with the next claim, the shown slot.
+    # The token's user, the task and role, the judgment with the next claim, the shown slot;
+    # GET next's claim with the progress.
+    assert "FROM evalsite_claim_with_progress(" in prepared
     assert "JOIN authtoken_token" in prepared
     assert "LEFT JOIN annotation_membership" in prepared
     assert "FROM evalsite_judge_and_claim(" in prepared

@@ -29,7 +29,7 @@ from annotation.selectors.annotation import (
 )
 from annotation.selectors.pages import page_body
 from annotation.selectors.tutorials import tutorial_state
-from annotation.services.assignment import slot_claim_next
+from annotation.services.assignment import slot_claim_with_progress
 from annotation.services.judgments import (
     judgment_record_and_claim_next,
     skip_record,
@@ -179,14 +179,15 @@ class NextItemApi(APIView):
     @authorize(CAN_ANNOTATE)
     def get(self, request, task_id: int):
         task = request.task
-        slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        # The claim and the progress in one statement (a first screen's claim).
+        slot, progress = slot_claim_with_progress(task=task, annotator_id=request.user.id)
         if slot is None and tutorial_state(task=task, annotator_id=request.user.id).blocks:
             # The loop's tutorial gate held the claim: say so rather than "done".
             raise ApplicationError(
                 f"Pass the task's tutorial first: GET /api/v1/tasks/{task.id}/tutorial.",
                 kind="conflict",
             )
-        return Response(next_item_body(task, request.user.id, slot))
+        return Response(next_item_body(task, request.user.id, slot, progress_from_row(progress)))
 
 
 class JudgmentApi(APIView):
@@ -314,14 +315,16 @@ class SkipApi(APIView):
                 reason=given["reason"],
                 note=given["note"],
             )
-        next_slot = slot_claim_next(task=task, annotator_id=request.user.id)
+        next_slot, progress = slot_claim_with_progress(task=task, annotator_id=request.user.id)
         created = skipped.outcome == "recorded"
         return Response(
             {
                 "id": skipped.skip_id,
                 "status": "skipped" if created else "already_skipped",
                 "batch_closed": skipped.batch_closed,
-                "next": next_item_body(task, request.user.id, next_slot),
+                "next": next_item_body(
+                    task, request.user.id, next_slot, progress_from_row(progress)
+                ),
             },
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )

@@ -2,7 +2,7 @@
 (``annotation.services.tutorials`` writes them, ``annotation.selectors.tutorials`` reads them).
 
 The annotator loop refuses a task's real items to anyone without a passed attempt while the
-task has tutorial items (``evalsite_tutorial_passed`` in ``sql/0048_perf_assignment.sql``).
+task has tutorial items (``evalsite_tutorial_passed`` in ``sql/0050_cperf2_assignment.sql``).
 Items and instructions may be written per target language (``language``: "" is the default).
 """
 

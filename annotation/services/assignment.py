@@ -21,7 +21,7 @@ in batches, cut into pages whose slots are consecutive (``Slot.page``); the clai
 page's slots together and ``page_judgments.py`` records a page at once.
 
 Claiming, judging, skipping and closing a batch are one state machine in PL/pgSQL
-(``annotation/migrations/sql/0048_perf_assignment.sql``, each rule once, for every task
+(``annotation/migrations/sql/0050_cperf2_assignment.sql``, each rule once, for every task
 type; ``judging.py`` calls it, one statement per judgment). Claiming (``evalsite_claim_slot``), in
 order:
 
@@ -65,9 +65,10 @@ from datetime import datetime
 from itertools import zip_longest
 from typing import TypeVar
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from annotation.db_prepared import prepared_cursor
 from annotation.models import (
     REFERENCE_STRATUM,
     Assignment,
@@ -81,6 +82,7 @@ from annotation.models import (
 from annotation.protocols import QUALITY_CONTROL, protocol_for
 from annotation.services.batch_layout import Screen, replica_batches_build
 from annotation.services.contrastive_adaptive import strata_cold_start
+from annotation.services.judging import ProgressRow
 from annotation.services.slot_rows import slot_shown
 
 # A bad reference or repeat comes at least this many items after its original (WMT: spread
@@ -317,17 +319,31 @@ def _units(group: Sequence[Item]) -> list[list[Entry]]:
     return [[head, *companions[id(head)]] for head in heads]
 
 
-CLAIM_SQL = "SELECT evalsite_claim_slot(%s, %s, %s)"
+# The claim and the progress after it (evalsite_claim_with_progress), one prepared statement.
+CLAIM_SQL = (
+    "SELECT next_slot, batch_size, judged, skipped, batches, quota"
+    " FROM evalsite_claim_with_progress(%s, %s, %s)"
+)
 
 
-@transaction.atomic
-def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
-    """The slot this annotator should judge now (in their batch, leased to them); None when
-    nothing is left for them."""
-    with connection.cursor() as cursor:
+def slot_claim_with_progress(
+    *, task: Task, annotator_id: int, now: datetime | None = None
+) -> tuple[Slot | None, ProgressRow]:
+    """The slot this annotator should judge now (in their batch, leased to them; None when
+    nothing is left for them) and their progress after the claim, as
+    ``evalsite_annotator_progress`` reads it: one statement, a transaction by itself unless
+    the caller holds one (no BEGIN and COMMIT of its own: two round trips of a first
+    screen), then the shown slot's read."""
+    with prepared_cursor() as cursor:
         cursor.execute(CLAIM_SQL, [task.id, annotator_id, now or timezone.now()])
-        (slot_id,) = cursor.fetchone()
-    return None if slot_id is None else slot_shown(slot_id=slot_id, task=task)
+        slot_id, *progress = cursor.fetchone()
+    row: ProgressRow = None if progress[0] is None else tuple(progress)
+    return (None if slot_id is None else slot_shown(slot_id=slot_id, task=task)), row
+
+
+def slot_claim_next(*, task: Task, annotator_id: int, now: datetime | None = None) -> Slot | None:
+    """The slot this annotator should judge now (``slot_claim_with_progress``)."""
+    return slot_claim_with_progress(task=task, annotator_id=annotator_id, now=now)[0]
 
 
 def slot_available(*, task: Task, annotator_id: int) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import connection
 
+from annotation.db_prepared import prepared_cursor
 from annotation.errors import ApplicationError
 from annotation.models import Item, ItemType, Judgment, OutputJudgment, System
 from annotation.models.tasks import Task
@@ -29,7 +30,13 @@ from annotation.services.contrastive_adaptive import (
     set_stratum,
     strata_sets,
 )
-from annotation.services.spans import CheckedSpan, SpanAnswerError, spans_checked
+from annotation.services.spans import (
+    SPANS_INSERT_SQL,
+    CheckedSpan,
+    SpanAnswerError,
+    spans_checked,
+    spans_insert_parameters,
+)
 
 # Up to this many outputs a screen's order is the best of all permutations; beyond, greedy.
 EXACT_ORDER_UP_TO = 5
@@ -300,4 +307,21 @@ def output_judgments_create(*, judgment_id: int) -> int:
     many."""
     with connection.cursor() as cursor:
         cursor.execute(_OUTPUTS_SQL, [judgment_id])
+        return cursor.rowcount
+
+
+# The annotator's screen: its spans and its rows per output in one statement (the spans'
+# insert a data-modifying CTE, run whether or not anything reads it), prepared once per
+# session. Parameters: the spans insert's, then the judgment again.
+_SCREEN_ROWS_SQL = f"WITH spans AS ({SPANS_INSERT_SQL}) {_OUTPUTS_SQL}"
+
+
+def screen_rows_create(*, judgment_id: int, spans: Sequence[CheckedSpan]) -> int:
+    """Writes a screen's spans (none for contrastive DA) and its per-output rows, in one
+    statement inside the judgment's transaction; returns the rows per output."""
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            _SCREEN_ROWS_SQL,
+            [*spans_insert_parameters(judgment_id=judgment_id, spans=spans), judgment_id],
+        )
         return cursor.rowcount

@@ -23,10 +23,7 @@ from annotation.services.checks import (
     slot_check,
     task_may_plan_checks,
 )
-from annotation.services.contrastive import (
-    contrastive_answer_validated,
-    output_judgments_create,
-)
+from annotation.services.contrastive import contrastive_answer_validated, screen_rows_create
 from annotation.services.jobs import task_priorities_request
 from annotation.services.judging import ProgressRow, Skipped, slot_judge_and_claim, slot_skip
 from annotation.services.slot_rows import slot_shown, task_slot_with_item
@@ -304,13 +301,13 @@ def judgment_record_and_claim_next(
             now=now,
             claim=claim,
         )
-        if done.outcome == "recorded" and spans:
-            assert done.judgment_id is not None
-            # The spans commit with their judgment or not at all.
-            error_spans_create(judgment_id=done.judgment_id, spans=spans)
+        # The spans (and a screen's rows per output) commit with their judgment or not at all.
         if done.outcome == "recorded" and contrastive:
             assert done.judgment_id is not None
-            output_judgments_create(judgment_id=done.judgment_id)  # one row per output
+            screen_rows_create(judgment_id=done.judgment_id, spans=spans)  # one statement
+        elif done.outcome == "recorded" and spans:
+            assert done.judgment_id is not None
+            error_spans_create(judgment_id=done.judgment_id, spans=spans)
         if done.outcome == "recorded" and result is not None:
             check_outcome_record(
                 task=task, slot_id=slot_id, annotator_id=annotator_id, result=result, final=True

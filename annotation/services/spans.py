@@ -11,11 +11,11 @@ score), its protocol declares (``annotation.protocols``).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, models, transaction
 
 from annotation.db_prepared import prepared_cursor
 from annotation.errors import ApplicationError
@@ -200,55 +200,93 @@ def spans_checked(
     return checked
 
 
-def error_span_row(*, judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
-    """The (unsaved) row of one span of a judgment; ``changes``: ``changed``, ``origin``."""
-    return ErrorSpan(
-        judgment=judgment,
-        start=span.start,
-        end=span.end,
-        severity=span.severity,
-        category=span.category or "",
-        side=span.side,
-        prefilled=span.prefilled,
-        **changes,
-    )
+@dataclass(frozen=True)
+class SpanColumn:
+    """How one column of a span row is filled: from a checked span (``value``), and its
+    element type in the prepared insert's arrays (``sql_type``; jsonb travels as text)."""
+
+    field: str
+    sql_type: str
+    value: Callable[[CheckedSpan], Any]
+
+    @property
+    def column(self) -> str:
+        field = ErrorSpan._meta.get_field(self.field)
+        assert isinstance(field, models.Field) and field.column  # a concrete column
+        return field.column
+
+    def parameter(self, checked: CheckedSpan) -> Any:
+        """The value as the prepared insert takes it."""
+        value = self.value(checked)
+        return json.dumps(value) if self.sql_type == "jsonb" and value is not None else value
 
 
-# A judgment's spans in one statement of arrays, prepared once per session (the annotator's
-# path): no model instances and no ORM compilation, which cost a third of a contrastive
-# screen's CPU as ``bulk_create``. The columns as ``error_span_row`` fills them.
-_SPANS_INSERT_SQL = (
-    f'INSERT INTO {ErrorSpan._meta.db_table} (judgment_id, start, "end", severity, category,'  # noqa: S608 (table name only)
-    " side, prefilled, changed, candidate, origin)"
-    " SELECT %s, s.start, s.stop, s.severity, s.category, s.side, s.prefilled, s.changed,"
-    " s.candidate, s.origin::jsonb FROM unnest(%s::integer[], %s::integer[], %s::text[],"
-    " %s::text[], %s::text[], %s::boolean[], %s::boolean[], %s::smallint[], %s::text[])"
-    " AS s(start, stop, severity, category, side, prefilled, changed, candidate, origin)"
+# The one definition of a span row's columns (besides its judgment): the ORM rows of the
+# imports (``error_span_row``) and the annotator's prepared insert (``SPANS_INSERT_SQL``)
+# are both filled from it.
+SPAN_COLUMNS = (
+    SpanColumn("start", "integer", lambda c: c.span.start),
+    SpanColumn("end", "integer", lambda c: c.span.end),
+    SpanColumn("severity", "text", lambda c: c.span.severity),
+    SpanColumn("category", "text", lambda c: c.span.category or ""),
+    SpanColumn("side", "text", lambda c: c.span.side),
+    SpanColumn("prefilled", "boolean", lambda c: c.span.prefilled),
+    SpanColumn("changed", "boolean", lambda c: c.changed),
+    SpanColumn("candidate", "smallint", lambda c: c.candidate),
+    SpanColumn("origin", "jsonb", lambda c: c.origin),
 )
 
 
+def error_span_row(*, judgment: Judgment, span: Span, **changes: Any) -> ErrorSpan:
+    """The (unsaved) row of one span of a judgment; ``changes``: ``changed``, ``origin``,
+    ``candidate`` (as ``CheckedSpan`` holds them)."""
+    checked = CheckedSpan(span, **changes)
+    return ErrorSpan(
+        judgment=judgment, **{column.field: column.value(checked) for column in SPAN_COLUMNS}
+    )
+
+
+def _array_type(column: SpanColumn) -> str:
+    return "text" if column.sql_type == "jsonb" else column.sql_type
+
+
+# A judgment's spans in one statement of arrays, one per column of ``SPAN_COLUMNS``,
+# prepared once per session (the annotator's path): no model instances and no ORM
+# compilation, which cost a third of a contrastive screen's CPU as ``bulk_create``. Its
+# parameters: the judgment's id, then ``spans_insert_parameters``' arrays.
+SPANS_INSERT_SQL = (
+    f"INSERT INTO {ErrorSpan._meta.db_table} (judgment_id, "  # noqa: S608 (names only)
+    + ", ".join(connection.ops.quote_name(column.column) for column in SPAN_COLUMNS)
+    + ") SELECT %s, "
+    + ", ".join(
+        f"s.c{number}" + ("::jsonb" if column.sql_type == "jsonb" else "")
+        for number, column in enumerate(SPAN_COLUMNS)
+    )
+    + " FROM unnest("
+    + ", ".join(f"%s::{_array_type(column)}[]" for column in SPAN_COLUMNS)
+    + ") AS s("
+    + ", ".join(f"c{number}" for number in range(len(SPAN_COLUMNS)))
+    + ")"
+)
+
+
+def spans_insert_parameters(*, judgment_id: int, spans: Sequence[CheckedSpan]) -> list[Any]:
+    """``SPANS_INSERT_SQL``'s parameters: the judgment, then one array per column."""
+    return [
+        judgment_id,
+        *([column.parameter(checked) for checked in spans] for column in SPAN_COLUMNS),
+    ]
+
+
 def error_spans_create(*, judgment_id: int, spans: Sequence[CheckedSpan]) -> int:
-    """Stores a judgment's spans (as ``error_span_row`` would, in one statement); called
-    inside the judgment's transaction. Returns how many."""
+    """Stores a judgment's spans (one statement); called inside the judgment's transaction.
+    Returns how many."""
     if not spans:
         return 0
-    rows = [
-        (
-            checked.span.start,
-            checked.span.end,
-            checked.span.severity,
-            checked.span.category or "",
-            checked.span.side,
-            checked.span.prefilled,
-            checked.changed,
-            checked.candidate,
-            None if checked.origin is None else json.dumps(checked.origin),
-        )
-        for checked in spans
-    ]
-    columns = [list(column) for column in zip(*rows, strict=True)]
     with prepared_cursor() as cursor:
-        cursor.execute(_SPANS_INSERT_SQL, [judgment_id, *columns])
+        cursor.execute(
+            SPANS_INSERT_SQL, spans_insert_parameters(judgment_id=judgment_id, spans=spans)
+        )
         return cursor.rowcount
 
 

@@ -3,7 +3,7 @@ failed), and a new attempt when the rules allow one. The manager's side (uploads
 ``annotation.services.tutorial_uploads``.
 
 The gate itself is the loop's (``evalsite_tutorial_passed`` in
-``sql/0048_perf_assignment.sql``): while a task has tutorial items, the claim gives no new
+``sql/0050_cperf2_assignment.sql``): while a task has tutorial items, the claim gives no new
 batch to an annotator without a passed attempt, whichever page or API asks.
 """
 

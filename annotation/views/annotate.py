@@ -27,7 +27,7 @@ from annotation.selectors.annotation import (
 )
 from annotation.selectors.crowd import crowd_end
 from annotation.selectors.tutorials import tutorial_state
-from annotation.services.assignment import slot_available, slot_claim_next
+from annotation.services.assignment import slot_available, slot_claim_with_progress
 from annotation.services.judging import Skipped
 from annotation.services.judgments import (
     CLAIM_IN_BATCH,
@@ -66,10 +66,10 @@ def annotate(request, task_id: int):
         between = progress.total and progress.answered >= progress.total and not progress.finished
         if between and slot_available(task=task, annotator_id=request.user.id):
             return render(request, "annotate/batch_done.html", {"task": task, "progress": progress})
-    slot = slot_claim_next(task=task, annotator_id=request.user.id)
+    slot, progress_row = slot_claim_with_progress(task=task, annotator_id=request.user.id)
     if slot is None and tutorial_state(task=task, annotator_id=request.user.id).blocks:
         return redirect("tutorial", task.id)  # the loop's tutorial gate held the claim
-    progress = annotator_progress(task=task, annotator_id=request.user.id)
+    progress = progress_from_row(progress_row)
     if slot is None:
         participant = getattr(request.user, "crowd_participant", None)
         if participant is not None and participant.task_id != task.id:
