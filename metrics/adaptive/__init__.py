@@ -9,9 +9,11 @@ Plain functions over lists and NumPy arrays, no Django:
 - ``judgments_needed`` / ``detectable_difference`` (planner.py): the budget planner;
 - ``system_priorities`` (priorities.py): what a live adaptive task should judge next, one
   number per system, for a job that refreshes a priorities table;
-- ``POLICIES`` (policies.py): uniform, pearmut, racing, adaptive;
-- ``build_campaign`` / ``replay`` / ``summary`` (simulate.py): the simulator behind
-  ``python -m metrics simulate``.
+- ``POLICIES`` / ``SCREEN_POLICIES`` (policies.py): uniform, pearmut, racing, adaptive, one
+  output or one contrastive screen a draw;
+- ``build_campaign`` (campaign.py) / ``replay`` / ``summary`` (simulate.py): the simulator
+  behind ``python -m metrics simulate``, one replay core (``replay_draws``) for one-output
+  draws and for screens (``screens.replay_screens``).
 """
 
 from metrics.adaptive.planner import TaskBudget, detectable_difference, judgments_needed

@@ -2,9 +2,12 @@
 
 Every policy sees, per replay (rows), the judgment counts ``count`` (rows, k), each system's
 cap ``cap`` (k,) (the judgments the campaign holds for it) and the stopping rule's current
-``pairs`` (``metrics.adaptive.status.AdjacentPairs``), and returns one system code per row,
-or -1 when no system it would choose can still be judged. The item (segment) is chosen
-alike for all policies, least-annotated first (see ``simulate``).
+``pairs`` (``metrics.adaptive.status.AdjacentPairs``), and returns the systems of each row's
+next draw, (rows, size) system codes, distinct per row, -1 for an empty place; a row of -1
+when no system it would choose can still be judged. ``POLICIES`` choose one output a draw
+(size 1); ``SCREEN_POLICIES`` the several systems one contrastive screen shows (the
+simulator's ``--screen-size``, below). The item (segment) is chosen alike for all policies
+(see ``simulate`` and ``screens``).
 
 - ``uniform``: a random balanced order -- the least-judged system, ties broken at random.
 - ``pearmut``: Pearmut's dynamic assignment (zouharvi/pearmut, ``server/assignment.py``,
@@ -27,11 +30,9 @@ alike for all policies, least-annotated first (see ``simulate``).
 - ``finishing`` (an alternative to ``adaptive``, bench/simulate.md): its gains with each
   open pair weighted by how near it is to settling.
 
-All but ``uniform`` start with the same cold start (every system judged ``cold_start``
-times, least-judged first), so the policies differ only in what they do afterwards.
-
-Screens (``SCREEN_POLICIES``, the simulator's ``--screen-size``): the same policies choosing
-the several systems one contrastive screen shows (below).
+All but ``uniform`` start with the same cold start (``_cold_start_first``: every system
+judged ``cold_start`` times, least-judged first), so the policies differ only in what they
+do afterwards.
 """
 
 from __future__ import annotations
@@ -46,25 +47,40 @@ from metrics.adaptive.status import OPEN, AdjacentPairs
 
 IntArray = NDArray[np.intp]
 FloatArray = NDArray[np.float64]
-Policy = Callable[[FloatArray, FloatArray, AdjacentPairs, int, np.random.Generator], IntArray]
-Rule = Callable[[FloatArray, FloatArray, AdjacentPairs, np.random.Generator], IntArray]
+# (count, cap, pairs, cold_start, rng, size) -> (rows, size) system codes.
+Policy = Callable[[FloatArray, FloatArray, AdjacentPairs, int, np.random.Generator, int], IntArray]
+# A policy's choice after the cold start: (count, cap, pairs, rng, size) -> (rows, size).
+Rule = Callable[[FloatArray, FloatArray, AdjacentPairs, np.random.Generator, int], IntArray]
+
+# The live rule's strata (annotation/services/contrastive_adaptive.py imports it): whole sets of
+# systems while there are at most this many of them, else pairs filled up to the screen.
+MAX_SET_STRATA = 120
 
 
 def _least_judged(
     count: NDArray[np.float64], eligible: NDArray[np.bool_], rng: np.random.Generator
 ) -> IntArray:
+    """One output: the eligible system judged least, ties at random, as (rows, 1)."""
     key = count + rng.random(count.shape) * 0.5
     key[~eligible] = np.inf
     choice = np.argmin(key, axis=-1)
-    return np.where(eligible.any(axis=-1), choice, -1)
+    return np.where(eligible.any(axis=-1), choice, -1)[:, None]
 
 
-def _cold(
-    count: FloatArray, cap: FloatArray, cold_start: int
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Rows still in the cold start, and the systems that still need it."""
-    needs = (count < cold_start) & (count < cap)
-    return needs.any(axis=-1), needs
+def _top(key: FloatArray, eligible: NDArray[np.bool_], size: int) -> IntArray:
+    """The ``size`` eligible systems with the largest key in each row of (rows, k) (-1 past
+    the eligible), ties to the lower code."""
+    masked = np.where(eligible, -key, np.inf)
+    if size == 1:  # the stable sort's first, without sorting
+        order = np.argmin(masked, axis=-1)[..., None]
+    else:
+        order = np.argsort(masked, axis=-1, kind="stable")[..., :size]
+    return np.where(eligible[np.arange(order.shape[0])[:, None], order], order, -1)
+
+
+def _fewest_first(count: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """A key ranking the least-judged systems first, ties at random, within (-1, 0]."""
+    return -(count + 0.5 * rng.random(count.shape)) / (count.max(axis=-1, keepdims=True) + 1.0)
 
 
 def _open_systems(pairs: AdjacentPairs) -> NDArray[np.bool_]:
@@ -76,52 +92,83 @@ def _open_systems(pairs: AdjacentPairs) -> NDArray[np.bool_]:
     return member | lower
 
 
+def _ranks(pairs: AdjacentPairs) -> IntArray:
+    """Each system's place in the current ranking, 0 for the best so far."""
+    rank = np.empty_like(pairs.order)
+    positions = np.broadcast_to(np.arange(pairs.order.shape[-1]), pairs.order.shape)
+    np.put_along_axis(rank, pairs.order, positions, axis=-1)
+    return rank
+
+
+def _cold_start_first(*, rule_draws_first: bool) -> Callable[[Rule], Policy]:
+    """The cold start before ``rule``: a row where some system has fewer than ``cold_start``
+    judgments (and can have more) shows those systems, least judged first, the rest of a
+    screen filled with the least judged others; every other row shows the rule's choice.
+
+    Both choices are drawn for every row, so the random numbers a row uses do not depend on
+    which rows are cold. ``rule_draws_first``: the rule's numbers are drawn before the cold
+    start's (the one-output policies) or after them (the screens), the orders the recorded
+    tables of bench/simulate.md were made with; the other order changes every replay."""
+
+    def wrap(rule: Rule) -> Policy:
+        def policy(
+            count: FloatArray,
+            cap: FloatArray,
+            pairs: AdjacentPairs,
+            cold_start: int,
+            rng: np.random.Generator,
+            size: int,
+        ) -> IntArray:
+            needs = (count < cold_start) & (count < cap)
+
+            def cold_choice() -> IntArray:
+                return _top(needs + _fewest_first(count, rng), count < cap, size)
+
+            if rule_draws_first:
+                warm = rule(count, cap, pairs, rng, size)
+                cold = cold_choice()
+            else:
+                cold = cold_choice()
+                warm = rule(count, cap, pairs, rng, size)
+            return np.where(needs.any(axis=-1)[:, None], cold, warm)
+
+        policy.__doc__ = rule.__doc__
+        return policy
+
+    return wrap
+
+
+# -- one output a draw (size 1) ---------------------------------------------------------------
+
+
 def uniform(
     count: FloatArray,
     cap: FloatArray,
     pairs: AdjacentPairs,
     cold_start: int,
     rng: np.random.Generator,
+    size: int,
 ) -> IntArray:
+    """The least-judged system, ties at random."""
     return _least_judged(count, count < cap, rng)
 
 
-def _with_cold_start(rule: Rule) -> Policy:
-    def policy(
-        count: FloatArray,
-        cap: FloatArray,
-        pairs: AdjacentPairs,
-        cold_start: int,
-        rng: np.random.Generator,
-    ) -> IntArray:
-        cold, needs = _cold(count, cap, cold_start)
-        warm_choice = rule(count, cap, pairs, rng)
-        cold_choice = _least_judged(count, needs, rng)
-        return np.where(cold, cold_choice, warm_choice)
-
-    policy.__doc__ = rule.__doc__
-    return policy
-
-
-@_with_cold_start
+@_cold_start_first(rule_draws_first=True)
 def pearmut(
-    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
     """P(system) proportional to 1 / rank (rank 1 = best so far), over systems below cap."""
-    rank = np.empty_like(pairs.order)
-    positions = np.broadcast_to(np.arange(count.shape[-1]), pairs.order.shape)
-    np.put_along_axis(rank, pairs.order, positions, axis=-1)
-    weight = np.where(count < cap, 1.0 / (rank + 1.0), 0.0)
+    weight = np.where(count < cap, 1.0 / (_ranks(pairs) + 1.0), 0.0)
     total = weight.sum(axis=-1, keepdims=True)
     cumulative = np.cumsum(weight, axis=-1) / np.where(total > 0, total, 1.0)
     draw = rng.random((count.shape[0], 1))
     choice = np.minimum((cumulative < draw).sum(axis=-1), count.shape[-1] - 1)
-    return np.where(total[:, 0] > 0, choice, -1)
+    return np.where(total[:, 0] > 0, choice, -1)[:, None]
 
 
-@_with_cold_start
+@_cold_start_first(rule_draws_first=True)
 def racing(
-    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
     """The least-judged system still in an open adjacent pair."""
     return _least_judged(count, _open_systems(pairs) & (count < cap), rng)
@@ -159,15 +206,21 @@ def uncertainty_reduction(
     return gain + from_lower
 
 
-@_with_cold_start
-def adaptive(
-    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+def _largest_gain(
+    gain: FloatArray, count: FloatArray, cap: FloatArray, rng: np.random.Generator
 ) -> IntArray:
-    """The largest summed relative variance reduction over the open pairs."""
-    gain = uncertainty_reduction(count, pairs)
+    """One output: the system below its cap with the largest positive gain, ties at random."""
     eligible = (count < cap) & (gain > 0)
     gain = np.where(eligible, gain * (1.0 + 1e-9 * rng.random(gain.shape)), -np.inf)
-    return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)
+    return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)[:, None]
+
+
+@_cold_start_first(rule_draws_first=True)
+def adaptive(
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
+) -> IntArray:
+    """The largest summed relative variance reduction over the open pairs."""
+    return _largest_gain(uncertainty_reduction(count, pairs), count, cap, rng)
 
 
 def nearness(pairs: AdjacentPairs) -> FloatArray:
@@ -182,17 +235,14 @@ def nearness(pairs: AdjacentPairs) -> FloatArray:
     return np.where(np.isfinite(gap) & np.isfinite(near), near, 1.0)
 
 
-@_with_cold_start
+@_cold_start_first(rule_draws_first=True)
 def finishing(
-    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator
+    count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
     """``adaptive``'s relative variance reduction, each open pair's weighted by how near it
     is to settling (``nearness``): pairs about to settle are finished first, so that their
     systems stop being needed sooner (bench/simulate.md: tried for tr-en's room)."""
-    gain = uncertainty_reduction(count, pairs, nearness(pairs))
-    eligible = (count < cap) & (gain > 0)
-    gain = np.where(eligible, gain * (1.0 + 1e-9 * rng.random(gain.shape)), -np.inf)
-    return np.where(eligible.any(axis=-1), np.argmax(gain, axis=-1), -1)
+    return _largest_gain(uncertainty_reduction(count, pairs, nearness(pairs)), count, cap, rng)
 
 
 POLICIES: dict[str, Policy] = {
@@ -206,47 +256,8 @@ POLICIES: dict[str, Policy] = {
 
 # -- screens: several systems on one segment, scored by one annotator (contrastive) ---------
 #
-# A screen policy returns (rows, size) system codes, distinct per row, -1 for an empty place
-# (fewer systems left than places); a row of -1 is stuck, as above. Every screen shows
-# ``size`` systems while that many can still be judged: a contrastive task's screens always
-# show their N outputs, whether or not each serves an open pair.
-
-# The live rule's strata (annotation/services/contrastive_adaptive.py imports it): whole sets of
-# systems while there are at most this many of them, else pairs filled up to the screen.
-MAX_SET_STRATA = 120
-ScreenPolicy = Callable[
-    [FloatArray, FloatArray, AdjacentPairs, int, np.random.Generator, int], IntArray
-]
-
-
-def _top(key: FloatArray, eligible: NDArray[np.bool_], size: int) -> IntArray:
-    """The ``size`` eligible systems with the largest key per row (-1 past the eligible)."""
-    order = np.argsort(np.where(eligible, -key, np.inf), axis=-1, kind="stable")[..., :size]
-    return np.where(np.take_along_axis(eligible, order, -1), order, -1)
-
-
-def _fewest_first(count: FloatArray, rng: np.random.Generator) -> FloatArray:
-    """A key ranking the least-judged systems first, ties at random, within (-1, 0]."""
-    return -(count + 0.5 * rng.random(count.shape)) / (count.max(axis=-1, keepdims=True) + 1.0)
-
-
-def _screen_with_cold_start(rule: Callable[..., IntArray]) -> ScreenPolicy:
-    def policy(
-        count: FloatArray,
-        cap: FloatArray,
-        pairs: AdjacentPairs,
-        cold_start: int,
-        rng: np.random.Generator,
-        size: int,
-    ) -> IntArray:
-        cold, needs = _cold(count, cap, cold_start)
-        # Systems still in their cold start first (least judged first), then the least judged.
-        cold_choice = _top(needs + _fewest_first(count, rng), count < cap, size)
-        warm_choice = rule(count, cap, pairs, rng, size)
-        return np.where(cold[:, None], cold_choice, warm_choice)
-
-    policy.__doc__ = rule.__doc__
-    return policy
+# Every screen shows ``size`` systems while that many can still be judged: a contrastive
+# task's screens always show their N outputs, whether or not each serves an open pair.
 
 
 def uniform_screen(
@@ -261,20 +272,17 @@ def uniform_screen(
     return _top(_fewest_first(count, rng), count < cap, size)
 
 
-@_screen_with_cold_start
+@_cold_start_first(rule_draws_first=False)
 def pearmut_screen(
     count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
     """Pearmut's dynamic rule for ``dynamic_models`` systems an item: drawn without
     replacement with probability proportional to 1 / rank (Gumbel top-k)."""
-    rank = np.empty_like(pairs.order)
-    positions = np.broadcast_to(np.arange(count.shape[-1]), pairs.order.shape)
-    np.put_along_axis(rank, pairs.order, positions, axis=-1)
     gumbel = -np.log(-np.log(rng.random(count.shape)))
-    return _top(-np.log(rank + 1.0) + gumbel, count < cap, size)
+    return _top(-np.log(_ranks(pairs) + 1.0) + gumbel, count < cap, size)
 
 
-@_screen_with_cold_start
+@_cold_start_first(rule_draws_first=False)
 def racing_screen(
     count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
@@ -286,7 +294,7 @@ def racing_screen(
     return np.where(racing_ones.any(axis=-1)[:, None], choice, -1)
 
 
-@_screen_with_cold_start
+@_cold_start_first(rule_draws_first=False)
 def adaptive_screen(
     count: FloatArray, cap: FloatArray, pairs: AdjacentPairs, rng: np.random.Generator, size: int
 ) -> IntArray:
@@ -310,7 +318,7 @@ def adaptive_screen(
     return np.where(serving.any(axis=-1)[:, None], choice, -1)
 
 
-SCREEN_POLICIES: dict[str, ScreenPolicy] = {
+SCREEN_POLICIES: dict[str, Policy] = {
     "uniform": uniform_screen,
     "pearmut": pearmut_screen,
     "adaptive": adaptive_screen,

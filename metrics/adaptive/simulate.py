@@ -22,93 +22,51 @@ budget). It errs when a pair it declared resolved, upper above lower, has the lo
 above the upper one by the full data's means.
 
 All replays of a policy run in lock step as arrays (replays x systems), so a step costs a
-few NumPy operations whatever the number of replays.
+few NumPy operations whatever the number of replays. One core (``replay_draws``) runs them
+for every kind of draw: one output a draw here (``replay``), a contrastive screen of several
+outputs in ``screens``; a ``Draw`` chooses the systems of each replay's next draw and returns
+their observations, the core keeps the counts and sums, looks at the stopping rule and
+records how each replay stopped.
 """
 
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
+from metrics.adaptive.campaign import Campaign, build_campaign
 from metrics.adaptive.confidence import budget_tuning
-from metrics.adaptive.policies import POLICIES
+from metrics.adaptive.pairing import PairMatcher
+from metrics.adaptive.policies import POLICIES, IntArray, Policy
 from metrics.adaptive.status import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_JUDGMENTS,
+    OPEN,
     RESOLVED,
     AdjacentPairs,
     PairSums,
     adjacent_pairs,
 )
 
+__all__ = [  # the simulator's entry points (the campaign's arrays live in ``campaign``)
+    "DEFAULT_REPLAYS",
+    "Campaign",
+    "Draw",
+    "Observations",
+    "Replays",
+    "Settings",
+    "build_campaign",
+    "full_ranking",
+    "replay",
+    "replay_draws",
+    "summary",
+]
+
 DEFAULT_REPLAYS = 200
-
-
-@dataclass(frozen=True)
-class Campaign:
-    """Judgments of one language pair, scores oriented so that higher is better.
-
-    ``cell_start``/``cell_count`` index ``scores`` per (system, segment) cell;
-    ``system_cells`` (k, max cells) lists each system's cells (-1 pads), ``cell_segment``
-    each cell's segment code (0 .. segments - 1)."""
-
-    systems: list[str]
-    scores: NDArray[np.float64]
-    cell_start: NDArray[np.intp]
-    cell_count: NDArray[np.intp]
-    system_cells: NDArray[np.intp]
-    cells_per_system: NDArray[np.intp]
-    cap: NDArray[np.float64]  # judgments per system in the campaign
-    full_means: NDArray[np.float64]
-    cell_segment: NDArray[np.intp]
-    segments: int
-
-    @property
-    def budget(self) -> int:
-        return int(self.cap.sum())
-
-
-def build_campaign(systems: ArrayLike, segments: ArrayLike, scores: ArrayLike) -> Campaign:
-    """A campaign from parallel lists (higher scores better: negate others first)."""
-    values = np.asarray(scores, dtype=np.float64)
-    system_names = np.asarray(systems, dtype=str)
-    segment_names = np.asarray(segments, dtype=str)
-    if not (len(system_names) == len(segment_names) == len(values)):
-        raise ValueError("systems, segments and scores must have the same length")
-    names, system_codes = np.unique(system_names, return_inverse=True)
-    if len(names) < 2:
-        raise ValueError("at least two systems are needed")
-    _, segment_codes = np.unique(segment_names, return_inverse=True)
-    keys = system_codes.astype(np.int64) * (int(segment_codes.max()) + 1) + segment_codes
-    order = np.argsort(keys, kind="stable")
-    cell_keys, cell_start, cell_count = np.unique(
-        keys[order], return_index=True, return_counts=True
-    )
-    cell_system = (cell_keys // (int(segment_codes.max()) + 1)).astype(np.intp)
-    cell_segment = (cell_keys % (int(segment_codes.max()) + 1)).astype(np.intp)
-    k = len(names)
-    cells_per_system = np.bincount(cell_system, minlength=k).astype(np.intp)
-    system_cells = np.full((k, int(cells_per_system.max())), -1, dtype=np.intp)
-    first = np.concatenate([[0], np.cumsum(cells_per_system)[:-1]])
-    for i in range(k):
-        system_cells[i, : cells_per_system[i]] = np.arange(first[i], first[i] + cells_per_system[i])
-    cap = np.bincount(system_codes, minlength=k).astype(np.float64)
-    full_means = np.bincount(system_codes, weights=values, minlength=k) / cap
-    return Campaign(
-        systems=[str(n) for n in names],
-        scores=values[order],
-        cell_start=cell_start.astype(np.intp),
-        cell_count=cell_count.astype(np.intp),
-        system_cells=system_cells,
-        cells_per_system=cells_per_system,
-        cap=cap,
-        full_means=full_means,
-        cell_segment=cell_segment,
-        segments=int(segment_codes.max()) + 1,
-    )
 
 
 @dataclass(frozen=True)
@@ -164,47 +122,70 @@ def full_ranking(campaign: Campaign, settings: Settings) -> tuple[list[str], lis
     return order, clusters
 
 
-def replay(
-    campaign: Campaign,
-    policy: str,
-    *,
-    replays: int = DEFAULT_REPLAYS,
-    settings: Settings | None = None,
-    seed: int = 0,
-) -> Replays:
-    """``replays`` runs of ``policy`` (a name in ``POLICIES``) on ``campaign``."""
-    settings = settings or Settings()
-    choose = POLICIES[policy]
-    rng = np.random.default_rng([seed, zlib.crc32(policy.encode())])
+class Observations(NamedTuple):
+    """One draw of each active replay, an entry an output shown: its replay, system and
+    score (each (replay, system) at most once), and the outputs each replay's draw showed."""
+
+    replay: IntArray
+    system: IntArray
+    score: NDArray[np.float64]
+    outputs: NDArray[np.intp] | int
+
+
+class Draw:
+    """One step of every active replay: ``choose`` the systems of each replay's next draw
+    (the policy's choice: (rows, places) system codes, -1 for an empty place, a row of -1
+    when nothing the policy would choose can be judged), then ``observe`` them, drawing
+    their scores before the counts take them. ``paired_sums``: the paired intervals' sums,
+    None when unpaired."""
+
+    counts_screens = True  # report the draws made (``Replays.screens_at_stop``)
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        policy: Policy,
+        size: int,
+        settings: Settings,
+        rng: np.random.Generator,
+    ) -> None:
+        self.campaign = campaign
+        self.policy = policy
+        self.size = size
+        self.cold_start = max(settings.cold_start, settings.min_judgments)
+        self.rng = rng
+
+    def choose(self, count: NDArray[np.float64], pairs: AdjacentPairs) -> IntArray:
+        return self.policy(count, self.campaign.cap, pairs, self.cold_start, self.rng, self.size)
+
+    def observe(
+        self, active: IntArray, chosen: IntArray, count: NDArray[np.float64]
+    ) -> Observations:
+        raise NotImplementedError
+
+    def paired_sums(self, rows: IntArray) -> PairSums | None:
+        return None
+
+
+def replay_draws(campaign: Campaign, draw: Draw, *, replays: int, settings: Settings) -> Replays:
+    """``replays`` runs of ``draw`` on ``campaign``, in lock step, each until the stopping
+    rule settles it, the budget (in outputs) is spent or nothing can be drawn."""
     k = len(campaign.systems)
     budget = campaign.budget
     tuned_for = settings.tuning(campaign)
-    cold_start = max(settings.cold_start, settings.min_judgments)
-
-    # Each replay's order of each system's cells: least-annotated first, ties at random
-    # (paired: the segments in one random order for every system).
-    padding = campaign.system_cells < 0
-    if settings.paired:
-        order_of_segment = rng.random((replays, campaign.segments))
-        keys = order_of_segment[
-            :, campaign.cell_segment[np.where(padding, 0, campaign.system_cells)]
-        ]
-    else:
-        keys = rng.random((replays, k, campaign.system_cells.shape[1]))
-    keys[:, padding] = np.inf
-    visit = np.argsort(keys, axis=-1)
-    matcher = _PairMatcher(campaign, visit) if settings.paired else None
-
     count = np.zeros((replays, k))
     total = np.zeros((replays, k))
     squares = np.zeros((replays, k))
+    spent = np.zeros(replays)  # outputs judged
+    draws = 0  # made by every active replay: a stuck one stops before its draw
     stop_at = np.full(replays, float(budget))
+    draws_at = np.zeros(replays)
     resolved = np.zeros(replays, dtype=bool)
     wrong = np.zeros(replays, dtype=bool)
     ordered = np.zeros(replays, dtype=np.intp)
     active = np.arange(replays)
 
-    def status(rows: NDArray[np.intp]) -> AdjacentPairs:
+    def status(rows: IntArray) -> AdjacentPairs:
         return adjacent_pairs(
             count[rows],
             total[rows],
@@ -213,50 +194,112 @@ def replay(
             alpha=settings.alpha,
             delta=settings.delta,
             min_judgments=settings.min_judgments,
-            paired=matcher.sums(rows) if matcher is not None else None,
+            paired=draw.paired_sums(rows),
         )
 
-    def errs(pairs: AdjacentPairs) -> NDArray[np.bool_]:
+    def finish(rows: IntArray, pairs: AdjacentPairs, settled: NDArray[np.bool_]) -> None:
         upper = campaign.full_means[pairs.order[:, :-1]]
         lower = campaign.full_means[pairs.order[:, 1:]]
-        return ((pairs.status == RESOLVED) & (lower > upper)).any(axis=-1)
+        wrong[rows] = ((pairs.status == RESOLVED) & (lower > upper)).any(axis=-1)
+        ordered[rows] = (pairs.status == RESOLVED).sum(axis=-1)
+        stop_at[rows] = np.where(settled, spent[rows], budget)
+        draws_at[rows] = draws
+        resolved[rows] = settled
 
     pairs = status(active)
-    for step in range(1, budget + 1):
-        choice = choose(count[active], campaign.cap, pairs, cold_start, rng)
-        stuck = choice < 0
+    while active.size:
+        chosen = draw.choose(count[active], pairs)
+        stuck = (chosen < 0).all(axis=-1)
         if stuck.any():
             # Nothing the policy would judge is left: the data cannot settle this replay.
-            wrong[active[stuck]] = errs(_rows(pairs, stuck))
-            ordered[active[stuck]] = (_rows(pairs, stuck).status == RESOLVED).sum(axis=-1)
+            finish(active[stuck], _rows(pairs, stuck), np.zeros(int(stuck.sum()), dtype=bool))
             keep = ~stuck
-            active, choice, pairs = active[keep], choice[keep], _rows(pairs, keep)
+            active, chosen, pairs = active[keep], chosen[keep], _rows(pairs, keep)
             if active.size == 0:
                 break
-        done = count[active, choice].astype(np.intp)
-        local = visit[active, choice, done % campaign.cells_per_system[choice]]
-        cell = campaign.system_cells[choice, local]
-        pick = (rng.random(active.size) * campaign.cell_count[cell]).astype(np.intp)
-        score = campaign.scores[campaign.cell_start[cell] + pick]
-        if matcher is not None:
-            matcher.add(active, choice, done, campaign.cell_segment[cell], score, count)
-        count[active, choice] += 1.0
-        total[active, choice] += score
-        squares[active, choice] += score * score
+        observed = draw.observe(active, chosen, count)
+        count[observed.replay, observed.system] += 1.0
+        total[observed.replay, observed.system] += observed.score
+        squares[observed.replay, observed.system] += observed.score**2
+        spent[active] += observed.outputs
+        draws += 1
         pairs = status(active)
-        settled = (pairs.status != 0).all(axis=-1)
-        if settled.any() or step == budget:
-            finished = settled | (step == budget)
-            rows = active[finished]
-            wrong[rows] = errs(_rows(pairs, finished))
-            ordered[rows] = (_rows(pairs, finished).status == RESOLVED).sum(axis=-1)
-            stop_at[active[settled]] = step
-            resolved[active[settled]] = True
+        settled = (pairs.status != OPEN).all(axis=-1)
+        finished = settled | (spent[active] >= budget)
+        if finished.any():
+            finish(active[finished], _rows(pairs, finished), settled[finished])
             keep = ~finished
             active, pairs = active[keep], _rows(pairs, keep)
-            if active.size == 0:
-                break
-    return Replays(judgments_at_stop=stop_at, resolved=resolved, wrong=wrong, ordered=ordered)
+    return Replays(
+        judgments_at_stop=stop_at,
+        resolved=resolved,
+        wrong=wrong,
+        ordered=ordered,
+        screens_at_stop=draws_at if draw.counts_screens else None,
+    )
+
+
+class _OneOutput(Draw):
+    """One output a draw: the chosen system's least-annotated cell, in the replay's order of
+    its cells (least-annotated first, ties at random; paired: the segments in one random
+    order for every system), and one of that cell's judgments at random."""
+
+    counts_screens = False
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        policy: Policy,
+        settings: Settings,
+        rng: np.random.Generator,
+        replays: int,
+    ) -> None:
+        super().__init__(campaign, policy, 1, settings, rng)
+        padding = campaign.system_cells < 0
+        if settings.paired:
+            order_of_segment = rng.random((replays, campaign.segments))
+            keys = order_of_segment[
+                :, campaign.cell_segment[np.where(padding, 0, campaign.system_cells)]
+            ]
+        else:
+            keys = rng.random((replays, len(campaign.systems), campaign.system_cells.shape[1]))
+        keys[:, padding] = np.inf
+        self.visit = np.argsort(keys, axis=-1)
+        self.matcher = PairMatcher(campaign, self.visit) if settings.paired else None
+
+    def observe(
+        self, active: IntArray, chosen: IntArray, count: NDArray[np.float64]
+    ) -> Observations:
+        campaign = self.campaign
+        choice = chosen[:, 0]
+        done = count[active, choice].astype(np.intp)
+        local = self.visit[active, choice, done % campaign.cells_per_system[choice]]
+        cell = campaign.system_cells[choice, local]
+        pick = (self.rng.random(active.size) * campaign.cell_count[cell]).astype(np.intp)
+        score = campaign.scores[campaign.cell_start[cell] + pick]
+        if self.matcher is not None:
+            self.matcher.add(active, choice, done, campaign.cell_segment[cell], score, count)
+        return Observations(active, choice, score, 1)
+
+    def paired_sums(self, rows: IntArray) -> PairSums | None:
+        return None if self.matcher is None else self.matcher.sums(rows)
+
+
+def replay(
+    campaign: Campaign,
+    policy: str,
+    *,
+    replays: int = DEFAULT_REPLAYS,
+    settings: Settings | None = None,
+    seed: int = 0,
+) -> Replays:
+    """``replays`` runs of ``policy`` (a name in ``POLICIES``) on ``campaign``, one output a
+    draw."""
+    settings = settings or Settings()
+    choose = POLICIES[policy]
+    rng = np.random.default_rng([seed, zlib.crc32(policy.encode())])
+    draw = _OneOutput(campaign, choose, settings, rng, replays)
+    return replay_draws(campaign, draw, replays=replays, settings=settings)
 
 
 def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
@@ -274,61 +317,6 @@ def _rows(pairs: AdjacentPairs, rows: NDArray[np.bool_]) -> AdjacentPairs:
         paired_count=None if pairs.paired_count is None else pairs.paired_count[rows],
         delta=pairs.delta,
     )
-
-
-class _PairMatcher:
-    """Paired sums for every pair of systems in every replay: each judgment is stored by its
-    visit index, and a new judgment of system c on segment s in pass r meets the judgment
-    of s in pass r of every system that has already made it."""
-
-    def __init__(self, campaign: Campaign, visit: NDArray[np.intp]) -> None:
-        replays, k, _ = visit.shape
-        self.cells = campaign.cells_per_system
-        # position[replay, system, segment]: where the segment comes in the system's visits
-        # (-1 when the system has no judgment of it); the padding writes to a spare column.
-        position = np.full((replays, k, campaign.segments + 1), -1, dtype=np.intp)
-        cells = np.take_along_axis(
-            np.broadcast_to(campaign.system_cells, visit.shape), visit, axis=-1
-        )
-        segment = np.where(
-            cells >= 0, campaign.cell_segment[np.maximum(cells, 0)], campaign.segments
-        )
-        ranks = np.broadcast_to(np.arange(visit.shape[-1]), visit.shape)
-        np.put_along_axis(position, segment, ranks, axis=-1)
-        self.position = position[..., :-1]
-        self.stored = np.zeros((replays, k, int(campaign.cap.max())))
-        self.count = np.zeros((replays, k, k))
-        self.total = np.zeros((replays, k, k))
-        self.squares = np.zeros((replays, k, k))
-
-    def add(
-        self,
-        rows: NDArray[np.intp],
-        system: NDArray[np.intp],
-        done: NDArray[np.intp],
-        segment: NDArray[np.intp],
-        score: NDArray[np.float64],
-        count: NDArray[np.float64],
-    ) -> None:
-        """Record judgment number ``done`` (0-based) of ``system`` in each of ``rows``, made
-        before ``count`` is incremented."""
-        k = self.cells.size
-        every = np.arange(k)
-        place = self.position[rows[:, None], every[None, :], segment[:, None]]
-        visit = (done // self.cells[system])[:, None] * self.cells[None, :] + place
-        meets = (place >= 0) & (visit < count[rows]) & (every[None, :] != system[:, None])
-        other = self.stored[rows[:, None], every[None, :], np.where(meets, visit, 0)]
-        gap = np.where(meets, score[:, None] - other, 0.0)
-        self.count[rows, system, :] += meets
-        self.count[rows, :, system] += meets
-        self.total[rows, system, :] += gap
-        self.total[rows, :, system] -= gap
-        self.squares[rows, system, :] += gap * gap
-        self.squares[rows, :, system] += gap * gap
-        self.stored[rows, system, done] = score
-
-    def sums(self, rows: NDArray[np.intp]) -> PairSums:
-        return PairSums(count=self.count[rows], total=self.total[rows], squares=self.squares[rows])
 
 
 def _spread(values: NDArray[np.float64]) -> dict[str, float]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.adaptive.policies import POLICIES
+from metrics.adaptive.policies import POLICIES, SCREEN_POLICIES
 from metrics.adaptive.screens import replay_screens
 from metrics.adaptive.simulate import (
     DEFAULT_REPLAYS,
@@ -88,9 +88,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _refusal(args: argparse.Namespace, policies: list[str]) -> str | None:
-    unknown = [p for p in policies if p not in POLICIES]
+    known = SCREEN_POLICIES if args.screen_size > 1 else POLICIES
+    unknown = [p for p in policies if p not in known]
     if unknown or not policies:
-        return f"unknown policy {', '.join(unknown) or '(none)'}; choose from {', '.join(POLICIES)}"
+        screens = f" for --screen-size {args.screen_size}" if args.screen_size > 1 else ""
+        return (
+            f"unknown policy {', '.join(unknown) or '(none)'}{screens};"
+            f" choose from {', '.join(known)}"
+        )
     if args.replays < 1:
         return "--replays must be at least 1"
     if args.delta < 0:

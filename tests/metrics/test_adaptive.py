@@ -307,13 +307,13 @@ def test_pearmut_draws_systems_in_proportion_to_one_over_rank() -> None:
     means = np.array([0.0, 5.0, 2.0])  # ranks: system 1 first, then 2, then 0
     count = np.full((rows, 3), 50.0)
     pairs = adjacent_pairs(count, count * means, count * (means**2 + 1.0), tuned_for=50)
-    choice = pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0))
+    choice = pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0), 1)[:, 0]
     shares = np.bincount(choice, minlength=3) / rows
     expected = np.array([1 / 3, 1.0, 1 / 2]) / (1 + 1 / 2 + 1 / 3)
     assert np.allclose(shares, expected, atol=0.01)
     # During the cold start it judges the systems that still need it, least-judged first.
     count[:, 2] = 3.0
-    assert (pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0)) == 2).all()
+    assert (pearmut(count, np.full(3, 1e9), pairs, 10, np.random.default_rng(0), 1) == 2).all()
 
 
 # -- paired intervals (the two systems of a pair on the same segments) ----------------------
@@ -357,7 +357,7 @@ def test_pair_matcher_pairs_by_segment_and_pass() -> None:
     """Uneven coverage and several judgments per cell: the matcher's sums equal pairing
     each judgment with the other system's judgment of the same segment in the same pass
     over its segments, computed here by brute force."""
-    from metrics.adaptive.simulate import _PairMatcher
+    from metrics.adaptive.pairing import PairMatcher
 
     rng = np.random.default_rng(33)
     systems, segments, scores = [], [], []
@@ -374,7 +374,7 @@ def test_pair_matcher_pairs_by_segment_and_pass() -> None:
     keys = keys[:, campaign.cell_segment[np.where(padding, 0, campaign.system_cells)]]
     keys[:, padding] = np.inf
     visit = np.argsort(keys, axis=-1)
-    matcher = _PairMatcher(campaign, visit)
+    matcher = PairMatcher(campaign, visit)
     count = np.zeros((replays, k))
     made: list[list[list[tuple[int, int, float]]]] = [[[] for _ in range(k)] for _ in range(3)]
     for _ in range(40):

@@ -140,3 +140,6 @@ def test_cli_screen_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 2 and "--screen-size" in err
     code, _, err = _run(capsys, *arguments, "--screen-size", "2", "--pairing", "paired")
     assert code == 2 and "--pairing paired" in err
+    # A policy built for one output a draw only is refused, not a traceback.
+    code, _, err = _run(capsys, *arguments, "--screen-size", "3", "--policies", "finishing")
+    assert code == 2 and "unknown policy finishing for --screen-size 3" in err
