@@ -5,11 +5,14 @@ budget's unit, the Likert tasks, Pearmut's protocols and how a simulated rater a
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 
-from annotation.lib.pearmut import READINGS
+from annotation.lib.pearmut import READINGS, pearmut_parse
 from annotation.management.commands import load_demo, load_demo_reliability
 from annotation.models import Task, TaskType, Unit
 from annotation.protocols import (
@@ -21,6 +24,7 @@ from annotation.protocols import (
 )
 from annotation.protocols.simulated import SimulatedRater
 
+ROOT = Path(__file__).resolve().parent.parent
 LIKERT = {TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY}
 CONTRASTIVE = {TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM, TaskType.CONTRASTIVE_DA}
 
@@ -64,6 +68,37 @@ def test_each_pearmut_reading_is_one_protocols():
     }
 
 
+EXAMPLES = Path(__file__).resolve().parent / "data" / "pearmut-examples"
+SLIDERS = {
+    "DA": [{"name": "Quality", "min": 1, "max": 5, "step": 1}],
+    "DA fluency": [{"name": "Fluency", "min": 1, "max": 5, "step": 1}],
+    "DA adequacy+fluency": [
+        {"name": "Fluency", "min": 1, "max": 7, "step": 1},
+        {"name": "Adequacy", "min": 1, "max": 7, "step": 1},
+    ],
+}
+
+
+def test_the_pearmut_reader_gives_only_the_task_types_it_is_given():
+    """``annotation.lib.pearmut`` names no task type: each file's reading is looked up in
+    the table it is passed (a type's name coming back into the reader fails here)."""
+    given = {reading: f"type {number}" for number, reading in enumerate(READINGS)}
+    files = {
+        "da.json": "DA",
+        "esa.json": "ESA",
+        "esaai.json": "ESA prefilled",
+        "mqm.json": "MQM",
+        "contrastive.json": "cESA",
+    }
+    for name, reading in files.items():
+        data = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+        assert pearmut_parse(data, task_types=given, name=name).task_type == given[reading]
+    for reading, sliders in SLIDERS.items():
+        data = json.loads((EXAMPLES / "likert_custom_scales.json").read_text(encoding="utf-8"))
+        data["info"]["sliders"] = sliders
+        assert pearmut_parse(data, task_types=given).task_type == given[reading]
+
+
 def _candidates(count: int) -> list[dict]:
     return [{"text": f"Eine Übersetzung Nummer {i}.", "systems": [f"S{i}"]} for i in range(count)]
 
@@ -102,3 +137,53 @@ def test_every_task_the_demo_simulates_has_its_protocol_simulate():
     }
     assert simulated <= set(PROTOCOLS)
     assert all(protocol_for(task_type).simulate is not None for task_type in simulated)
+
+
+@pytest.mark.django_db
+def test_a_monolingual_adequacy_screen_reads_the_reference(
+    client, launched, loaded_campaign, make_annotator
+):
+    task = launched(TaskType.ADEQUACY, monolingual=True)
+    client.force_login(make_annotator(loaded_campaign, "mono"))
+    page = client.get(f"/annotate/{task.id}/").content.decode()
+    assert 'class="text-card reference' in page and 'class="text-card source' not in page
+    assert "How much of the reference's meaning does the translation express?" in page
+    assert "semantics of the reference text" in page  # its instructions
+    assert 'name="score"' in page and 'name="fluency"' not in page
+
+
+def _row(page: str, name: str) -> str:
+    """The campaign page's table row of the task named ``name``."""
+    return next(row for row in page.split("<tr>") if f'class="task-name">{name}<' in row)
+
+
+@pytest.mark.django_db
+def test_the_campaign_page_shows_the_settings_each_protocol_declares(
+    client, launched, loaded_campaign, manager
+):
+    launched(TaskType.ADEQUACY, monolingual=True)
+    launched(TaskType.FLUENCY)
+    launched(TaskType.RANKING, ranking_size=3, show_reference=True)
+    launched(TaskType.CONTRASTIVE_ESA, assignment="adaptive", judgment_budget=40)
+    client.force_login(manager)
+    page = client.get(f"/campaigns/{loaded_campaign.id}/").content.decode()
+    adequacy, fluency = _row(page, "Adequacy"), _row(page, "Fluency")
+    ranking, contrastive = _row(page, "N-way ranking"), _row(page, "Contrastive ESA (cESA)")
+    assert "1–5 (WMT/LDC)" in adequacy and "reference shown" in adequacy
+    assert "1–5 (WMT/LDC)" in fluency and "reference hidden" in fluency
+    assert "1–5" not in ranking and "N = 3" in ranking and "reference shown" in ranking
+    assert "N = 3" in contrastive and "budget 40 screens" in contrastive
+
+
+# The task's properties that moved to the protocols; a template reading one would quietly
+# get nothing (the ranking status's own ``status.budget_unit`` is another thing).
+MOVED = re.compile(r"\btask\.(?:task\.)?(?:is_likert|shows_reference|budget_unit)\b")
+
+
+def test_no_page_reads_the_task_properties_that_moved():
+    read = [
+        f"{path.relative_to(ROOT)}: {match.group()}"
+        for path in sorted((ROOT / "templates").rglob("*.html"))
+        for match in MOVED.finditer(path.read_text())
+    ]
+    assert read == []
