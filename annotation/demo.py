@@ -1,7 +1,8 @@
 """Simulated annotators for the demo, so that a fresh stack shows a populated results page.
 
 They judge through the same services as people do (claim, then record), over three simulated
-days. The system qualities below are made up for the demo; they are not WMT's findings.
+days, answering as the task's protocol says (``Protocol.simulate``). The system qualities
+below are made up for the demo; they are not WMT's findings.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from annotation.lib.scales import scale_range
-from annotation.models import Slot, Task, TaskType
+from annotation.models import ItemType, Slot, Task
+from annotation.protocols import protocol_for
+from annotation.protocols.simulated import SimulatedRater
 from annotation.services.assignment import slot_claim_next
 from annotation.services.judgments import judgment_record
 
@@ -33,39 +35,23 @@ QUALITY = {
 }
 
 
-def _likert(rng: random.Random, slot: Slot, careless: bool, low: int, high: int) -> int:
-    if careless:
-        return rng.randint(low, high)
+def output_qualities(slot: Slot, unknown: float = 3.0) -> list[float]:
+    """Each output's made-up quality on 1-5 (``QUALITY``; ``unknown`` for a system not
+    listed): a bad reference's is low, an output several systems gave takes the best's."""
     item = slot.item
-    if item.item_type == "BAD":
-        quality = 1.6
-    else:
-        quality = QUALITY.get(item.system.name if item.system else "Human", 3.0)
-    value = quality + rng.gauss(0, 0.5)
-    # Scale 1-5 onto the task's range, then round and clip.
-    scaled = low + (value - 1) * (high - low) / 4
-    return int(min(high, max(low, round(scaled))))
+    if item.item_type == ItemType.BAD:
+        return [1.6] * len(item.candidates)
+    if item.system is not None:
+        return [QUALITY.get(item.system.name, unknown)]
+    return [max(QUALITY.get(s, unknown) for s in c["systems"]) for c in item.candidates]
 
 
-def _ranks(rng: random.Random, slot: Slot, careless: bool) -> list[int]:
-    candidates = slot.item.candidates
-    quality = [
-        rng.random() if careless else max(QUALITY.get(s, 3.0) for s in c["systems"])
-        for c in candidates
-    ]
-    noisy = [q + rng.gauss(0, 0.4) for q in quality]
-    order = sorted(range(len(noisy)), key=lambda i: -noisy[i])
-    ranks = [0] * len(noisy)
-    for rank, index in enumerate(order, start=1):
-        ranks[index] = rank
-    return ranks
-
-
-def _answer(rng: random.Random, task: Task, slot: Slot, careless: bool) -> dict[str, Any]:
-    if task.task_type == TaskType.RANKING:
-        return {"ranks": _ranks(rng, slot, careless)}
-    low, high = scale_range(task.scale)
-    return {"score": _likert(rng, slot, careless, low, high)}
+def simulated_answer(task: Task, rater: SimulatedRater) -> dict[str, Any]:
+    """The simulated rater's answer, as the task's protocol says (``Protocol.simulate``)."""
+    protocol = protocol_for(task.task_type)
+    if protocol.simulate is None:
+        raise ValueError(f"the demo cannot simulate {protocol.label} raters")
+    return protocol.simulate(rater)
 
 
 def raters_take_turns(
@@ -114,7 +100,14 @@ def demo_task_simulate(
     careless_ids = {user.id for user in careless}
 
     def respond(user: Any, slot: Slot) -> tuple[dict[str, Any], float]:
-        answer = _answer(rng, task, slot, user.id in careless_ids)
+        rater = SimulatedRater(
+            rng=rng,
+            scale=task.scale,
+            qualities=output_qualities(slot),
+            texts=[candidate["text"] for candidate in slot.item.candidates],
+            careless=user.id in careless_ids,
+        )
+        answer = simulated_answer(task, rater)
         return answer, rng.uniform(8, 60)
 
     turns = raters_take_turns(

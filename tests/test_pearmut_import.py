@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from annotation.lib.pearmut import PearmutError, pearmut_parse
 from annotation.models import Campaign, ErrorSpan, Item, Judgment, Task
+from annotation.protocols import PEARMUT_READINGS
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.django_db
@@ -149,7 +150,7 @@ def test_unknown_or_unsupported_options_are_refused_by_name(change, message):
     data = json.loads((EXAMPLES / "esaai.json").read_text(encoding="utf-8"))
     change(data)
     with pytest.raises(PearmutError, match=message):
-        pearmut_parse(data)
+        pearmut_parse(data, task_types=PEARMUT_READINGS)
 
 
 def test_a_bad_item_late_in_the_file_writes_nothing(manager, tmp_path):
@@ -349,7 +350,7 @@ def test_made_annotations_round_trip_per_protocol(path, protocol, manager, clien
 def test_likert_sliders_on_an_evalsite_scale_import(sliders, expected):
     data = json.loads((EXAMPLES / "likert_custom_scales.json").read_text(encoding="utf-8"))
     data["info"]["sliders"] = sliders
-    parsed = pearmut_parse(data)
+    parsed = pearmut_parse(data, task_types=PEARMUT_READINGS)
     assert (parsed.task_type, parsed.scale) == expected
 
 

@@ -104,23 +104,68 @@ ASKING_THE_DECLARATION = (
     "annotation/selectors/adaptive.py",
     "annotation/selectors/contrastive_adaptive.py",
     "annotation/services/contrastive_adaptive.py",
+    # The task's own rules (Likert, the reference shown, the budget's unit: decl5) and their
+    # readers, the contrastive means, the instructions, Pearmut's protocols (Django-free: the
+    # readings each protocol declares are passed in), the demo's simulated raters and the
+    # filters the pages read a task's protocol with.
+    "annotation/models/tasks.py",
+    "annotation/models/__init__.py",
+    "annotation/services/adaptive.py",
+    "annotation/selectors/human/ranking_status.py",
+    "annotation/selectors/contrastive.py",
+    "annotation/instructions.py",
+    "annotation/lib/pearmut.py",
+    "annotation/demo.py",
+    "annotation/management/commands/load_demo.py",
+    "annotation/management/commands/load_demo_reliability.py",
+    "annotation/templatetags/evalsite.py",
 )
-# A task type named (TaskType.X), a group of them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the
-# files' CONTENT_TYPES nor the item kinds' ITEM_TYPES), a comparison with one
+# A task type named (TaskType.X; a model field's TaskType.choices names them all), a group of
+# them (SPAN_TYPES, CONTRASTIVE_TYPES, …; not the files' CONTENT_TYPES nor the item kinds'
+# ITEM_TYPES), a comparison with one
 # (task.task_type in …, row["task_type"] == …), or one's value compared or assigned as a
 # literal (task_type = "mqm", … in ("esa", …)).
 TYPE_BRANCH = re.compile(
-    r"\bTaskType\.|\b(?!CONTENT_TYPES|ITEM_TYPES)[A-Z_]+_TYPES\b"
+    r"\bTaskType\.(?!choices\b)|\b(?!CONTENT_TYPES|ITEM_TYPES)[A-Z_]+_TYPES\b"
     r"|task_type(?:\"\])?\s*(?:==|!=|\bin\b|\bnot in\b)"
     rf"|(?:=|\bin\b)\s*\(?\"(?:{'|'.join(TaskType.values)})\""
 )
 
 
+def _without_the_type_definitions(source: str) -> str:
+    """The module but the ``TaskType`` class, which names each type once (its definition)."""
+    if "class TaskType(" not in source:
+        return source
+    start = source.index("class TaskType(")
+    return source[:start] + source[source.index("\n\n\n", start) :]
+
+
 @pytest.mark.parametrize("path", ASKING_THE_DECLARATION)
 def test_the_answer_and_export_modules_name_no_task_type(path):
-    source = (ROOT / path).read_text()
+    source = _without_the_type_definitions((ROOT / path).read_text())
     branches = [line.strip() for line in source.splitlines() if TYPE_BRANCH.search(line)]
     assert branches == [], f"{path} branches on the task type: {branches}"
+
+
+PAGES = sorted(
+    [*(ROOT / "templates").rglob("*.html"), *(ROOT / "static" / "js").glob("*.js")],
+    key=str,
+)
+# A template's or script's comparison with the task type ({% if task.task_type == "mqm" %},
+# form.dataset.taskType === "mqm") or with a type's name ({% if type == "pairwise" %}).
+PAGE_TYPE_BRANCH = re.compile(
+    r"task_?[tT]ype\b\s*(?:===?|!==?|\bin\b)"
+    rf"|(?:===?|!==?|\bin\b)\s*['\"](?:{'|'.join(TaskType.values)})['\"]"
+)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_pages_and_scripts_read_the_declaration_not_the_task_type(path):
+    """A page shows what the task's protocol declares (the ``protocol`` in an item screen's
+    context, the ``protocol`` filter elsewhere); a script reads what the page marks."""
+    source = path.read_text()
+    branches = [line.strip()[:120] for line in source.splitlines() if PAGE_TYPE_BRANCH.search(line)]
+    assert branches == [], f"{path.relative_to(ROOT)} branches on the task type: {branches}"
 
 
 def test_span_protocols_declare_the_span_columns():

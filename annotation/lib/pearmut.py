@@ -10,12 +10,18 @@ task-based, one task per user. One item is read and checked by ``pearmut_items``
 
 How it maps onto evalsite (each an explicit rule; anything else is refused by name):
 
-- DA: 0-100 adequacy; DA with ``sliders``: the Likert task whose scale the sliders match
-  (one slider: adequacy, or fluency if so named; two named adequacy and fluency: both).
-- ESA: ESA, or ESA^AI when items carry pre-filled ``error_spans``. MQM: MQM with the file's
-  ``mqm_categories`` (``{category: [subcategories]}``, "" meaning the category itself).
-- cESA: contrastive ESA, one screen per item with its outputs in the file's order (identical
-  outputs shown once, which must have been judged alike); pre-filled spans are refused.
+- The file reads as one of ``READINGS``: Pearmut's protocol name, for DA with its
+  ``sliders`` (one slider: adequacy, or fluency if so named; two named adequacy and fluency:
+  both; the task's scale is the one the sliders match, else 0-100), for ESA with items that
+  carry pre-filled ``error_spans``. Which task type each reading is imported as, the caller
+  says (``task_types``: every protocol declares its readings, ``Protocol.pearmut``; this
+  module names no task type): DA is adequacy, ESA with pre-filled spans ESA^AI, and so on.
+  A reading no protocol takes is refused; pre-filled spans read as plain spans where no
+  protocol takes the pre-filled reading (MQM).
+- MQM: the file's ``mqm_categories`` (``{category: [subcategories]}``, "" meaning the
+  category itself).
+- cESA: one screen per item with its outputs in the file's order (identical outputs shown
+  once, which must have been judged alike); pre-filled spans are refused.
 - Media sources: a ``src`` holding one ``<img>``, ``<audio>`` or ``<video>`` (its ``src``, or
   that of a ``<source>`` inside) becomes the segment's media file (``PearmutItem.media``),
   the text around it the segment's source. Where the file comes from is the importer's
@@ -41,6 +47,7 @@ How it maps onto evalsite (each an explicit rule; anything else is refused by na
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +61,19 @@ from annotation.lib.pearmut_items import (
     text_value,
 )
 
-PROTOCOLS = {"DA": "adequacy", "ESA": "esa", "MQM": "mqm", "cESA": "contrastive_esa"}
+# How a campaign file reads: Pearmut's protocol, and what changes the task it is imported as
+# (DA's sliders, ESA's pre-filled spans). A protocol declares the readings it takes
+# (``Protocol.pearmut``); ``pearmut_parse`` is given them as ``task_types``.
+READINGS = (
+    "DA",
+    "DA fluency",
+    "DA adequacy+fluency",
+    "ESA",
+    "ESA prefilled",
+    "MQM",
+    "cESA",
+)
+PREFILLED = " prefilled"  # a reading whose items come with spans marked by a system
 # Protocols Pearmut has that evalsite does not run yet, with the reason given.
 NOT_YET: dict[str, str] = {}
 ASSIGNMENTS = ("task-based", "single-stream", "dynamic")
@@ -78,6 +97,9 @@ DYNAMIC_KEYS = ("dynamic_models", "dynamic_coldstart", "dynamic_coldstart_pool")
 SLIDER_KEYS = {"name", "min", "max", "step"}
 # Likert scales by a slider's (min, max); sliders step by 1.
 SLIDER_SCALES = {(1, 5): "likert5", (1, 4): "taus4", (1, 7): "nist7", (0, 100): "da100"}
+# DA's sliders by their names (lower-cased, sorted) -> the reading; one slider otherwise named
+# asks for adequacy, two must be these.
+SLIDER_READINGS = {("fluency",): "DA fluency", ("adequacy", "fluency"): "DA adequacy+fluency"}
 LANGUAGE_PREFIX = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?=[_\-#]|$)")
 DOCUMENT_SEPARATOR = "_#_"
 
@@ -96,7 +118,7 @@ class PearmutDocument:
 class PearmutCampaign:
     campaign_id: str
     protocol: str  # the Pearmut name
-    task_type: str
+    task_type: str  # as ``task_types`` maps its reading
     scale: str | None
     assignment: str
     documents: list[PearmutDocument]
@@ -107,8 +129,12 @@ class PearmutCampaign:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
-    """Checks the whole campaign file and returns what to import; writes nothing."""
+def pearmut_parse(
+    data: Any, *, task_types: Mapping[str, str], name: str = "campaign"
+) -> PearmutCampaign:
+    """Checks the whole campaign file and returns what to import; writes nothing.
+    ``task_types``: the task type each reading (``READINGS``) is imported as, those that
+    evalsite runs."""
     if not isinstance(data, dict):
         raise PearmutError(f"{name}: expected a JSON object")
     no_unknown(data, TOP_KEYS, f"{name}: unknown top-level key")
@@ -122,8 +148,9 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     protocol = info.get("protocol")
     if protocol in NOT_YET:
         raise PearmutError(f"{name}: protocol {protocol!r}: {NOT_YET[protocol]}")
-    if protocol not in PROTOCOLS:
-        known = ", ".join([*PROTOCOLS, *NOT_YET])
+    protocols = pearmut_protocols(task_types)
+    if protocol not in protocols:
+        known = ", ".join([*protocols, *NOT_YET])
         raise PearmutError(f"{name}: unknown protocol {protocol!r}; Pearmut's are {known}")
     assignment = info.get("assignment", "task-based")
     if assignment not in ASSIGNMENTS:
@@ -131,7 +158,7 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
             f"{name}: unknown assignment {assignment!r}; known: {', '.join(ASSIGNMENTS)}"
         )
     notes: list[str] = []
-    task_type, scale = _protocol(info, protocol, name, notes)
+    reading, scale = _protocol(info, protocol, name)
     _options(info, protocol, assignment, name, notes)
     if "token" in data:
         if not isinstance(data["data"], dict):
@@ -149,8 +176,12 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
         for item in document.items:
             _item_rules(item, protocol, f"{where}, item {item.item_id!r}")
     # A tutorial may show a span to remove; that does not make the campaign ESA^AI.
-    if task_type == "esa" and any(item.prefilled and not item.check for item in items):
-        task_type = "esa_prefilled"
+    if reading + PREFILLED in task_types and any(
+        item.prefilled and not item.check for item in items
+    ):
+        reading += PREFILLED
+    if reading not in task_types:
+        raise PearmutError(f"{name}: evalsite has no task for a Pearmut {reading} campaign")
     notes += [
         f"item {item.item_id!r}: instructions: a <script> was dropped (evalsite never runs one)"
         for item in items
@@ -165,7 +196,7 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     return PearmutCampaign(
         campaign_id=text_value(data["campaign_id"], f"{name}: campaign_id"),
         protocol=protocol,
-        task_type=task_type,
+        task_type=task_types[reading],
         scale=scale,
         assignment=assignment,
         documents=documents,
@@ -177,18 +208,22 @@ def pearmut_parse(data: Any, *, name: str = "campaign") -> PearmutCampaign:
     )
 
 
-def _protocol(
-    info: dict[str, Any], protocol: str, name: str, notes: list[str]
-) -> tuple[str, str | None]:
+def pearmut_protocols(task_types: Mapping[str, str]) -> list[str]:
+    """Pearmut's protocols that some reading of ``task_types`` takes, in their order."""
+    return list(dict.fromkeys(reading.split(" ")[0] for reading in task_types))
+
+
+def _protocol(info: dict[str, Any], protocol: str, name: str) -> tuple[str, str | None]:
+    """The file's reading (before its items' pre-filled spans are seen) and its scale."""
     if "mqm_categories" in info and protocol != "MQM":
         raise PearmutError(f"{name}: mqm_categories needs protocol MQM, not {protocol}")
     if "sliders" in info and protocol != "DA":
         raise PearmutError(f"{name}: sliders need protocol DA, not {protocol}")
     if protocol != "DA":
-        return PROTOCOLS[protocol], None
+        return protocol, None
     sliders = info.get("sliders")
     if sliders is None:
-        return "adequacy", "da100"
+        return "DA", "da100"
     if not isinstance(sliders, list) or not 1 <= len(sliders) <= 2:
         raise PearmutError(f"{name}: sliders must list one or two sliders")
     scales, names = [], []
@@ -209,13 +244,14 @@ def _protocol(
         scales.append(scale)
         names.append(label.lower())
     if len(sliders) == 1:
-        return ("fluency" if names[0] == "fluency" else "adequacy"), scales[0]
-    if sorted(names) != ["adequacy", "fluency"] or scales[0] != scales[1]:
+        return SLIDER_READINGS.get((names[0],), "DA"), scales[0]
+    reading = SLIDER_READINGS.get(tuple(sorted(names)))
+    if reading is None or scales[0] != scales[1]:
         raise PearmutError(
             f"{name}: two sliders must be Adequacy and Fluency on the same scale (evalsite's"
             " adequacy and fluency task)"
         )
-    return "adequacy_fluency", scales[0]
+    return reading, scales[0]
 
 
 def _options(

@@ -36,10 +36,6 @@ from annotation.models.slots import (
 from annotation.models.snapshots import ResultsSnapshot, ResultsVersion
 from annotation.models.spans import ErrorSpan
 from annotation.models.tasks import (
-    CONTRASTIVE_TYPES,
-    ESA_TYPES,
-    LIKERT_TYPES,
-    SPAN_TYPES,
     Assignment,
     CheckFeedback,
     CrowdParticipant,
@@ -60,12 +56,8 @@ from annotation.models.tutorials import (
 )
 
 __all__ = [
-    "CONTRASTIVE_TYPES",
-    "ESA_TYPES",
     "HUMAN",
-    "LIKERT_TYPES",
     "REFERENCE_STRATUM",
-    "SPAN_TYPES",
     "AnnotatorExclusion",
     "AnnotatorRestart",
     "Assignment",

@@ -28,15 +28,6 @@ class TaskType(models.TextChoices):
     CONTRASTIVE_DA = "contrastive_da", "Contrastive DA"
 
 
-LIKERT_TYPES = (TaskType.ADEQUACY, TaskType.FLUENCY, TaskType.ADEQUACY_FLUENCY)
-# Task types whose judgments carry error spans (annotation/models/spans.py).
-SPAN_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED, TaskType.MQM)
-ESA_TYPES = (TaskType.ESA, TaskType.ESA_PREFILLED)
-# Several outputs of one segment on one screen, each marked and scored (annotation/protocols/
-# contrastive.py); their spans and per-output judgments name the candidate.
-CONTRASTIVE_TYPES = (TaskType.CONTRASTIVE_ESA, TaskType.CONTRASTIVE_MQM, TaskType.CONTRASTIVE_DA)
-
-
 class Scale(models.TextChoices):
     LIKERT5 = "likert5", "1–5 (WMT/LDC)"
     TAUS4 = "taus4", "1–4 (TAUS)"
@@ -200,26 +191,6 @@ class Task(models.Model):
         if not self.name:
             self.name = task_name_free(self.campaign_id, self.get_task_type_display())
         super().save(*args, **kwargs)
-
-    @property
-    def is_likert(self) -> bool:
-        return self.task_type in LIKERT_TYPES
-
-    @property
-    def budget_unit(self) -> str:
-        """What one judgment is, in the organiser's words: the unit of the judgment budget
-        and of every task-wide figure shown beside it (annotation/selectors/budget.py)."""
-        if self.task_type in CONTRASTIVE_TYPES and self.unit != Unit.DOCUMENT:
-            return "screen"
-        return "judgment"
-
-    @property
-    def shows_reference(self) -> bool:
-        """Whether the item screens show a human reference (a monolingual Likert task reads
-        the reference instead of the source)."""
-        return self.task_type != TaskType.FLUENCY and (
-            self.show_reference or (self.monolingual and self.is_likert)
-        )
 
 
 def task_name_free(campaign_id: int, wanted: str, exclude_id: int | None = None) -> str:

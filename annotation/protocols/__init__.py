@@ -41,7 +41,15 @@ template and script, its quality-control kinds, its results section and its expo
   observation per output of a screen (and a paired status); its ``export_columns`` whether
   the answer ranks outputs (``ranks``) or post-edits them (``hter``),
 - the manager permission cases (``tests/test_permission_matrix.py``),
-- the default instructions (``annotation/instructions.py`` reads ``instructions``),
+- the default instructions (``annotation/instructions.py`` reads ``instructions``, and
+  ``monolingual_instructions`` for a monolingual task),
+- the task's own rules, read where the model once held them: whether its screens show a
+  reference (``reference_shown``: the settings it implements), the unit of its judgment
+  budget (``budget_unit_of``: a contrastive screen), whether it asks Likert questions
+  (``likert``: ``measures``); the pages read them with the ``protocol``, ``reference_shown``
+  and ``budget_unit`` filters (``templatetags/evalsite.py``), the item screens from the
+  ``protocol`` in their context (the Likert questions, MQM's categories, pre-filled spans,
+  a contrastive screen's scores and spans), and the scripts from what the page marks,
 - the plans of a launch (``services/task_items.py``, ``services/page_plan.py``): one output
   a screen, or (``several_outputs``) contrastive screens (``contrastive``), rankings of
   ``ranking_size`` where it applies, else pairs; the check pages its ``quality_control`` has,
@@ -55,7 +63,12 @@ template and script, its quality-control kinds, its results section and its expo
 - the imports of other tools' files: the Appraise task types each protocol takes
   (``appraise``, ``services/appraise_files.py``), Google's MQM TSV (``mqm_tsv``,
   ``services/span_imports.py``), and what an imported answer holds (``services/appraise*``,
-  ``services/pearmut_*``, ``span_exports.py``: spans, scores, the MQM penalty).
+  ``services/pearmut_*``, ``span_exports.py``: spans, scores, the MQM penalty), and the
+  readings of a Pearmut campaign file each protocol takes (``pearmut``: Pearmut's protocol,
+  DA's sliders, ESA's pre-filled spans), passed to the Django-free ``annotation.lib.pearmut``
+  as ``PEARMUT_READINGS`` below,
+- the demo (``annotation/demo.py``, ``load_demo``, ``load_demo_reliability``): how a
+  simulated rater answers (``simulate``, ``protocols/simulated.py``).
 
 A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
 
@@ -65,8 +78,8 @@ A new protocol (document-level ESA, contrastive ESA: the next issue) needs:
    in ``settings.SETTINGS`` plus its model field), its answer check and form, what the
    answer holds (scores and their range, spans, pre-filled spans, several outputs,
    contrastive screens), its instructions, its template and script, quality control, results
-   section, how it is ranked and its Likert questions, and export columns (``base.Protocol``
-   lists each);
+   section, how it is ranked and its Likert questions, export columns, the Pearmut files it
+   takes and how the demo's raters answer it (``base.Protocol`` lists each);
 3. its line in ``PROTOCOLS`` below (``tests/test_protocols.py`` checks every ``TaskType``
    has one; ``tests/browser/test_task_form.py`` looks at its form and edit page;
    ``tests/test_protocol_declaration.py`` that its exports fill what it declares);
@@ -79,19 +92,21 @@ modules above name no task type). The item screen includes ``template`` and load
 ``scripts`` (``views/annotate.py``, ``templates/annotate/item.html``, the tutorial screen);
 the results page puts a task in the section its ``results_section`` names
 (``has_span_results`` below, read by ``selectors/human``). The checks planned at launch are
-read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``). Still
-branching on the type (grep ``TaskType.`` and ``_TYPES``): Pearmut's protocol names and
-their rules (``annotation/lib/pearmut.py``, Django-free, so it cannot read the
-declarations: DA's sliders choose adequacy, fluency or both, ESA with pre-filled spans is
-ESA^AI); ``Task.is_likert`` and ``Task.shows_reference`` (``models/tasks.py``); the
-monolingual instructions (``instructions.py``) and the demo data (``demo.py``).
+read from ``quality_control`` (``services/assignment.py``, ``services/checks.py``). Nothing
+else branches on the type (``tests/test_protocol_declaration.py`` greps the modules above, the
+model, the Pearmut reader, the instructions, the demo, every template and script): the model
+keeps ``TaskType`` (its values and labels, the database's choices; a model cannot import the
+protocols, which import it) and the database's own rules on ``Judgment``, its check
+constraints (``models/slots.py``: the column an answer of a type must fill, as step 1 says);
+each protocol module names its own type, and the demo's commands name the types of the tasks
+they make (data, as a user would choose them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from annotation.models import TaskType
+from annotation.models import Task, TaskType, Unit
 from annotation.protocols import (
     adequacy,
     adequacy_fluency,
@@ -112,15 +127,18 @@ from annotation.protocols.settings import QUALITY_CONTROL, SETTINGS, Setting
 
 __all__ = [
     "JUDGMENT_EXPORT_COLUMNS",
+    "PEARMUT_READINGS",
     "PROTOCOLS",
     "QUALITY_CONTROL",
     "SETTINGS",
     "AnswerError",
     "Protocol",
     "Setting",
+    "budget_unit_of",
     "has_span_results",
     "protocol_for",
     "protocols_applying",
+    "reference_shown",
     "task_types_where",
 ]
 
@@ -140,6 +158,14 @@ PROTOCOLS: dict[str, Protocol] = {
         contrastive_mqm,
         contrastive_da,
     )
+}
+
+# The task type each reading of a Pearmut campaign file is imported as (given to the
+# Django-free ``annotation.lib.pearmut``), as the protocols declare (``Protocol.pearmut``).
+PEARMUT_READINGS: dict[str, str] = {
+    reading: str(task_type)
+    for task_type, protocol in PROTOCOLS.items()
+    for reading in protocol.pearmut
 }
 
 
@@ -171,3 +197,22 @@ def task_types_where(declares: Callable[[Protocol], bool]) -> list[str]:
 def protocols_applying(name: str) -> list[Protocol]:
     """The protocols that implement setting ``name``, in TaskType order."""
     return [protocol for protocol in PROTOCOLS.values() if protocol.applies(name)]
+
+
+def reference_shown(task: Task) -> bool:
+    """Whether the task's item screens show a human reference: asked for
+    (``show_reference``), or read instead of the source (``monolingual``), where its
+    protocol implements the setting (fluency shows the output alone)."""
+    protocol = protocol_for(task.task_type)
+    return any(
+        protocol.applies(name) and getattr(task, name) for name in ("show_reference", "monolingual")
+    )
+
+
+def budget_unit_of(task: Task) -> str:
+    """What one judgment is, in the organiser's words: the unit of the judgment budget and of
+    every task-wide figure shown beside it (``annotation.selectors.budget``); a contrastive
+    task's segment screens are judged whole."""
+    if protocol_for(task.task_type).contrastive and task.unit != Unit.DOCUMENT:
+        return "screen"
+    return "judgment"

@@ -11,16 +11,23 @@ from annotation.protocols.likert import (
     likert_answer,
 )
 from annotation.protocols.settings import DOCUMENT_SETTINGS
+from annotation.protocols.simulated import likert_simulated
 
 INSTRUCTIONS = (
     "Below you see a sentence in the source language and a candidate translation. "
     "How accurately does the candidate text convey the original semantics of the "
     "source text? Score it from 'no meaning preserved' to 'all meaning preserved'."
 )
+# A monolingual task shows the reference instead of the source.
+MONOLINGUAL_INSTRUCTIONS = (
+    "Below you see a human reference translation and a candidate translation. How "
+    "accurately does the candidate text convey the semantics of the reference text?"
+)
 
 PROTOCOL = Protocol(
     task_type=TaskType.ADEQUACY,
     instructions=INSTRUCTIONS,
+    monolingual_instructions=MONOLINGUAL_INSTRUCTIONS,
     answer=likert_answer("score"),
     parse_form=posted("score"),
     needs_item=never,
@@ -32,4 +39,6 @@ PROTOCOL = Protocol(
     appraise=(("Direct", None), ("Document", None)),
     ranked_as="da",
     measures={"adequacy": "score"},
+    pearmut=("DA",),
+    simulate=likert_simulated("score"),
 )

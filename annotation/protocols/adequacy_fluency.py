@@ -8,6 +8,7 @@ from annotation.protocols.likert import (
     LIKERT_TEMPLATE,
     likert_answer,
 )
+from annotation.protocols.simulated import likert_simulated
 
 QUESTIONS = ("score", "fluency")
 
@@ -29,4 +30,6 @@ PROTOCOL = Protocol(
     export_columns=QUESTIONS,
     ranked_as="da",
     measures={"adequacy": "score", "fluency": "fluency"},
+    pearmut=("DA adequacy+fluency",),
+    simulate=likert_simulated(*QUESTIONS),
 )

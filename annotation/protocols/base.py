@@ -18,6 +18,7 @@ from annotation.protocols.settings import (
     QUALITY_CONTROL_LABELS,
     SETTINGS,
 )
+from annotation.protocols.simulated import Simulate
 from metrics.report.tables import PROTOCOLS as PUBLISHED
 
 
@@ -111,7 +112,11 @@ class Protocol:
       ``wmt_ranking``: its judgments rank outputs, so the WMT ranking CSV holds them; the span
       formats hold the judgments of one output's spans (``one_output_spans``);
     - ``variant_of``: the protocol it varies (ESA^AI: ESA), whose Pearmut tutorials it takes;
-    - ``instructions``: the default wording annotators read first and behind "?".
+    - ``instructions``: the default wording annotators read first and behind "?";
+      ``monolingual_instructions``: the wording of a monolingual task, where it differs;
+    - ``pearmut``: the readings of a Pearmut campaign file (``annotation.lib.pearmut.READINGS``)
+      imported as this protocol;
+    - ``simulate``: how the demo's simulated raters answer it (``protocols.simulated``).
     """
 
     task_type: TaskType
@@ -148,6 +153,14 @@ class Protocol:
     ranked_as: str | None = None
     # Likert: each question its results rank (z-standardised per annotator) -> the column.
     measures: Mapping[str, str] = field(default_factory=dict)
+    # the last branches on the type (decl5)
+    # Read instead of ``instructions`` by a monolingual task (the reference, not the source).
+    monolingual_instructions: str = ""
+    # The readings of a Pearmut campaign (annotation/lib/pearmut.py READINGS: its protocol,
+    # DA's sliders, ESA's pre-filled spans) imported as this protocol; one protocol a reading.
+    pearmut: tuple[str, ...] = ()
+    # How a simulated rater of the demo answers (annotation/demo.py); None: not simulated.
+    simulate: Simulate | None = None
 
     @property
     def penalty_scored(self) -> bool:
@@ -223,6 +236,11 @@ class Protocol:
         """Whether its rankings' score is lower-is-better (MQM's error weight), as the
         protocol it is published as says."""
         return self.ranked_as is not None and PUBLISHED[self.ranked_as].lower_is_better
+
+    @property
+    def likert(self) -> bool:
+        """Whether it asks Likert questions (``measures``), each a point of the task's scale."""
+        return bool(self.measures)
 
     @property
     def ranks_reference(self) -> bool:

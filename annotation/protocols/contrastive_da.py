@@ -15,6 +15,7 @@ from annotation.protocols.contrastive import (
     contrastive_form,
     contrastive_scores,
 )
+from annotation.protocols.simulated import each_output, score_simulated
 
 INSTRUCTIONS = (
     "You see one source and several translations of it side by side. How accurately does "
@@ -41,4 +42,5 @@ PROTOCOL = Protocol(
     lettered=True,
     appraise=(("ContrastiveDocument", None),),
     ranked_as="cda",
+    simulate=each_output(score_simulated),
 )

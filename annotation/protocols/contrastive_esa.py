@@ -15,6 +15,7 @@ from annotation.protocols.contrastive import (
     contrastive_form,
     contrastive_scores,
 )
+from annotation.protocols.simulated import each_output, esa_simulated
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS
 
 INSTRUCTIONS = (
@@ -45,5 +46,7 @@ PROTOCOL = Protocol(
     score_range=CONTRASTIVE_SCORE_RANGE,
     lettered=True,
     appraise=(("ContrastiveDocument", "esa"),),
+    pearmut=("cESA",),
     ranked_as="esa",
+    simulate=each_output(esa_simulated),
 )

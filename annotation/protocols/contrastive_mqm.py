@@ -14,6 +14,7 @@ from annotation.protocols.contrastive import (
     contrastive_form,
     contrastive_unscored,
 )
+from annotation.protocols.simulated import each_output, mqm_simulated
 from annotation.protocols.spans import SPAN_EXPORT_COLUMNS, SPAN_RESULTS
 
 INSTRUCTIONS = (
@@ -43,4 +44,5 @@ PROTOCOL = Protocol(
     lettered=True,
     appraise=(("ContrastiveDocument", "mqm"),),
     ranked_as="mqm",
+    simulate=each_output(mqm_simulated),
 )

@@ -4,6 +4,7 @@ from 0 to 100."""
 from annotation.models import TaskType
 from annotation.protocols.base import Protocol
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
+from annotation.protocols.simulated import esa_simulated
 from annotation.protocols.spans import (
     ESA_SCORE_RANGE,
     SPAN_EXPORT_COLUMNS,
@@ -42,4 +43,6 @@ PROTOCOL = Protocol(
     score_range=ESA_SCORE_RANGE,
     appraise=(("Direct", "esa"), ("Document", "esa")),
     ranked_as="esa",
+    pearmut=("ESA",),
+    simulate=esa_simulated,
 )

@@ -4,6 +4,7 @@ annotators keep, change or remove."""
 from annotation.models import TaskType
 from annotation.protocols.base import Protocol
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
+from annotation.protocols.simulated import esa_simulated
 from annotation.protocols.spans import (
     ESA_SCORE_RANGE,
     SPAN_EXPORT_COLUMNS,
@@ -41,4 +42,6 @@ PROTOCOL = Protocol(
     score_range=ESA_SCORE_RANGE,
     variant_of=TaskType.ESA,
     ranked_as="esa",
+    pearmut=("ESA prefilled",),
+    simulate=esa_simulated,
 )

@@ -10,6 +10,7 @@ from annotation.protocols.likert import (
     likert_answer,
 )
 from annotation.protocols.settings import ADAPTIVE_SETTINGS
+from annotation.protocols.simulated import likert_simulated
 
 INSTRUCTIONS = (
     "Read the text below and rate it by how much you agree that: the text is fluent "
@@ -30,4 +31,6 @@ PROTOCOL = Protocol(
     source_shown=False,
     ranked_as="da",
     measures={"fluency": "score"},
+    pearmut=("DA fluency",),
+    simulate=likert_simulated("score"),
 )

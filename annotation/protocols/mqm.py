@@ -9,6 +9,7 @@ from typing import Any
 from annotation.models import TaskType
 from annotation.protocols.base import Protocol
 from annotation.protocols.settings import ADAPTIVE_SETTINGS, DOCUMENT_SETTINGS
+from annotation.protocols.simulated import mqm_simulated
 from annotation.protocols.spans import (
     ESA_SCORE_RANGE,
     SPAN_EXPORT_COLUMNS,
@@ -54,4 +55,6 @@ PROTOCOL = Protocol(
     appraise=(("Direct", "mqm"), ("Document", "mqm")),
     mqm_tsv=True,
     ranked_as="mqm",
+    pearmut=("MQM",),
+    simulate=mqm_simulated,
 )

@@ -9,6 +9,7 @@ from typing import Any
 from annotation.lib.scales import CONTINUOUS, scale_range
 from annotation.models import TaskType
 from annotation.protocols.base import AnswerError, Protocol, posted, whole_number
+from annotation.protocols.simulated import SimulatedRater, score_0_100
 
 PREFERENCES = ("A", "B", "T")
 
@@ -54,6 +55,20 @@ def parse_form(post: Mapping[str, Any], candidates: int, scale: str) -> dict[str
     return _preference_form(post, candidates, scale)
 
 
+def simulate(rater: SimulatedRater) -> dict[str, Any]:
+    """A demo rater: side by side each output's 0-100 score; else the better of the two by
+    their qualities with some noise (a tie when they are close)."""
+    if side_by_side(rater.scale):
+        outputs = range(len(rater.qualities))
+        return {"candidate_scores": [score_0_100(rater.of_output(i)) for i in outputs]}
+    first, second = (
+        rater.rng.uniform(1, 5) if rater.careless else q + rater.rng.gauss(0, 0.4)
+        for q in (list(rater.qualities) * 2)[:2]
+    )
+    preference = "A" if first > second + 0.25 else "B" if second > first + 0.25 else "T"
+    return {"preference": preference}
+
+
 INSTRUCTIONS = (
     "You are shown a source sentence followed by two candidate translations. Which of "
     "the two translations is better? Choose a tie only when they are equally good."
@@ -74,4 +89,5 @@ PROTOCOL = Protocol(
     wmt_ranking=True,
     lettered=True,
     appraise=(("Pairwise", None), ("PairwiseDocument", None)),
+    simulate=simulate,
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 from annotation.models import TaskType
 from annotation.protocols.base import AnswerError, Protocol, posted
+from annotation.protocols.simulated import post_edit_simulated
 from metrics.postedit import hter
 
 MAX_POST_EDIT_CHARS = 10_000
@@ -45,4 +46,5 @@ PROTOCOL = Protocol(
     settings=frozenset({"context_size", "show_reference"}),
     quality_control=frozenset({"repeat", "reference"}),
     export_columns=("post_edit", "hter", "edits", "post_edit_length"),
+    simulate=post_edit_simulated,
 )

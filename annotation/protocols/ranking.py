@@ -7,6 +7,7 @@ from typing import Any
 
 from annotation.models import TaskType
 from annotation.protocols.base import AnswerError, Protocol, whole_number
+from annotation.protocols.simulated import ranks_simulated
 
 
 def answer(scale: str, candidates: list[dict[str, Any]], given: Mapping[str, Any]) -> dict:
@@ -40,4 +41,5 @@ PROTOCOL = Protocol(
     export_columns=("ranks",),
     several_outputs=True,
     wmt_ranking=True,
+    simulate=ranks_simulated,
 )

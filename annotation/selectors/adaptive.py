@@ -35,7 +35,7 @@ from annotation.models import (
     Task,
     Unit,
 )
-from annotation.protocols import protocol_for
+from annotation.protocols import budget_unit_of, protocol_for
 from annotation.selectors.budget import observation_unit
 from annotation.selectors.human.loading import exclusions
 from annotation.selectors.human.ranking_status import RankingStatus, statuses_of
@@ -315,7 +315,7 @@ def figures_from_sums(task: Task, *, judgments: int) -> AdaptiveFigures:
         scores,
         delta=task.equivalence_margin,
         tuned_for=task.tuned_for,
-        budget_unit=task.budget_unit,
+        budget_unit=budget_unit_of(task),
         per_observation=judgments / observations if observations else 1.0,
     )
     priorities: dict[int, float] = {}

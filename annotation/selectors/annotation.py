@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Subquery
 
 from annotation.models import Document, Segment, Slot, Task
-from annotation.protocols import protocol_for
+from annotation.protocols import protocol_for, reference_shown
 from annotation.selectors.references import references_shown
 
 
@@ -119,7 +119,7 @@ def item_display(slot: Slot) -> dict[str, object]:
     monolingual = task.monolingual and protocol.applies("monolingual")
     show_source = protocol.source_shown and not monolingual
     reference = None
-    if task.shows_reference:
+    if reference_shown(task):
         shown = references_shown(segment.campaign_id).values("id")[:1]
         reference = (
             ReferenceSegment.objects.filter(segment=segment, reference=Subquery(shown))

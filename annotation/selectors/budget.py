@@ -5,7 +5,7 @@ judgments needed for power 0.8 from the organiser's stated assumptions, by
 One unit for every task-wide figure the organiser sets or reads (the judgment budget, the
 planner's total, the live estimate of what is still needed, the stop's notice): the
 **judgment as recorded**, one per item an annotator submits -- an output in DA, ESA and MQM,
-a whole screen of side-by-side outputs in a contrastive task (``Task.budget_unit``:
+a whole screen of side-by-side outputs in a contrastive task (``protocols.budget_unit_of``:
 "screen"), one segment of a document page. Quality control counts too. Why this unit and
 not the outputs judged: it is what an annotator does and is paid for (a screen, however
 many outputs it shows), what every other count of a task is in (progress, quotas,
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from annotation.models import Campaign, Task, Unit
-from annotation.protocols import protocol_for
+from annotation.protocols import budget_unit_of, protocol_for
 from metrics.adaptive import TaskBudget, judgments_needed
 from metrics.adaptive.planner import DEFAULT_POWER, DESIGNS
 from metrics.adaptive.status import DEFAULT_ALPHA
@@ -83,7 +83,7 @@ class BudgetPlan:
     power: float = DEFAULT_POWER
     budgets: list[PlannedBudget] = field(default_factory=list)  # one per design; none on error
     error: str = ""
-    unit: str = "judgment"  # the budget's (Task.budget_unit)
+    unit: str = "judgment"  # the budget's (protocols.budget_unit_of)
     observation: str = "judgment"  # the status's (observation_unit)
 
 
@@ -117,7 +117,7 @@ def budget_plan(campaign: Campaign, query: Mapping[str, str], *, task: Task) -> 
         sd=sd,
         difference=difference,
         systems=systems,
-        unit=task.budget_unit,
+        unit=budget_unit_of(task),
         observation=observation_unit(task),
     )
     try:

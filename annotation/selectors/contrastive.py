@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, QuerySet
 
 from annotation.models import ErrorSpan, OutputJudgment, Task
+from annotation.protocols import protocol_for
 from annotation.selectors.human.loading import exclusions
 from annotation.services.spans import task_mqm_weights
 
@@ -50,7 +51,7 @@ def contrastive_system_means(task: Task) -> list[SystemMean]:
     """Each system's raw mean score over its outputs' first judgments (repeats and
     excluded judgments left out), best first. MQM: the mean MQM score (lower is better),
     computed from the spans with the task's weights."""
-    if task.task_type == "contrastive_mqm":
+    if protocol_for(task.task_type).penalty_scored:
         return _mqm_means(task)
     rows = (
         _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
@@ -69,7 +70,7 @@ def contrastive_output_scores(task: Task) -> list[tuple[str, int, int, float]]:
     better)."""
     counted = _counted(OutputJudgment.objects.filter(task=task, is_repeat=False), task)
     rows = counted.filter(system__isnull=False).order_by("judgment_id", "position", "id")
-    if task.task_type != "contrastive_mqm":
+    if not protocol_for(task.task_type).penalty_scored:
         return [
             (name, segment, annotator, float(score))
             for name, segment, annotator, score in rows.filter(score__isnull=False).values_list(

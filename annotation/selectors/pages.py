@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Subquery
 
 from annotation.models import Item, ReferenceSegment, Slot, Task
-from annotation.protocols import protocol_for
+from annotation.protocols import protocol_for, reference_shown
 from annotation.selectors.references import references_shown
 
 
@@ -66,7 +66,7 @@ def page_display(*, task: Task, slots: list[Slot]) -> dict[str, Any]:
     translation (a contrastive page: its candidates), reference (when shown) and pre-filled
     spans (ESA^AI); a contrastive page also its outputs' labels, in their places."""
     references: dict[int, str] = {}
-    if task.shows_reference:
+    if reference_shown(task):
         shown = references_shown(task.campaign_id).values("id")[:1]
         references = dict(
             ReferenceSegment.objects.filter(

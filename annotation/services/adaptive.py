@@ -94,6 +94,7 @@ from annotation.models import (
     Task,
     TaskNotice,
 )
+from annotation.protocols import budget_unit_of
 from annotation.selectors.adaptive import (
     AdaptiveFigures,
     Horizon,
@@ -286,7 +287,7 @@ def task_settle_if_done(*, task_id: int, figures: AdaptiveFigures, complete: boo
         if status
         else {}
     )
-    unit = task.budget_unit  # what the budget counts: judgments, or contrastive screens
+    unit = budget_unit_of(task)  # what the budget counts: judgments, or contrastive screens
     message = (
         f"{task.name} stopped after {figures.judgments} {unit}s: {reason.label}"
         + (

@@ -36,7 +36,7 @@ from annotation.models import (
     Unit,
     is_reserved_system_name,
 )
-from annotation.protocols import protocol_for
+from annotation.protocols import PEARMUT_READINGS, protocol_for
 from annotation.protocols.settings import MAX_PAGE_SIZE
 from annotation.services.campaigns import CampaignError, campaign_create
 from annotation.services.pearmut_answers import pearmut_annotation_lines, pearmut_answers_store
@@ -58,7 +58,7 @@ def pearmut_load(*, text: str, name: str) -> PearmutCampaign:
             f"{name}, line {error.lineno}: invalid JSON: {error.msg}"
         ) from None
     try:
-        return pearmut_parse(data, name=name)
+        return pearmut_parse(data, name=name, task_types=PEARMUT_READINGS)
     except PearmutError as error:
         raise PearmutImportError(str(error)) from None
 

@@ -22,7 +22,7 @@ from annotation.models import (
     System,
     Task,
 )
-from annotation.protocols import protocol_for
+from annotation.protocols import protocol_for, reference_shown
 from annotation.selectors.references import references_shown
 from annotation.selectors.systems import first_runs
 from annotation.services import assignment
@@ -42,7 +42,7 @@ class LaunchData:
 
     def judged_reference(self, task: Task) -> list[str] | None:
         """The reference judged as a candidate (REF items): never the one shown beside it."""
-        candidates = self.references[1:] if task.shows_reference else self.references
+        candidates = self.references[1:] if reference_shown(task) else self.references
         return candidates[0] if candidates else None
 
 

@@ -17,7 +17,7 @@ from annotation.models import (
     Task,
     Unit,
 )
-from annotation.protocols import PROTOCOLS
+from annotation.protocols import PROTOCOLS, reference_shown
 from annotation.selectors.tuning import launch_pairing, launch_tuning
 from annotation.services import assignment, page_plan
 from annotation.services.task_items import check_items_build, launch_data_load, task_items_build
@@ -76,7 +76,7 @@ SAME_REFERENCE_WARNING = (
 
 def task_reference_warning(*, task: Task) -> str | None:
     """Why the task's human-reference items will not be planned, if they will not."""
-    if task.reference_rate <= 0 or not task.shows_reference:
+    if task.reference_rate <= 0 or not reference_shown(task):
         return None
     if task.campaign.references.count() >= 2:
         return None

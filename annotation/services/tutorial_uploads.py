@@ -10,14 +10,13 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from annotation.lib import json_limits
-from annotation.lib.pearmut import PROTOCOLS as PEARMUT_PROTOCOLS
 from annotation.lib.pearmut import pearmut_parse
 from annotation.lib.pearmut_items import PearmutError
 from annotation.lib.pearmut_tutorials import tutorial_from_pearmut
 from annotation.lib.textfiles import decode_utf8, split_lines
 from annotation.lib.tutorials import TutorialFile, TutorialFormatError, tutorial_lines_parse
 from annotation.models import Task, Tutorial, TutorialInstructions, TutorialItem
-from annotation.protocols import protocol_for
+from annotation.protocols import PEARMUT_READINGS, protocol_for
 from annotation.services.tutorials import TutorialError
 from metrics.spans import SpanError
 from metrics.spans.jsonl import span_from_dict
@@ -127,10 +126,10 @@ def tutorial_file_read(*, task: Task, name: str, data: bytes, language: str = ""
         stripped = text.lstrip()
         whole = json_limits.loads(text) if stripped.startswith("{") else None
         if isinstance(whole, dict) and "info" in whole and "data" in whole:
-            campaign = pearmut_parse(whole, name=name)
+            campaign = pearmut_parse(whole, name=name, task_types=PEARMUT_READINGS)
             # A task takes the tutorial of its protocol, or of the one it varies (ESA^AI: ESA).
             wanted = protocol_for(task.task_type).family
-            given = protocol_for(PEARMUT_PROTOCOLS[campaign.protocol]).family
+            given = protocol_for(PEARMUT_READINGS.get(campaign.protocol, campaign.task_type)).family
             if given != wanted:
                 raise TutorialError(
                     f"{name} is a Pearmut {campaign.protocol} tutorial; this task is"

@@ -1,9 +1,27 @@
 from django import template
 from django.utils.html import format_html
 
+from annotation import protocols
 from annotation.lib.languages import language_tag, text_direction
 
 register = template.Library()
+
+
+@register.filter
+def protocol(task) -> protocols.Protocol:
+    """The task's protocol (``annotation.protocols``): what a page shows of the task follows
+    its declaration, never its type's name."""
+    return protocols.protocol_for(task.task_type)
+
+
+@register.filter
+def reference_shown(task) -> bool:
+    return protocols.reference_shown(task)
+
+
+@register.filter
+def budget_unit(task) -> str:
+    return protocols.budget_unit_of(task)
 
 
 @register.filter

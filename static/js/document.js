@@ -10,7 +10,7 @@
   const IDLE_CAP = Number(form.dataset.idleCap);  // ms; the server defines it once
   const hasSpans = form.dataset.spans === "1";
   const scored = form.dataset.scored === "1";
-  const isMqm = form.dataset.taskType === "mqm";
+  const isMqm = form.dataset.categories === "1";  // its spans take an MQM category
   const pageScore = form.querySelector('input[name="document_score"]');
   const pickerLabel = form.querySelector(".doc-picker");
   const picker = document.getElementById("mqm-category");

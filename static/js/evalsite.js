@@ -62,7 +62,6 @@
     if (bound) bound.abort();
     bound = new AbortController();
     const form = document.getElementById("judgment");
-    const type = form.dataset.taskType;
     const status = document.getElementById("submit-status");
     let submitted = false;
 
@@ -157,6 +156,9 @@
     if (scales.length) activate(0);
     scales.forEach((scale, i) => scale.addEventListener("change", () => activate(i + 1)));
 
+    // Pairwise (two translations side by side): a, b and t choose the preference.
+    const preferences = form.querySelector(".pair") !== null;
+
     // Ranking: arrows move between translations, numbers give the focused one its rank.
     const rows = Array.from(form.querySelectorAll(".rank-row"));
     let row = 0;
@@ -222,7 +224,7 @@
       }
       const key = event.key.toLowerCase();
       if (key === "enter") { event.preventDefault(); submit(); return; }
-      if (type === "pairwise" && ["a", "b", "t"].includes(key)) {
+      if (preferences && ["a", "b", "t"].includes(key)) {
         choose("preference", key.toUpperCase());
         event.preventDefault();
         return;

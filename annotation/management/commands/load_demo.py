@@ -59,6 +59,7 @@ EN_DE_CAMPAIGN = "WMT21 en-de demo pair, simulated judgments"
 EN_DE_SEGMENTS = 30
 EN_DE_SYSTEMS = ("Facebook-AI", "Online-B", "UEdin", "VolcTrans-GLAT", "happypoet")
 EN_DE_TASK = {
+    "task_type": "adequacy",
     "judgments_per_item": 2,
     "bad_reference_rate": 0.1,
     "reference_rate": 0.2,
@@ -201,7 +202,7 @@ class Command(BaseCommand):
             )
         membership_set(campaign=campaign, user=users["organiser"], role=Role.ORGANISER)
         raters = self._raters(campaign)
-        task = task_create(campaign=campaign, task_type="adequacy", **EN_DE_TASK)
+        task = task_create(campaign=campaign, **EN_DE_TASK)
         task_launch(task_id=task.id)
         start = timezone.now() - timedelta(days=2)
         demo_task_simulate(task=task, annotators=raters, careless=raters[-1:], start=start, seed=7)

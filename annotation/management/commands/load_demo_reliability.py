@@ -36,8 +36,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.demo import QUALITY, raters_take_turns
-from annotation.models import Campaign, ItemType, Role, Slot, Task, TaskType, TutorialItem
+from annotation.demo import QUALITY, raters_take_turns, simulated_answer
+from annotation.models import Campaign, ItemType, Role, Slot, Task, TutorialItem
+from annotation.protocols import protocol_for
+from annotation.protocols.simulated import SimulatedRater
 from annotation.services.campaigns import campaign_create, membership_set
 from annotation.services.imports import WMT_XML, upload_import
 from annotation.services.restarts import annotator_restart
@@ -46,9 +48,9 @@ from annotation.services.tutorial_uploads import tutorial_upload
 from annotation.services.tutorials import tutorial_answer_record, tutorial_retry
 
 CAMPAIGN = "WMT21 de-fr demo, careless raters caught"
-CATEGORY = "Accuracy/Mistranslation"
-# One rater of each careless kind among three careful ones; ``constant`` on ESA only (MQM
-# has no straight-lining flag: many good translations rightly have no error).
+# One rater of each careless kind among three careful ones; ``constant`` only where raters
+# give scores, ESA (MQM has no straight-lining flag: many good translations rightly have no
+# error).
 RATERS = {
     "qc-careful-1": "careful",
     "qc-careful-2": "careful",
@@ -60,12 +62,14 @@ RATERS = {
     "qc-reformed": "reformed",
 }
 CHECKS = {"bad_reference_rate": 0.1, "repeat_rate": 0.15, "batch_size": 20}
+# By task type: the settings of its task.
 TASKS: dict[str, dict[str, Any]] = {
-    TaskType.MQM: {**CHECKS, "hotw_rate": 0.1, "items_per_annotator": 40, "seed": 41},
-    TaskType.ESA: {**CHECKS, "items_per_annotator": 40, "seed": 42},
+    "mqm": {**CHECKS, "hotw_rate": 0.1, "items_per_annotator": 40, "seed": 41},
+    "esa": {**CHECKS, "items_per_annotator": 40, "seed": 42},
 }
 
-# The ESA task's tutorial: a clean translation, and one whose wrong verb must be marked.
+# The tutorial of the task whose raters give scores (ESA): a clean translation, and one whose
+# wrong verb must be marked.
 WRONG_VERB = "a marché"
 TUTORIAL = [
     {
@@ -121,7 +125,8 @@ def _errors(slot: Slot, quality: float) -> list[dict[str, Any]]:
 
 
 def _answer(rng: random.Random, task: Task, slot: Slot, behaviour: str) -> dict[str, Any]:
-    """The rater's answer: MQM spans with a category, or an ESA score with its spans."""
+    """The rater's answer, as the task's protocol has simulated raters answer (MQM: spans
+    with a category; ESA: a score with its spans)."""
     item = slot.item
     damage = _damage(slot)
     if damage:
@@ -134,12 +139,18 @@ def _answer(rng: random.Random, task: Task, slot: Slot, behaviour: str) -> dict[
     if behaviour == "drifting" and slot.is_repeat:
         words = _words(item.candidates[0]["text"])
         quality, spans = 1.0, [{"start": s, "end": e, "severity": "major"} for s, e in words[:3]]
-    if task.task_type == TaskType.MQM:
-        return {"spans": [{**span, "category": CATEGORY} for span in spans]}
+    straight_line = None
     if behaviour == "constant":
-        return {"score": 30 if damage else 80, "spans": damage}
-    score = round(min(100, max(0, (quality - 1) * 25 + rng.gauss(0, 5))))
-    return {"score": score, "spans": spans}
+        straight_line, spans = (30 if damage else 80), damage
+    rater = SimulatedRater(
+        rng=rng,
+        scale=task.scale,
+        qualities=[quality],
+        errors=[spans],
+        texts=[item.candidates[0]["text"]],
+        straight_line=straight_line,
+    )
+    return simulated_answer(task, rater)
 
 
 def raters_pass_tutorial(*, task: Task, raters: dict[Any, str]) -> None:
@@ -237,12 +248,13 @@ class Command(BaseCommand):
             task = task_create(campaign=campaign, task_type=task_type, **settings)
             task_launch(task_id=task.id)
             task.refresh_from_db()
+            scored = protocol_for(task_type).scored
             raters = {
                 user: behaviour
                 for user, behaviour in users.items()
-                if behaviour != "constant" or task_type == TaskType.ESA
+                if behaviour != "constant" or scored
             }
-            if task_type == TaskType.ESA:
+            if scored:
                 lines = "\n".join(json.dumps(line, ensure_ascii=False) for line in TUTORIAL)
                 tutorial_upload(task=task, name="tutorial.jsonl", data=lines.encode(), pass_share=1)
                 raters_pass_tutorial(task=task, raters=raters)

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from annotation.models import Judgment, Task, Unit
+from annotation.protocols import budget_unit_of
 from annotation.selectors.budget import judgments_per_observation
 from annotation.selectors.human.likert import LikertData
 from annotation.selectors.human.status_scores import (
@@ -245,7 +246,7 @@ def _task_statuses_of(task: Task, scores: StatusScores, *, rolling: bool) -> lis
         tuned_for=task.tuned_for,
         paired=task.paired_status,
         rolling=rolling,
-        budget_unit=task.budget_unit,
+        budget_unit=budget_unit_of(task),
         per_observation=per_observation,
     )
 
