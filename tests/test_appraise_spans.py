@@ -46,8 +46,10 @@ def test_prefilled_spans_make_esa_ai_with_exclusive_ends(manager, tmp_path):
     manifest, batches = example("ESA", prefill)
     task = import_files(tmp_path, manifest, batches)
     assert task.task_type == "esa_prefilled"
-    first_id = batches[0]["items"][0]["itemID"]
-    item = next(i for i in Item.objects.filter(task=task) if i.source_meta["itemID"] == first_id)
+    # itemIDs restart in every document of a batch (several items have ID 0), so the item is
+    # found by its spans: exactly one item holds any, and it has the first item's ID.
+    (item,) = Item.objects.filter(task=task).exclude(prefilled_spans=[])
+    assert item.source_meta["itemID"] == batches[0]["items"][0]["itemID"]
     assert item.prefilled_spans == [
         {"start": 0, "end": 5, "severity": "major", "category": None, "prefilled": True},
         {"start": None, "end": None, "severity": "minor", "category": None, "prefilled": True},
