@@ -111,6 +111,34 @@ per batch looked at) where the custom plan hashes (15 buffers, 0.05 ms). The ope
 itself was not run (no quiet machine); ``--vacuum`` (default) now vacuums and analyses the
 setup's tables before a run, so that autovacuum of 22,000 new slots and 1,000 new users does
 not fall into the first claims' seconds at a random moment.
+
+The open loop after those cuts (server at 4c02612: the 0050 claim, 6 statements a screen),
+1,000 annotators, 100/s, 60 s a run, against ``make up`` on a database made empty that
+afternoon (``evalsite_flat``, by then holding 609k slots from the flatness series). The
+figure the target names is now printed first: each submit, the POST that carries the answer
+and brings the next screen, from its own start (the scheduled arrival, or for a first screen
+the answer of the GET next before it); the stricter figure of the tables above, where a
+first screen's GET next (the page load, which claims a batch) and its POST count as one
+latency from the arrival, is printed beside it. 16:08-16:16, nothing else running (load
+average 1.4-1.9), six runs in a row:
+
+| run | p50 | p95 | p99 per submit | p99 with the first GET | first screens p99 | later p99 |
+|---|---|---|---|---|---|---|
+| 1 | 7.4 ms | 18.6 ms | 34.0 ms | 59.1 ms | 85.1 ms | 24.3 ms |
+| 2 | 7.4 ms | 18.8 ms | 34.5 ms | 55.7 ms | 115.6 ms | 25.6 ms |
+| 3 | 7.3 ms | 17.7 ms | 29.8 ms | 48.8 ms | 69.6 ms | 24.0 ms |
+| 4 | 7.6 ms | 17.7 ms | 27.9 ms | 44.3 ms | 55.3 ms | 23.7 ms |
+| 5 | 8.2 ms | 19.8 ms | 30.7 ms | 50.0 ms | 81.7 ms | 25.4 ms |
+| 6 | 11.1 ms | 35.7 ms | 60.5 ms | 86.3 ms | 134.3 ms | 54.0 ms |
+
+Every run exact, no error, arrivals late by at most 3.5 ms at p99. Earlier the same
+afternoon (15:13-15:19), right after the merge and a five-minute test run, with the old
+stricter figure only: 318 ms (the first run after ``make up``: first screens 382 ms), then
+78, 137, 123 and 109 ms; autovacuum of the output-judgment and span tables fell inside the
+third. Before the cuts (main at a5904b1, 14:18-14:24, same database): 579 ms (during the
+autovacuum of the slot and output tables that followed the flatness series), then 71, 77
+and 98 ms. So the target holds in every run on a quiet box; a vacuum or a leftover process
+on the two cores the generator, the server and PostgreSQL share is what still breaks it.
 """
 
 from __future__ import annotations
@@ -223,7 +251,12 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
     stored = stored_judgments(task_id)
     exact = set(run.acknowledged) == stored and len(run.acknowledged) == len(stored)
     exact = exact and outputs_exact(task_id, run.acknowledged)
-    latencies = [seconds for _, seconds in run.judgments]
+    # The target's figure: each submit (a POST with its answer, which brings the next screen)
+    # from its own start: the scheduled arrival, or for an annotator's first screen the
+    # answer of the GET next (the page load that claims a batch) before it. The GET + POST
+    # of a first screen counted as one, from the arrival, is the stricter figure below.
+    latencies = run.submits
+    with_first_get = [seconds for _, seconds in run.judgments]
     result = {
         "annotators": args.annotators,
         "rate": args.rate,
@@ -232,6 +265,9 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
         "submits_per_s": round(len(run.acknowledged) / run.elapsed, 1),
         "p50_ms": round(1000 * percentile(latencies, 0.50), 1) if latencies else None,
         "p99_ms": round(1000 * percentile(latencies, 0.99), 1) if latencies else None,
+        "p99_with_first_get_ms": (
+            round(1000 * percentile(with_first_get, 0.99), 1) if with_first_get else None
+        ),
         "errors": len(run.errors),
     }
     print(
@@ -239,13 +275,17 @@ def one_run(args: argparse.Namespace, urls: list[str], number: int) -> tuple[dic
         f"{run.elapsed:.1f} s: {result['submits']} screens ({result['submits_per_s']}/s)"
     )
     print(
-        f"  latency per submit (with the next screen): p50 {result['p50_ms']} ms, "
+        f"  latency per submit (the POST, with the next screen): p50 {result['p50_ms']} ms, "
         f"p95 {1000 * percentile(latencies, 0.95):.1f} ms, p99 {result['p99_ms']} ms "
         f"(target p99 <= {TARGET_P99_MS} ms)"
         if latencies
         else "  no submits"
     )
     if run.first:
+        print(
+            f"  with each first screen's GET next counted in its submit, from the arrival: "
+            f"p99 {result['p99_with_first_get_ms']} ms"
+        )
         print(
             f"  of which {len(run.first)} first screens (GET next claims a batch, then POST): "
             f"p99 {1000 * percentile(run.first, 0.99):.1f} ms"

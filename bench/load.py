@@ -96,6 +96,7 @@ class Run:
     generator_cpu: float = 0.0  # seconds of this process's CPU during the run
     late: list[float] = field(default_factory=list)  # open loop: start minus schedule
     first: list[float] = field(default_factory=list)  # open loop: GET next + POST latencies
+    submits: list[float] = field(default_factory=list)  # open loop: each POST alone
 
 
 def run_all(threads: list[threading.Thread]) -> None:
@@ -138,6 +139,7 @@ class OpenLoop:
         self.items: dict[int, dict | None] = {}  # annotator → next item (None: ask GET next)
         self.judgments: list[tuple[float, float]] = []
         self.first: list[float] = []  # latencies of judgments that began with GET next
+        self.submits: list[float] = []  # the POST alone (a first one from the GET's answer)
         self.acknowledged: list[int] = []
         self.errors: list[str] = []
         self.late: list[float] = []
@@ -190,10 +192,12 @@ class OpenLoop:
         try:
             item = self.items.get(annotator)
             first = item is None
+            posted_from = due  # the submit's own start: the arrival, or the GET's answer
             if first:
                 status, item = call("next", "GET", f"/api/v1/tasks/{self.task_id}/next")
                 if status != 200:
                     raise ValueError(f"next: HTTP {status} {str(item)[:200]}")
+                posted_from = time.perf_counter()
             if item["done"]:
                 raise ValueError("the task ran out of items: raise --judgments-per-item")
             status, result = call("submit", "POST", "/api/v1/judgments", self.answer(item))
@@ -202,6 +206,7 @@ class OpenLoop:
             finished = time.perf_counter()
             with self.lock:
                 self.judgments.append((finished, finished - due))
+                self.submits.append(finished - posted_from)
                 if first:
                     self.first.append(finished - due)
                 self.acknowledged.append(result["id"])
@@ -226,6 +231,7 @@ class OpenLoop:
             generator_cpu=time.process_time() - cpu,
             late=self.late,
             first=self.first,
+            submits=self.submits,
         )
 
 
